@@ -1,0 +1,99 @@
+"""One parser module per tool; this registry maps TOOL names to them.
+
+Adding a tool is one module (with ``TOOL``, ``parse(text, path)`` and ``detect(text)``), one line
+in :data:`PARSERS`, one fixture folder under ``tests/fixtures/<tool>/`` and one test file.
+Modules are imported only when used, so the CLI starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from overhead.parsers._common import ParseError
+
+#: TOOL name -> module that parses its output.
+PARSERS: dict[str, str] = {
+    "linpack": "overhead.parsers.linpack",
+    "stream": "overhead.parsers.stream",
+    "gups": "overhead.parsers.gups",
+    "fio": "overhead.parsers.fio",
+    "redis-benchmark": "overhead.parsers.redis_benchmark",
+    "sysbench": "overhead.parsers.sysbench",
+    "dstat": "overhead.parsers.dstat",
+    "netperf": "overhead.parsers.netperf",
+    "nuttcp": "overhead.parsers.nuttcp",
+    "hpcc": "overhead.parsers.hpcc",
+    "xz": "overhead.parsers.xz",
+    "hyperfine": "overhead.parsers.hyperfine",
+    "pg_test_fsync": "overhead.parsers.pg_test_fsync",
+    "hdparm": "overhead.parsers.hdparm",
+    "ab": "overhead.parsers.ab",
+    "perf-stat": "overhead.parsers.perf_stat",
+    "mpstat": "overhead.parsers.mpstat",
+    "vmstat": "overhead.parsers.vmstat",
+}
+
+
+class UnknownTool(KeyError):
+    """The TOOL name is not in the registry; the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return f"unknown tool {self.args[0]!r}; known tools: {', '.join(sorted(PARSERS))}"
+
+
+def module(tool: str) -> ModuleType:
+    """Import and return the parser module registered for ``tool``."""
+    try:
+        name = PARSERS[tool]
+    except KeyError:
+        raise UnknownTool(tool) from None
+    return importlib.import_module(name)
+
+
+def parse_text(tool: str, text: str, path: str = "<string>"):
+    """Parse ``text`` as output of ``tool``; ``path`` is used in ``source`` and in errors."""
+    return module(tool).parse(text, path)
+
+
+def read_text(path: str | Path) -> str:
+    """Read a raw output file as text; undecodable bytes raise ParseError, not a crash."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError(str(path), line, "not a text file (invalid UTF-8)") from None
+
+
+def parse_file(tool: str, path: str | Path, *, name: str | None = None):
+    """Read ``path`` and parse it as output of ``tool``; ``name`` overrides the path in sources."""
+    return parse_text(tool, read_text(path), name or str(path))
+
+
+def detect(text: str) -> str:
+    """Pick the tool whose output ``text`` is, by asking every parser's ``detect``.
+
+    Raises ParseError when no parser recognizes the text, or when several do with equal
+    confidence (the message names them).
+    """
+    scores: dict[str, float] = {}
+    for tool in PARSERS:
+        try:
+            mod = module(tool)
+        except ModuleNotFoundError:
+            continue
+        score = float(mod.detect(text))
+        if score > 0:
+            scores[tool] = score
+    if not scores:
+        raise ParseError("<input>", None, "no known tool's output recognized; give TOOL explicitly")
+    best = max(scores.values())
+    winners = sorted(t for t, s in scores.items() if s == best)
+    if len(winners) > 1:
+        raise ParseError("<input>", None, f"ambiguous output: looks like {', '.join(winners)}")
+    return winners[0]
+
+
+__all__ = ["PARSERS", "ParseError", "UnknownTool", "detect", "module", "parse_file", "parse_text"]

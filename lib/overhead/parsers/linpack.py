@@ -1,0 +1,166 @@
+"""Intel optimized LINPACK (``xlinpack_xeon64``) text output.
+
+One file may hold several runs ("blocks"), each started by a line of dashes and, in the
+IBM scripts, ``Running linpack [with numaopts < ... >], started at <date>``. Each block has a
+header (CPU frequency, CPUs/cores/threads, problem size, trials requested), one result line
+per trial::
+
+    Size   LDA    Align. Time(s)    GFlops   Residual     Residual(norm) Check
+    45000  45000  1      208.417    291.5018 1.876477e-09 3.301464e-02   pass
+
+and, when it finished, a ``Performance Summary`` and ``Done:``. A block that was aborted
+keeps the trials it printed; they carry ``p_block_complete = False``.
+
+Rows per trial: ``flop_rate`` (FLOP/s), ``solve_time`` (s), ``residual`` and
+``residual_norm`` (ratio). Parameters: p_problem_size, p_lda, p_align, p_block (1-based block
+number in the file), p_block_complete, p_trials_requested, p_numa (numactl options),
+p_cpu_ghz, p_cpus, p_cores, p_threads, p_check (pass/fail).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+import pandas as pd
+
+from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
+
+TOOL = "linpack"
+BENCHMARK = "linpack"
+
+_RUNNING = re.compile(r"^Running linpack(?: with numaopts <\s*(.*?)\s*>)?, started at (.+)$")
+_TRIAL = re.compile(
+    r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+(\S+)\s+(\S+)\s+(pass|fail)\s*$"
+)
+_HEADER = {
+    "CPU frequency:": "cpu_ghz",
+    "Number of CPUs:": "cpus",
+    "Number of cores:": "cores",
+    "Number of threads:": "threads",
+    "Number of trials to run": "trials_requested",
+}
+
+
+def detect(text: str) -> float:
+    """Confidence (0..1) that ``text`` is Intel LINPACK output."""
+    head = text[:4000]
+    if "Intel(R) Optimized LINPACK Benchmark" in head or "Timing linear equation system solver" in text[:20000]:
+        return 1.0
+    return 0.0
+
+
+def _started_at(stamp: str) -> pd.Timestamp | None:
+    """Parse the scripts' ``date`` output (``Thu Jul 17 22:17:38 CDT 2014``) as UTC, if possible."""
+    parts = stamp.split()
+    if len(parts) != 6:
+        return None
+    zones = {"CDT": "-0500", "CST": "-0600", "UTC": "+0000", "GMT": "+0000"}
+    tz = zones.get(parts[4])
+    if tz is None:
+        return None
+    try:
+        dt = datetime.strptime(" ".join(parts[:4] + [parts[5], tz]), "%a %b %d %H:%M:%S %Y %z")
+    except ValueError:
+        return None
+    return pd.Timestamp(dt).tz_convert("UTC")
+
+
+def parse(text: str, path: str = "<string>") -> pd.DataFrame:
+    """Parse LINPACK text into tidy rows, one group of four per trial.
+
+    Parameters: text, the whole file; path, used in ``source`` and in errors.
+    Raises ParseError when the text holds no LINPACK block, or a trial line is malformed.
+    """
+    rows: list[dict] = []
+    block = 0
+    ctx: dict = {}
+    block_rows: list[dict] = []
+    seen_linpack = False
+
+    def close_block(complete: bool) -> None:
+        for r in block_rows:
+            r["p_block_complete"] = complete
+        rows.extend(block_rows)
+        block_rows.clear()
+
+    in_table = False
+    for lineno, line in numbered(text):
+        stripped = line.strip()
+        if stripped.startswith("-----") and set(stripped) == {"-"}:
+            if block_rows:
+                close_block(False)
+            in_table = False
+            continue
+        m = _RUNNING.match(stripped)
+        if m:
+            if block_rows:
+                close_block(False)
+            block += 1
+            ctx = {"p_block": block}
+            if m.group(1):
+                ctx["p_numa"] = " ".join(m.group(1).split())
+            ts = _started_at(m.group(2))
+            if ts is not None:
+                ctx["started_at"] = ts
+            continue
+        if stripped.startswith("Intel(R) Optimized LINPACK"):
+            seen_linpack = True
+            if "p_block" not in ctx:  # output without the IBM wrapper line starts a block here
+                block += 1
+                ctx = {"p_block": block}
+            continue
+        for key, param in _HEADER.items():
+            if stripped.startswith(key):
+                token = stripped.split(":", 1)[1].split()
+                if not token:
+                    raise ParseError(path, lineno, f"{key} has no value")
+                if param == "cpu_ghz":
+                    ctx["p_cpu_ghz"] = number(token[0], path, lineno, key)
+                else:
+                    ctx[f"p_{param}"] = integer(token[0], path, lineno, key)
+                break
+        if stripped.startswith("Size") and "GFlops" in stripped and "Time(s)" in stripped:
+            in_table = True
+            seen_linpack = True
+            continue
+        if stripped.startswith("Performance Summary"):
+            in_table = False
+            continue
+        if stripped.startswith("Residual checks") or stripped.startswith("End of tests"):
+            if block_rows:
+                close_block(True)
+                ctx = {}
+            continue
+        if in_table:
+            if not stripped:
+                continue
+            t = _TRIAL.match(line)
+            if not t:
+                raise ParseError(path, lineno, f"malformed LINPACK result line: {stripped!r}")
+            size, lda, align = (integer(t.group(i), path, lineno, n) for i, n in
+                                ((1, "size"), (2, "LDA"), (3, "align")))
+            seconds = number(t.group(4), path, lineno, "Time(s)")
+            gflops = number(t.group(5), path, lineno, "GFlops")
+            residual = number(t.group(6), path, lineno, "Residual")
+            residual_norm = number(t.group(7), path, lineno, "Residual(norm)")
+            trial = sum(1 for r in block_rows if r["metric"] == "flop_rate") + 1
+            params = {k: v for k, v in ctx.items() if not k.startswith("_")}
+            params.update(p_problem_size=size, p_lda=lda, p_align=align, p_check=t.group(8))
+            tokens = stripped.split()
+            for metric, value, unit, hib, raw in (
+                ("flop_rate", gflops * 1e9, "FLOP/s", True, tokens[4] + " GFlops"),
+                ("solve_time", seconds, "s", False, tokens[3] + " s"),
+                ("residual", residual, "ratio", None, tokens[5]),
+                ("residual_norm", residual_norm, "ratio", None, tokens[6]),
+            ):
+                block_rows.append({
+                    "benchmark": BENCHMARK, "tool": TOOL, "trial": trial, "metric": metric,
+                    "value": value, "unit": unit, "higher_is_better": hib,
+                    "source": source(path, lineno), "raw": raw, **params,
+                })
+    if block_rows:
+        close_block(False)
+    if not seen_linpack:
+        raise ParseError(path, 1, "no Intel LINPACK output found (no 'Timing linear equation system solver' table)")
+    return frame(rows)

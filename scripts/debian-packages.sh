@@ -1,0 +1,28 @@
+#!/bin/sh
+# Install the Debian packages that tests and runners need (as root on Debian bookworm).
+# Enables the non-free component (netperf lives there), runs apt-get update, then installs.
+# Skips everything when all packages are already present, so a warm `make test` stays fast.
+set -eu
+PACKAGES="python3 python3-venv python3-pip git make
+fio sysbench redis-server redis-tools netperf nuttcp hpcc pixz xz-utils time hyperfine
+postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps"
+
+missing=""
+for p in $PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && { echo "debian packages: all present"; exit 0; }
+echo "debian packages: installing$missing"
+if [ "$(id -u)" != 0 ]; then
+  echo "need root to install:$missing" >&2; exit 1
+fi
+src=/etc/apt/sources.list.d/debian.sources
+if [ -f "$src" ] && ! grep -q 'non-free' "$src"; then
+  sed -i 's/^Components: main$/Components: main contrib non-free/' "$src"
+elif [ -f /etc/apt/sources.list ] && ! grep -q 'non-free' /etc/apt/sources.list; then
+  sed -i 's/^\(deb .* main\)$/\1 contrib non-free/' /etc/apt/sources.list
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

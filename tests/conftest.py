@@ -1,0 +1,45 @@
+"""Shared test fixtures: where the authors' reference data and our tool fixtures live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+# The authors' raw data is read in place, never copied into the repository.
+REFERENCE = Path(os.environ.get("OVERHEAD_REFERENCE", ROOT.parent / "shared" / "reference")).resolve()
+IBM = REFERENCE / "kvm-docker-comparison"
+
+
+def _require_reference() -> None:
+    """Fail loudly (not skip) when the reference data is missing, unless told it may be."""
+    if IBM.is_dir():
+        return
+    msg = (f"reference data not found at {IBM}; set OVERHEAD_REFERENCE to the folder holding "
+           "kvm-docker-comparison/ (or OVERHEAD_ALLOW_MISSING_REFERENCE=1 to skip these tests)")
+    if os.environ.get("OVERHEAD_ALLOW_MISSING_REFERENCE") == "1":
+        pytest.skip(msg)
+    pytest.fail(msg)
+
+
+@pytest.fixture(scope="session")
+def ibm() -> Path:
+    """Root of the authors' repository (thewmf/kvm-docker-comparison)."""
+    _require_reference()
+    return IBM
+
+
+@pytest.fixture(scope="session")
+def reference() -> Path:
+    """The shared reference folder (paper_numbers.csv, history, the authors' tree)."""
+    _require_reference()
+    return REFERENCE
+
+
+@pytest.fixture(scope="session")
+def fixtures() -> Path:
+    """tests/fixtures, where genuine outputs produced on this machine are kept."""
+    return FIXTURES
