@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 from overhead.parsers import ParseError, parse_file, parse_text
+from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 
 def flops(df):

@@ -37,8 +37,7 @@ class ParseError(ValueError):
 
 def numbered(text: str) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, line)`` pairs, numbered from 1, without line terminators."""
-    for i, line in enumerate(text.splitlines(), start=1):
-        yield i, line
+    yield from enumerate(text.splitlines(), start=1)
 
 
 def number(token: str, path: str, line: int, what: str) -> float:
