@@ -33,11 +33,13 @@ def check_rows(df: pd.DataFrame, path: str) -> None:
         assert not _NONZERO_DIGIT.search(number_part), f"{src}: 0 reported for {raw!r}"
 
 
+_KEYS = ["source", "metric", "value", "p_percentile", "p_kernel", "p_test", "p_direction", "p_job", "p_le"]
+
+
 def _keys(df: pd.DataFrame) -> set[tuple]:
-    """Identify rows by where they were read and what they say."""
-    params = sorted(c for c in df.columns if c.startswith("p_"))
-    cols = ["source", "metric", "value", *[p for p in params if p in ("p_percentile", "p_kernel", "p_test", "p_direction", "p_job", "p_le")]]
-    return set(map(tuple, df[[c for c in cols if c in df.columns]].astype(str).to_numpy()))
+    """Identify rows by where they were read and what they say (fixed width, NA-safe)."""
+    k = df.reindex(columns=_KEYS).astype(object)
+    return set(map(tuple, k.where(k.notna(), None).astype(str).to_numpy()))
 
 
 def parse_prefix(tool: str, text: str, cut: int, path: str = "prefix") -> pd.DataFrame | None:
