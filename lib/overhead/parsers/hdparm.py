@@ -1,0 +1,116 @@
+"""``hdparm -t`` / ``-T`` (and ``--direct``) read timings.
+
+Layout (hdparm 9.x; one block per device named on the command line)::
+
+    /dev/loop0:
+     Timing cached reads:   20756 MB in  2.00 seconds = 10391.64 MB/sec
+     Timing buffered disk reads: 256 MB in  0.55 seconds = 465.75 MB/sec
+
+With ``--direct`` the labels are "Timing O_DIRECT cached reads" and "Timing O_DIRECT disk
+reads"; with ``--offset N`` the disk label carries "(offset N GB)". Web pages often flatten the
+output into one line ("Timing cached reads: 11980 MB in 2.00 seconds = 5992.56 MB/sec Timing
+buffered disk reads: ..."), possibly after the device name; every timing found on a line is
+read, so both layouts parse.
+
+Units, from hdparm.c: hdparm reads in blocks of TIMING_BUF_MB = 2 "MB" of
+``TIMING_BUF_MB * 1024 * 1024`` bytes, so its MB is 2^20 bytes (MiB) and its MB/sec is MiB/s;
+below 1 MB/s it prints kB/sec = MB/sec * 1024, i.e. KiB/s. The offset's GB is 2^30 bytes.
+
+Rows per timing: ``<kind>_read_rate`` (B/s, higher is better), ``<kind>_read_bytes`` (B read)
+and ``<kind>_read_time`` (s taken), where kind is ``cached`` (-T), ``buffered`` (-t) or
+``direct`` (-t --direct, "O_DIRECT disk reads"). Parameters: p_device (from the "/dev/x:"
+line, when printed), p_o_direct (True for the O_DIRECT variants), p_offset (bytes, from
+"(offset N GB)"). Repeated blocks for one device are numbered with ``trial`` (1-based, per
+device and kind).
+
+A timing label without its result (hdparm prints the label first; an error message from
+stderr or the end of the file may follow it) gives no row. Text without any "Timing ... reads"
+line raises ParseError, as does a result that starts with a number but is malformed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from overhead.parsers._common import ParseError, frame, number, numbered, source
+
+TOOL = "hdparm"
+BENCHMARK = "hdparm"
+
+_MIB = 1024 * 1024
+_LABEL = re.compile(
+    r"Timing (?P<direct>O_DIRECT )?(?P<kind>cached|buffered disk|disk) reads"
+    r"(?: \(offset (?P<offset>\d+) GB\))?:"
+)
+_RESULT = re.compile(
+    r"^\s*(?P<mb>\d+) MB in\s+(?P<secs>\d+\.?\d*) seconds\s*=\s*(?P<rate>\d+\.?\d*) (?P<unit>[MmKk])B/sec"
+)
+_DEVICE = re.compile(r"^\s*(?P<dev>/\S+?):(?:\s*$|\s+(?=Timing ))")
+
+
+def detect(text: str) -> float:
+    """Confidence (0..1) that ``text`` is hdparm timing output."""
+    head = text[:20000]
+    if _LABEL.search(head) and "seconds =" in head:
+        return 1.0
+    return 0.0
+
+
+def parse(text: str, path: str = "<string>") -> pd.DataFrame:
+    """Parse hdparm timing output into tidy rows.
+
+    Parameters: text, the whole output; path, used in ``source`` and in errors.
+    Raises ParseError when no timing is found or a timing result is malformed.
+    """
+    rows: list[dict] = []
+    device: str | None = None
+    seen = False
+    trials: dict[tuple, int] = {}
+    for lineno, line in numbered(text):
+        d = _DEVICE.match(line)
+        if d:
+            device = d.group("dev")
+        labels = list(_LABEL.finditer(line))
+        for i, m in enumerate(labels):
+            seen = True
+            end = labels[i + 1].start() if i + 1 < len(labels) else len(line)
+            rest = line[m.end():end]
+            r = _RESULT.match(rest)
+            if not r:
+                if rest.strip()[:1].isdigit():
+                    raise ParseError(path, lineno, f"expected '<n> MB in <s> seconds = <r> MB/sec', found {rest.strip()!r}")
+                continue  # label only: the timing failed or the output was cut here
+            direct = bool(m.group("direct"))
+            kind = {"cached": "cached", "buffered disk": "buffered", "disk": "direct"}[m.group("kind")]
+            if kind == "direct" and not direct:
+                raise ParseError(path, lineno, f"unexpected timing label {m.group(0)!r}")
+            mb = number(r.group("mb"), path, lineno, "MB read")
+            secs = number(r.group("secs"), path, lineno, "seconds")
+            rate = number(r.group("rate"), path, lineno, "rate")
+            scale = _MIB if r.group("unit") in "Mm" else 1024
+            key = (device, kind, direct)
+            trials[key] = trials.get(key, 0) + 1
+            params: dict = {"p_o_direct": direct}
+            if device is not None:
+                params["p_device"] = device
+            if m.group("offset") is not None:
+                params["p_offset"] = int(m.group("offset")) * 1024**3
+            base = {"benchmark": BENCHMARK, "tool": TOOL, "trial": trials[key],
+                    "source": source(path, lineno), **params}
+            unit_text = r.group("unit") + "B/sec"
+            rows += [
+                {**base, "metric": f"{kind}_read_rate", "value": rate * scale, "unit": "B/s",
+                 "higher_is_better": True, "raw": f"{r.group('rate')} {unit_text}"},
+                {**base, "metric": f"{kind}_read_bytes", "value": mb * _MIB, "unit": "B",
+                 "higher_is_better": None, "raw": f"{r.group('mb')} MB"},
+                {**base, "metric": f"{kind}_read_time", "value": secs, "unit": "s",
+                 "higher_is_better": None, "raw": f"{r.group('secs')} seconds"},
+            ]
+    if not seen:
+        raise ParseError(path, 1, "no hdparm timing found (no 'Timing ... reads:' line)")
+    df = frame(rows)
+    if "p_offset" in df.columns:
+        df["p_offset"] = df["p_offset"].astype("Int64")
+    return df

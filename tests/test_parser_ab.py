@@ -1,0 +1,200 @@
+"""ab parser on runs against a loopback http.server here and flattened reports from seed 004."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from overhead.parsers import ParseError, detect, parse_file, parse_text
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
+
+TOOL = "ab"
+
+
+@pytest.fixture(scope="module")
+def d(fixtures):
+    return fixtures / "ab"
+
+
+def one(df, metric):
+    sub = df[df.metric == metric]
+    assert len(sub) == 1, metric
+    return sub.value.iloc[0]
+
+
+def test_report_values(d):
+    df = parse_file(TOOL, d / "n200_c4.txt")
+    row = df.iloc[0]
+    assert row.tool_version == "2.3"  # "This is ApacheBench, Version 2.3 <$Revision$>"
+    assert (row.p_concurrency, row.p_requests, row.p_document_length) == (4, 200, 5536)
+    assert (row.p_server_software, row.p_server_port, row.p_document_path) == ("SimpleHTTP/0.6", 18931, "/index.html")
+    assert one(df, "test_time") == pytest.approx(0.102)  # "Time taken for tests:   0.102 seconds"
+    assert one(df, "complete_requests") == 200 and one(df, "failed_requests") == 0
+    assert one(df, "total_transferred") == 1144600  # "Total transferred:      1144600 bytes"
+    assert one(df, "request_rate") == pytest.approx(1958.96)  # "Requests per second:    1958.96 [#/sec] (mean)"
+    assert one(df, "time_per_request_mean") == pytest.approx(2.042e-3)  # "2.042 [ms] (mean)"
+    assert one(df, "time_per_request_concurrent_mean") == pytest.approx(0.510e-3)
+    assert one(df, "transfer_rate") == pytest.approx(10948.37 * 1024)  # "[Kbytes/sec] received"
+    # line 32: "Processing:     1    2   0.6      2       4"
+    proc = df[df.source.str.endswith(":32")].set_index("metric").value.to_dict()
+    assert proc == pytest.approx({"processing_time_min": 1e-3, "processing_time_mean": 2e-3,
+                                  "processing_time_sd": 0.6e-3, "processing_time_median": 2e-3,
+                                  "processing_time_max": 4e-3})
+    pct = df[df.metric == "latency_percentile"].set_index("p_percentile").value
+    assert list(pct.index) == [50, 66, 75, 80, 90, 95, 98, 99, 100]
+    assert pct[90] == pytest.approx(3e-3)  # "  90%      3"
+    assert pct[100] == one(df, "total_time_max")  # " 100%      4 (longest request)" = Total max 4
+    assert set(df.unit[df.metric.str.endswith("_time_mean")]) == {"s"}
+
+
+def test_report_agrees_with_itself(d):
+    """ab derives its rates from the counts and the test time (printed to the ms)."""
+    for name in ("n200_c4.txt", "k_404_n200_c4.txt", "seed004_physical_flat.txt",
+                 "seed004_lxc_flat.txt", "seed004_vbox_flat.txt"):
+        df = parse_file(TOOL, d / name)
+        t, n, c = one(df, "test_time"), one(df, "complete_requests"), df.p_concurrency.iloc[0]
+        lo, hi = t - 0.0005, t + 0.0005
+        assert n / hi <= one(df, "request_rate") <= n / lo, name
+        assert one(df, "time_per_request_concurrent_mean") == pytest.approx(t / n, abs=0.0005e-3 + 1e-12), name
+        assert one(df, "time_per_request_mean") == pytest.approx(c * t / n, abs=0.0005e-3 + c * 0.0005 / n), name
+        assert one(df, "total_transferred") / hi <= one(df, "transfer_rate") <= one(df, "total_transferred") / lo, name
+
+
+def test_404_keepalive(d):
+    df = parse_file(TOOL, d / "k_404_n200_c4.txt")
+    assert one(df, "non_2xx_responses") == 200  # "Non-2xx responses:      200"
+    assert one(df, "keepalive_requests") == 0  # "Keep-Alive requests:    0"
+    assert df.p_document_length.iloc[0] == 335
+    # HTML transferred = Document Length x Complete requests (both runs serve one fixed page)
+    assert one(df, "html_transferred") == 335 * 200
+
+
+def test_seed_flattened(d):
+    # "Concurrency Level: 10000 Time taken for tests: 5.745 seconds Complete requests: 100000
+    #  Failed requests: 0 Write errors: 0 Total transferred: 172100000 bytes ..." on one line
+    df = parse_file(TOOL, d / "seed004_physical_flat.txt")
+    assert df.p_concurrency.iloc[0] == 10000
+    assert one(df, "test_time") == pytest.approx(5.745)
+    assert one(df, "complete_requests") == 100000 and one(df, "write_errors") == 0
+    assert one(df, "request_rate") == pytest.approx(17404.93)
+    assert one(df, "time_per_request_mean") == pytest.approx(0.57455)  # "574.550 [ms] (mean)"
+    assert one(df, "time_per_request_concurrent_mean") == pytest.approx(0.057e-3)
+    assert one(df, "transfer_rate") == pytest.approx(29251.85 * 1024)
+    assert set(df.source) == {str(d / "seed004_physical_flat.txt") + ":1"}
+    vbox = parse_file(TOOL, d / "seed004_vbox_flat.txt")
+    assert vbox.p_concurrency.iloc[0] == 5000 and one(vbox, "keepalive_requests") == 0
+    assert one(vbox, "request_rate") == pytest.approx(1197.38)
+
+
+def test_csv_percentiles(d):
+    df = parse_file(TOOL, d / "n200_c4_percentiles.csv")
+    assert len(df) == 101 and list(df.p_percentile) == list(range(101))
+    p = df.set_index("p_percentile").value
+    assert p[0] == pytest.approx(0.836e-3)  # "0,0.836"
+    assert p[50] == pytest.approx(1.959e-3)  # "50,1.959"; the text report rounds it to 2 ms
+    text = parse_file(TOOL, d / "n200_c4.txt")
+    report = text[text.metric == "latency_percentile"].set_index("p_percentile").value
+    for q in (50, 90, 99, 100):
+        assert abs(p[q] - report[q]) <= 0.5e-3 + 1e-9  # same run, text rounded to whole ms
+    assert p.is_monotonic_increasing
+
+
+def test_gnuplot_per_request(d):
+    df = parse_file(TOOL, d / "n200_c4_gnuplot.tsv")
+    assert len(df) == 4 * 200
+    total = df[df.metric == "total_time"]
+    assert list(total.p_request) == list(range(200))
+    assert set(total.p_time) == {0}  # all 200 requests started within 1795306456
+    assert total.started_at.iloc[0].isoformat() == "2026-11-22T00:14:16+00:00"
+    # the last line: "Sun Nov 22 00:14:16 2026\t1795306456\t0\t4\t4\t1"
+    last = df[df.source.str.endswith(":201")].set_index("metric").value.to_dict()
+    assert last == pytest.approx({"connect_time": 0, "processing_time": 4e-3, "total_time": 4e-3,
+                                  "waiting_time": 1e-3})
+    text = parse_file(TOOL, d / "n200_c4.txt")
+    assert total.value.max() == one(text, "total_time_max")  # 4 ms in both
+    assert abs(total.value.mean() - one(text, "total_time_mean")) <= 0.5e-3
+    wide = df.pivot_table(index="p_request", columns="metric", values="value")
+    assert ((wide.total_time - wide.connect_time - wide.processing_time).abs() <= 1e-3 + 1e-9).all()
+
+
+def test_refused_is_a_parse_error_with_abs_message(d):
+    with pytest.raises(ParseError, match=r"refused\.txt:5: ab did not finish: apr_socket_recv: Connection refused"):
+        parse_file(TOOL, d / "refused.txt")
+
+
+def test_malformed_value_names_the_line(d):
+    lines = (d / "n200_c4.txt").read_text().splitlines(keepends=True)
+    lines[23] = "Requests per second:    19x8.96 [#/sec] (mean)\n"
+    with pytest.raises(ParseError, match=r"^x\.txt:24: Requests per second: expected a number"):
+        parse_text(TOOL, "".join(lines), "x.txt")
+    bad_csv = "Percentage served,Time in ms\n0,0.836\n1;0.990\n"
+    with pytest.raises(ParseError, match=r"^e\.csv:3: expected '<percent>,<ms>'"):
+        parse_text(TOOL, bad_csv, "e.csv")
+
+
+def test_not_ab(fixtures):
+    with pytest.raises(ParseError, match=r"^v\.txt:1: no ApacheBench output"):
+        parse_text(TOOL, (fixtures / "vmstat" / "vmstat_1_3.txt").read_text(), "v.txt")
+
+
+def test_detect(d):
+    for f in sorted(p for p in d.iterdir() if p.suffix in (".txt", ".csv", ".tsv")):
+        assert detect(f.read_text()) == TOOL, f.name
+
+
+@pytest.mark.parametrize("name", ["n200_c4.txt", "k_404_n200_c4.txt", "seed004_vbox_flat.txt",
+                                  "n200_c4_percentiles.csv"])
+def test_every_prefix(d, name):
+    check_all_prefixes(TOOL, (d / name).read_text())
+
+
+def test_refused_prefixes(d):
+    text = (d / "refused.txt").read_text()
+    for cut in range(len(text.splitlines()) + 1):
+        df = parse_prefix(TOOL, text, cut)  # banner only: no rows; the whole: ParseError
+        assert df is None or len(df) == 0
+
+
+def test_gnuplot_prefixes(d):
+    check_all_prefixes(TOOL, (d / "n200_c4_gnuplot.tsv").read_text(), limit=40)
+
+
+def test_random_bytes():
+    hypothesis_random_bytes(TOOL)()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.tool
+@pytest.mark.skipif(shutil.which("ab") is None, reason="ab (apache2-utils) is not installed")
+def test_live_ab_against_loopback(tmp_path):
+    (tmp_path / "index.html").write_text("x" * 1000)
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        out = subprocess.run(["ab", "-n", "50", "-c", "2", "-e", str(tmp_path / "e.csv"),
+                              "-g", str(tmp_path / "g.tsv"), f"http://127.0.0.1:{port}/index.html"],
+                             capture_output=True, text=True, timeout=30, check=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    df = parse_text(TOOL, out.stdout, "live")
+    assert one(df, "complete_requests") == 50 and df.p_document_length.iloc[0] == 1000
+    assert len(parse_file(TOOL, tmp_path / "e.csv")) == 101
+    assert len(parse_file(TOOL, tmp_path / "g.tsv")) == 4 * 50
