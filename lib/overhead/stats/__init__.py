@@ -1,0 +1,127 @@
+"""Statistics over the tidy measurements frame: pure functions used by every notebook.
+
+``from overhead import stats; stats.summarize(df)``. Submodules:
+
+- :mod:`~overhead.stats.summary`: per-group summaries and the central value (mean for costs,
+  harmonic mean for rates, geometric mean for ratios);
+- :mod:`~overhead.stats.ci`: Student-t, bootstrap (BCa) and distribution-free median intervals,
+  and the normality-checked choice between t and bootstrap;
+- :mod:`~overhead.stats.compare`: overhead vs a baseline environment as a ratio of means with
+  bootstrap and Fieller intervals;
+- :mod:`~overhead.stats.significance`: Welch, Mann-Whitney, Kruskal-Wallis, Holm correction,
+  effect sizes and verdicts;
+- :mod:`~overhead.stats.distributions`: ECDFs (raw, binned, percentile lists) and quantile
+  ratios;
+- :mod:`~overhead.stats.littles`: Little's law for closed-loop load, latency fits, added
+  latency per request;
+- :mod:`~overhead.stats.saturation`: saturation throughput and the knee of the curve;
+- :mod:`~overhead.stats.sampling`: adaptive sample size;
+- :mod:`~overhead.stats.outliers`: warm-up and outlier flags (never deleting rows);
+- :mod:`~overhead.stats.tables`: paper-style tables to Markdown, LaTeX and HTML.
+
+Conventions: default group keys are benchmark, environment, variant, metric, unit (those
+present) plus every p_* column, NA keys kept. Data that cannot support a number gives NaN and a
+``reason``; structural problems raise the exceptions below (all subclasses of StatsError, itself
+a ValueError). Bootstrap results are seeded (default seed 0) and reproducible.
+"""
+
+from overhead.stats._common import (
+    DEFAULT_KEYS,
+    BaselineNotFoundError,
+    EmptyInputError,
+    Estimate,
+    Interval,
+    MissingColumnError,
+    PairingError,
+    StatsError,
+    UnitError,
+    group_keys,
+)
+from overhead.stats.ci import (
+    auto_interval,
+    bootstrap_interval,
+    intervals,
+    median_interval,
+    normality,
+    t_interval,
+)
+from overhead.stats.compare import (
+    RatioInterval,
+    fieller,
+    fieller_from_stats,
+    overhead,
+    ratio_bootstrap,
+)
+from overhead.stats.distributions import (
+    Bins,
+    Percentiles,
+    ecdf,
+    ecdf_frame,
+    ecdf_from_bins,
+    ecdf_from_percentiles,
+    quantile_compare,
+    quantile_ratios,
+    weighted_ecdf,
+    weighted_quantile,
+)
+from overhead.stats.littles import (
+    added_latency,
+    implied_latency,
+    latency_fit,
+    littles_law,
+    littles_table,
+)
+from overhead.stats.outliers import (
+    ModifiedZ,
+    exclude_flagged,
+    flag_outliers,
+    flag_warmup,
+    modified_zscores,
+)
+from overhead.stats.sampling import (
+    Precision,
+    TrialsNeeded,
+    precision,
+    precision_table,
+    trials_needed,
+)
+from overhead.stats.saturation import knee, saturation
+from overhead.stats.significance import (
+    TestResult,
+    cliffs_delta,
+    cohens_d,
+    compare,
+    hedges_g,
+    hodges_lehmann,
+    holm,
+    kruskal,
+    kruskal_wallis,
+    mann_whitney,
+    verdict,
+    welch,
+)
+from overhead.stats.summary import CENTER_METHODS, center, center_method, summarize
+from overhead.stats.tables import (
+    format_cell,
+    overhead_cells,
+    overhead_table,
+    to_html,
+    to_latex,
+    to_markdown,
+)
+
+__all__ = [
+    "CENTER_METHODS", "DEFAULT_KEYS", "BaselineNotFoundError", "Bins", "EmptyInputError",
+    "Estimate", "Interval", "MissingColumnError", "ModifiedZ", "PairingError", "Percentiles",
+    "Precision", "RatioInterval", "StatsError", "TestResult", "TrialsNeeded", "UnitError",
+    "added_latency", "auto_interval", "bootstrap_interval", "center", "center_method",
+    "cliffs_delta", "cohens_d", "compare", "ecdf", "ecdf_frame", "ecdf_from_bins",
+    "ecdf_from_percentiles", "exclude_flagged", "fieller", "fieller_from_stats", "flag_outliers",
+    "flag_warmup", "format_cell", "group_keys", "hedges_g", "hodges_lehmann", "holm",
+    "implied_latency", "intervals", "knee", "kruskal", "kruskal_wallis", "latency_fit",
+    "littles_law", "littles_table", "mann_whitney", "median_interval", "modified_zscores",
+    "normality", "overhead", "overhead_cells", "overhead_table", "precision", "precision_table",
+    "quantile_compare", "quantile_ratios", "ratio_bootstrap", "saturation", "summarize",
+    "t_interval", "to_html", "to_latex", "to_markdown", "trials_needed", "verdict", "welch",
+    "weighted_ecdf", "weighted_quantile",
+]

@@ -1,0 +1,322 @@
+"""Confidence intervals for one sample: Student-t, bootstrap (BCa), distribution-free median,
+and the DESIGN.md rule "t where a normality check passes, bootstrap otherwise".
+
+Scalar functions return :class:`~overhead.stats._common.Interval`; when the sample cannot
+support an interval (too small, NaN values, zero variance) its numbers are NaN and ``reason``
+says why. Bad arguments (level outside (0, 1), unknown method) raise StatsError.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from overhead.stats._common import (
+    Interval,
+    StatsError,
+    check_choice,
+    check_level,
+    finish,
+    generator,
+    group_keys,
+    iter_groups,
+    join_reasons,
+    mixed_units,
+    nan_interval,
+    require_columns,
+    require_rows,
+    sample,
+    values_of,
+)
+
+#: Named statistics for the bootstrap, each vectorized over ``axis``.
+STATISTICS: dict[str, Callable[..., np.ndarray]] = {
+    "mean": lambda x, axis=-1: np.mean(x, axis=axis),
+    "median": lambda x, axis=-1: np.median(x, axis=axis),
+    "harmonic": lambda x, axis=-1: 1.0 / np.mean(1.0 / x, axis=axis),
+    "geometric": lambda x, axis=-1: np.exp(np.mean(np.log(x), axis=axis)),
+}
+
+#: Below this n the bootstrap result carries a caveat in ``reason``.
+BOOTSTRAP_SMALL_N = 10
+
+
+def t_interval(x: object, level: float = 0.95) -> Interval:
+    """Student-t interval for the mean: mean +- t(1 - (1-level)/2, n-1) * s / sqrt(n).
+
+    Parameters
+    ----------
+    x : array-like
+        The sample.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    Interval
+        method "t". NaN with a reason when n < 2, when the sample holds NaN, or when all values
+        are equal (zero variance: the interval would be degenerate, a single point).
+    """
+    level = check_level(level)
+    arr, why = sample(x)
+    if why:
+        return nan_interval(level, "t", arr.size, why)
+    n = arr.size
+    if n < 2:
+        return nan_interval(level, "t", n, f"n={n}: a t interval needs n >= 2")
+    mean = float(np.mean(arr))
+    sd = float(np.std(arr, ddof=1))
+    if sd == 0:
+        return Interval(mean, math.nan, math.nan, level, "t", n,
+                        f"zero variance (all {n} values equal): t interval degenerate")
+    half = float(st.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+    return Interval(mean, mean - half, mean + half, level, "t", n)
+
+
+def bootstrap_interval(x: object, statistic: str | Callable[..., np.ndarray] = "mean",
+                       level: float = 0.95, *, n_resamples: int = 9999, method: str = "BCa",
+                       rng: np.random.Generator | int | None = 0) -> Interval:
+    """Bootstrap interval (scipy.stats.bootstrap) for a statistic of one sample.
+
+    Parameters
+    ----------
+    x : array-like
+        The sample.
+    statistic : str or callable
+        A name from :data:`STATISTICS` ("mean", "median", "harmonic", "geometric") or a
+        function ``f(sample, axis)`` vectorized over ``axis``.
+    level : float
+        Confidence level in (0, 1).
+    n_resamples : int
+        Number of bootstrap resamples.
+    method : str
+        "BCa" (default), "percentile" or "basic".
+    rng : numpy.random.Generator, int or None
+        Seed or Generator; the default seed 0 makes the result reproducible. A Generator is
+        used as is (its state advances); None takes fresh entropy (not reproducible).
+
+    Returns
+    -------
+    Interval
+        method "bootstrap-<method>". NaN with a reason for n < 3, NaN values, zero variance, a
+        non-positive value for "harmonic"/"geometric", or when scipy reports a degenerate
+        bootstrap distribution. For n < 10 the interval carries a caveat in ``reason`` (bootstrap
+        intervals undercover in small samples).
+    """
+    level = check_level(level)
+    check_choice(method, ("BCa", "percentile", "basic"), "method")
+    label = f"bootstrap-{method}"
+    if isinstance(statistic, str):
+        check_choice(statistic, list(STATISTICS), "statistic")
+        name, func = statistic, STATISTICS[statistic]
+    else:
+        name, func = getattr(statistic, "__name__", "statistic"), statistic
+    arr, why = sample(x)
+    if why:
+        return nan_interval(level, label, arr.size, why)
+    n = arr.size
+    if n < 3:
+        return nan_interval(level, label, n, f"n={n}: a bootstrap interval needs n >= 3")
+    if name in ("harmonic", "geometric") and (arr <= 0).any():
+        return nan_interval(level, label, n, f"{name} mean needs positive values")
+    estimate = float(func(arr, axis=-1))
+    if np.ptp(arr) == 0:
+        return Interval(estimate, math.nan, math.nan, level, label, n,
+                        f"zero variance (all {n} values equal): bootstrap interval degenerate")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = st.bootstrap((arr,), func, n_resamples=int(n_resamples), vectorized=True,
+                           axis=-1, confidence_level=level, method=method, rng=generator(rng))
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        msgs = "; ".join(str(w.message).split("\n")[0] for w in caught) or "no finite endpoints"
+        return Interval(estimate, math.nan, math.nan, level, label, n,
+                        f"bootstrap distribution degenerate ({msgs})")
+    caveat = (f"n={n}: bootstrap intervals tend to undercover for small n"
+              if n < BOOTSTRAP_SMALL_N else None)
+    return Interval(estimate, low, high, level, label, n, caveat)
+
+
+def median_interval(x: object, level: float = 0.95) -> Interval:
+    """Distribution-free interval for the median from order statistics (binomial, p = 1/2).
+
+    The interval is [x_(j), x_(n+1-j)] with the largest j such that
+    P(Binomial(n, 1/2) <= j - 1) <= (1 - level) / 2, so its exact coverage for continuous data
+    is 1 - 2 P(Binomial(n, 1/2) <= j - 1) >= level, reported as ``achieved_level``.
+
+    Parameters
+    ----------
+    x : array-like
+        The sample.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    Interval
+        method "order-statistics". NaN with a reason for NaN values or when n is too small to
+        reach ``level`` at all (n <= 5 for 95%: even [min, max] covers only 1 - 2^(1-n)).
+    """
+    level = check_level(level)
+    arr, why = sample(x)
+    if why:
+        return nan_interval(level, "order-statistics", arr.size, why)
+    n = arr.size
+    srt = np.sort(arr)
+    estimate = float(np.median(srt))
+    tail = (1.0 - level) / 2.0
+    # j - 1 = number of order statistics below the interval; largest with binom.cdf(j-1) <= tail
+    ks = np.arange(0, (n + 1) // 2)
+    ok = ks[st.binom.cdf(ks, n, 0.5) <= tail]
+    if ok.size == 0:
+        best = 1.0 - 2.0 * 0.5 ** n
+        return Interval(estimate, math.nan, math.nan, level, "order-statistics", n,
+                        f"n={n} too small for a {100 * level:g}% distribution-free median "
+                        f"interval (at most {100 * best:.2f}% with [min, max])")
+    j = int(ok.max()) + 1
+    achieved = float(1.0 - 2.0 * st.binom.cdf(j - 1, n, 0.5))
+    return Interval(estimate, float(srt[j - 1]), float(srt[n - j]), level, "order-statistics", n,
+                    achieved_level=achieved)
+
+
+def normality(x: object, alpha: float = 0.05) -> tuple[float, bool | None, str | None]:
+    """Shapiro-Wilk normality check.
+
+    Parameters
+    ----------
+    x : array-like
+        The sample.
+    alpha : float
+        Significance level: normality is rejected when p < alpha.
+
+    Returns
+    -------
+    (p_value, passed, reason)
+        passed is None (and p NaN) when the check cannot be made: n < 3, NaN values, or zero
+        variance. A pass means "not rejected", not "shown normal": with small n the check has
+        little power.
+    """
+    check_level(alpha, "alpha")
+    arr, why = sample(x)
+    if why:
+        return math.nan, None, why
+    if arr.size < 3:
+        return math.nan, None, f"n={arr.size}: normality cannot be checked (Shapiro-Wilk needs n >= 3)"
+    if np.ptp(arr) == 0:
+        return math.nan, None, f"zero variance (all {arr.size} values equal): normality cannot be checked"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # n > 5000: p-value approximate (scipy says so)
+        p = float(st.shapiro(arr).pvalue)
+    return p, p >= alpha, None
+
+
+def auto_interval(x: object, level: float = 0.95, *, alpha: float = 0.05,
+                  n_resamples: int = 9999, rng: np.random.Generator | int | None = 0) -> Interval:
+    """Interval for the mean chosen by a Shapiro-Wilk check: Student-t when normality is not
+    rejected (p >= alpha), bootstrap BCa otherwise.
+
+    Parameters
+    ----------
+    x : array-like
+        The sample.
+    level : float
+        Confidence level in (0, 1).
+    alpha : float
+        Significance level of the normality check.
+    n_resamples, rng
+        Passed to :func:`bootstrap_interval`.
+
+    Returns
+    -------
+    Interval
+        method "t" or "bootstrap-BCa", with ``normality_p``. NaN with a reason when the check
+        cannot be made (n < 3: say so; zero variance; NaN values): no method is chosen then
+        (call :func:`t_interval` directly to assume normality for n = 2).
+    """
+    level = check_level(level)
+    p, passed, why = normality(x, alpha)
+    if passed is None:
+        arr, _ = sample(x)
+        return nan_interval(level, "none", arr.size, f"{why}; no interval chosen", normality_p=p)
+    if passed:
+        iv = t_interval(x, level)
+        note = f"Shapiro-Wilk p={p:.3g} >= {alpha:g}: t interval"
+    else:
+        iv = bootstrap_interval(x, "mean", level, n_resamples=n_resamples, rng=rng)
+        note = f"Shapiro-Wilk p={p:.3g} < {alpha:g}: bootstrap interval"
+    return Interval(iv.estimate, iv.low, iv.high, level, iv.method, iv.n,
+                    join_reasons(iv.reason, note), normality_p=p)
+
+
+INTERVAL_METHODS = ("auto", "t", "bootstrap", "median")
+
+
+def intervals(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, level: float = 0.95,
+              method: str = "auto", statistic: str = "mean", alpha: float = 0.05,
+              n_resamples: int = 9999, rng: int | None = 0, value: str = "value") -> pd.DataFrame:
+    """Confidence intervals per group of a tidy frame.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Tidy measurements with a ``value`` column.
+    by : str, sequence of str or None
+        Group keys (None: the default keys, see :func:`overhead.stats.group_keys`).
+    level : float
+        Confidence level.
+    method : str
+        "auto" (:func:`auto_interval`), "t", "bootstrap" (of ``statistic``) or "median"
+        (:func:`median_interval`).
+    statistic : str
+        Statistic for method="bootstrap" (see :data:`STATISTICS`).
+    alpha : float
+        Significance level of the normality check (method="auto").
+    n_resamples : int
+        Bootstrap resamples.
+    rng : int or None
+        Seed; each group gets a fresh Generator from it, so a group's interval does not depend
+        on which other groups are in the frame.
+    value : str
+        The value column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Keys, n, estimate, low, high, half_width, rel_half_width_pct, level, method,
+        achieved_level, normality_p, reason. Data problems give NaN and a reason; structural
+        problems raise MissingColumnError / EmptyInputError / StatsError.
+    """
+    check_choice(method, INTERVAL_METHODS, "method")
+    level = check_level(level)
+    require_columns(df, [value], "intervals")
+    require_rows(df, "intervals")
+    keys = group_keys(df, by, what="intervals")
+    if isinstance(rng, np.random.Generator):
+        raise StatsError("intervals takes an int seed (one fresh Generator per group), not a Generator")
+    records = []
+    for key, rows in iter_groups(df, keys):
+        x = values_of(rows, value)
+        mix = mixed_units(rows)
+        if mix:
+            iv = nan_interval(level, method, x.size, mix)
+        elif method == "auto":
+            iv = auto_interval(x, level, alpha=alpha, n_resamples=n_resamples, rng=rng)
+        elif method == "t":
+            iv = t_interval(x, level)
+        elif method == "bootstrap":
+            iv = bootstrap_interval(x, statistic, level, n_resamples=n_resamples, rng=rng)
+        else:
+            iv = median_interval(x, level)
+        records.append({**key, **iv.as_dict()})
+    columns = [*keys, "n", "estimate", "low", "high", "half_width", "rel_half_width_pct", "level",
+               "method", "achieved_level", "normality_p", "reason"]
+    out = finish(records, keys, df, columns)
+    out["method"] = out["method"].astype("string")
+    for c in ("achieved_level", "normality_p"):
+        out[c] = pd.to_numeric(out[c], errors="coerce").astype("float64")
+    return out

@@ -1,0 +1,78 @@
+"""Simulated coverage of the 95% intervals (seeded, 2,000 samples each).
+
+Expected coverage, measured while writing these tests (5 x 2,000 samples, other seeds):
+t on normal n=30 ~0.95; t on log-normal(0, 0.25) n=30 ~0.947; the order-statistic median
+interval covers 1 - 2 P(Bin(30, 1/2) <= 9) = 0.957 for any continuous distribution; BCa
+(999 resamples) on the mean ~0.937 (normal) and ~0.932 (log-normal sigma 0.25) at n=30, i.e.
+at the lower edge of 93-97%, so the BCa assertions use n=50 (~0.942 and ~0.940). Heavier skew
+breaks every interval for the mean at these n (log-normal sigma 1, n=30: t 0.877, BCa 0.892),
+which the last test records.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from overhead import stats
+
+REPS = 2000
+LOGNORMAL_SIGMA = 0.25
+
+
+def draw(kind, rng, n, sigma=LOGNORMAL_SIGMA):
+    return rng.normal(10.0, 2.0, n) if kind == "normal" else rng.lognormal(0.0, sigma, n)
+
+
+def truth(kind, sigma=LOGNORMAL_SIGMA):
+    """(mean, median) of the simulated distribution."""
+    return (10.0, 10.0) if kind == "normal" else (math.exp(sigma ** 2 / 2), 1.0)
+
+
+@pytest.mark.parametrize("kind", ["normal", "lognormal"])
+def test_t_and_median_interval_coverage(kind):
+    rng = np.random.default_rng(20240601)
+    mean, median = truth(kind)
+    hit_t = hit_m = 0
+    for _ in range(REPS):
+        x = draw(kind, rng, 30)
+        t = stats.t_interval(x)
+        m = stats.median_interval(x)
+        hit_t += t.low <= mean <= t.high
+        hit_m += m.low <= median <= m.high
+    cov_t, cov_m = hit_t / REPS, hit_m / REPS
+    print(f"{kind}: t coverage {cov_t:.4f}, median coverage {cov_m:.4f}")
+    assert 0.93 <= cov_t <= 0.97
+    assert 0.93 <= cov_m <= 0.97
+
+
+@pytest.mark.parametrize("kind", ["normal", "lognormal"])
+def test_bca_bootstrap_coverage(kind):
+    rng = np.random.default_rng(20240602)
+    mean, _ = truth(kind)
+    hits = 0
+    for i in range(REPS):
+        iv = stats.bootstrap_interval(draw(kind, rng, 50), n_resamples=999, rng=i)
+        hits += iv.low <= mean <= iv.high
+    cov = hits / REPS
+    print(f"{kind}: BCa coverage {cov:.4f}")
+    assert 0.93 <= cov <= 0.97
+
+
+def test_heavy_skew_breaks_mean_intervals_at_n30():
+    """Where the intervals fail: log-normal sigma=1 (skewness 6.2), n=30. Not a feature, a
+    warning for the notebooks: such data need more trials or a statistic other than the mean."""
+    rng = np.random.default_rng(20240603)
+    mean = math.exp(0.5)
+    hits_t = hits_m = 0
+    for _ in range(REPS):
+        x = rng.lognormal(0.0, 1.0, 30)
+        t = stats.t_interval(x)
+        m = stats.median_interval(x)
+        hits_t += t.low <= mean <= t.high
+        hits_m += m.low <= 1.0 <= m.high
+    print(f"lognormal sigma=1: t coverage {hits_t / REPS:.4f}, median {hits_m / REPS:.4f}")
+    assert hits_t / REPS < 0.92  # the t interval undercovers
+    assert 0.93 <= hits_m / REPS <= 0.97  # the distribution-free median interval does not
