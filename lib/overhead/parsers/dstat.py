@@ -1,0 +1,470 @@
+"""dstat CSV files (``dstat --output file.csv ...``), Dag Wieers' dstat 0.7.x/0.8.x.
+
+Layout of a file: dstat's first line ``"Dstat 0.7.2 CSV output"`` and an ``"Author:"`` line,
+then one session per dstat invocation. dstat appends to an existing file, writing two blank
+lines and a new session header, so one file can hold several sessions. A session is::
+
+    "Host:","arldcn24",,,,"User:","apferrei"
+    "Cmdline:","dstat --output /tmp/x.csv -cndy --net-packets",,,,"Date:","02 Jul 2014 11:17:45 CDT"
+    (a blank line in 0.7.x)
+    "total cpu usage",,,,,,"net/total",,"dsk/total",,"system",,"pkt/total",
+    "usr","sys","idl","wai","hiq","siq","recv","send","read","writ","int","csw","#recv","#send"
+    2.025,0.096,97.811,0.049,0.000,0.020,0.0,0.0,151363.961,1122037.172,5484.324,2235.439,0.0,0.0
+
+(dstat 0.8 omits the blank line and names columns ``"group:column"`` when a group repeats.)
+
+Rows: one per sample and column, ``metric`` from the group and column, values as dstat wrote
+them (its CSV holds raw numbers, not the K/M-scaled screen figures, so no prefix conversion is
+needed: bytes are bytes):
+
+================  ===================================================  ===========
+group             columns -> metric                                    unit
+================  ===================================================  ===========
+total cpu usage   usr sys idl wai hiq siq stl -> cpu_usr cpu_sys         %
+                  cpu_idle cpu_wait cpu_hiq cpu_siq cpu_steal
+cpu<N> usage      the same, with p_cpu = N                             %
+net/<dev>         recv send -> net_recv net_send                       B/s
+dsk/<dev>         read writ -> disk_read disk_write                    B/s
+pkt/<dev>         #recv #send -> packets_recv packets_send              packet/s
+io/<dev>          read writ -> io_read io_write (requests)             op/s
+system            int csw -> interrupts context_switches               Hz
+load avg          1m 5m 15m -> load_1m load_5m load_15m                count
+memory usage      used free buff cach -> memory_used memory_free       B
+                  memory_buffers memory_cached
+paging            in out -> paging_in paging_out                       B/s
+swap              used free -> swap_used swap_free                     B
+procs             run blk -> procs_running procs_blocked; new ->       count; Hz
+                  procs_new
+tcp sockets       lis act syn tim clo -> tcp_listen tcp_established    count
+                  tcp_syn tcp_time_wait tcp_close
+================  ===================================================  ===========
+
+For ``<dev>`` other than ``total`` the rows carry ``p_device``; rows without p_device are
+totals. Columns not listed (the ``time`` and ``epoch`` clocks, plugin groups such as
+``most expensive``, ``udp``, ``unix sockets``, ``file locks``, ``async``, ``interrupts``,
+``filesystem``) are skipped: their units are not known here. higher_is_better is left empty:
+none of these is better higher or lower in itself.
+
+Parameters: p_session (1-based session in the file), p_sample (0-based sample index in the
+session; dstat writes one CSV line per ``delay`` seconds, 1 s by default). started_at = the
+session's ``Date:`` + p_sample * delay, where the delay is read from the ``Cmdline:``
+arguments (``dstat [options] [delay [count]]``); no started_at when the zone of ``Date:`` is
+not known. host from ``Host:``, tool_version from the first line ("0.7.2").
+
+warmup: dstat computes each sample as the change of the kernel counters since the previous
+one, and for the first sample there is no previous one, so it divides the counters accumulated
+since boot by the uptime: the first row of each session is an average since boot, not a
+1-second sample. Those rows are kept (the tool printed them) with warmup=True.
+
+Errors and gaps: a file whose first line is not dstat's own (for example a session cut out of a
+dstat file by hand, which starts at ``"Host:"``, or a table derived by other scripts) raises
+ParseError. An empty field gives no row (never a 0); "nan"/"inf" give no row. A data line with
+the wrong number of fields raises ParseError, except the last line of a session with too few
+fields all of which are numbers: a sample cut off while being written, which is dropped; a last
+line without its newline is dropped too (it may be cut inside a number). A file whose header is complete but that
+has no samples gives no rows.
+
+Speed: the samples are read with pyarrow's CSV reader and reshaped with numpy, with no Python
+loop per value; the largest file in the IBM tree (38,908 lines, 544,614 rows) parses in about
+0.12 s.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from overhead.parsers._common import ParseError, frame
+from overhead.parsers._ibmdate import started_at as parse_date
+from overhead.schema import conform
+
+TOOL = "dstat"
+BENCHMARK = "dstat"
+
+_FIRST = re.compile(r'^"Dstat (\S+) CSV output"\s*$')
+
+_CPU = {"usr": "cpu_usr", "sys": "cpu_sys", "idl": "cpu_idle", "wai": "cpu_wait",
+        "hiq": "cpu_hiq", "siq": "cpu_siq", "stl": "cpu_steal"}
+# group pattern -> {column: (metric, unit)}; the pattern's group 1, if any, is the device.
+_GROUPS: tuple[tuple[re.Pattern, dict[str, tuple[str, str]]], ...] = (
+    (re.compile(r"^total cpu usage$"), {c: (m, "%") for c, m in _CPU.items()}),
+    (re.compile(r"^cpu(\d+) usage$"), {c: (m, "%") for c, m in _CPU.items()}),
+    (re.compile(r"^net/(.+)$"), {"recv": ("net_recv", "B/s"), "send": ("net_send", "B/s")}),
+    (re.compile(r"^dsk/(.+)$"), {"read": ("disk_read", "B/s"), "writ": ("disk_write", "B/s")}),
+    (re.compile(r"^pkt/(.+)$"), {"#recv": ("packets_recv", "packet/s"),
+                                 "#send": ("packets_send", "packet/s")}),
+    (re.compile(r"^io/(.+)$"), {"read": ("io_read", "op/s"), "writ": ("io_write", "op/s")}),
+    (re.compile(r"^system$"), {"int": ("interrupts", "Hz"), "csw": ("context_switches", "Hz")}),
+    (re.compile(r"^load avg$"), {"1m": ("load_1m", "count"), "5m": ("load_5m", "count"),
+                                 "15m": ("load_15m", "count")}),
+    (re.compile(r"^memory usage$"), {"used": ("memory_used", "B"), "free": ("memory_free", "B"),
+                                     "buff": ("memory_buffers", "B"),
+                                     "cach": ("memory_cached", "B")}),
+    (re.compile(r"^paging$"), {"in": ("paging_in", "B/s"), "out": ("paging_out", "B/s")}),
+    (re.compile(r"^swap$"), {"used": ("swap_used", "B"), "free": ("swap_free", "B")}),
+    (re.compile(r"^procs$"), {"run": ("procs_running", "count"), "blk": ("procs_blocked", "count"),
+                              "new": ("procs_new", "Hz")}),
+    (re.compile(r"^tcp sockets$"), {"lis": ("tcp_listen", "count"), "act": ("tcp_established", "count"),
+                                    "syn": ("tcp_syn", "count"), "tim": ("tcp_time_wait", "count"),
+                                    "clo": ("tcp_close", "count")}),
+)
+
+# What is left of a sample line cut off while dstat wrote it: numbers (and the clock column).
+_CUT_SAMPLE = re.compile(r"^[-+0-9.eE:, ]*$")
+
+# dstat's getopt spec: short options that take an argument, and long ones.
+_SHORT_WITH_ARG = set("oCDIMNS")
+_LONG_WITH_ARG = {"--output", "--pidfile"}
+
+
+def detect(text: str) -> float:
+    """Confidence (0..1) that ``text`` is a dstat CSV file."""
+    return 1.0 if _FIRST.match(text[:200].split("\n", 1)[0].rstrip("\r")) else 0.0
+
+
+def _fields(line: str) -> list[str]:
+    """The CSV fields of one header line."""
+    return next(csv.reader([line]), [])
+
+
+def _delay(cmdline: str) -> int | None:
+    """dstat's delay (seconds between samples) from its command line; 1 when not given.
+
+    Parameters: cmdline, the ``Cmdline:`` value ("dstat --output f.csv -cndy 5 10").
+    Follows dstat's getopt rules: options end at the first argument that is not one; that
+    argument is the delay. Returns None when it is not a positive integer.
+    """
+    tokens = cmdline.split()[1:]
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "--":
+            i += 1
+            break
+        if tok.startswith("--"):
+            if tok in _LONG_WITH_ARG:
+                i += 1
+        elif tok.startswith("-") and len(tok) > 1:
+            for j, ch in enumerate(tok[1:], start=1):
+                if ch in _SHORT_WITH_ARG:
+                    if j == len(tok) - 1:
+                        i += 1
+                    break
+        else:
+            break
+        i += 1
+    if i >= len(tokens):
+        return 1
+    try:
+        delay = int(tokens[i])
+    except ValueError:
+        return None
+    return delay if delay > 0 else None
+
+
+def _mapping(group: str, column: str) -> tuple[str, str, str | None, str | None] | None:
+    """(metric, unit, device, cpu) for one CSV column, or None when it is not read."""
+    if column.startswith(group + ":"):  # dstat 0.8 names repeated groups' columns "group:col"
+        column = column[len(group) + 1:]
+    for pattern, columns in _GROUPS:
+        m = pattern.match(group)
+        if m and column in columns:
+            metric, unit = columns[column]
+            dev = m.group(1) if m.groups() else None
+            if pattern.pattern.startswith("^cpu"):
+                return metric, unit, None, dev
+            return metric, unit, (None if dev == "total" else dev), None
+    return None
+
+
+class _Session:
+    """One dstat invocation's header and the line range [first, end) of its samples."""
+
+    def __init__(self, host_line: int):
+        self.host_line = host_line
+        self.host: str | None = None
+        self.date: str | None = None
+        self.cmdline: str | None = None
+        self.groups: list[str] | None = None
+        self.columns: list[str] | None = None
+        self.first = self.end = -1
+
+
+def _sessions(lines: list[str], path: str) -> tuple[str, list[_Session]]:
+    """Read the header lines; return the version and the sessions whose header is complete.
+
+    Only blank lines may stand between header lines. A session header cut off at the end of
+    the text is dropped; a header line out of place raises ParseError.
+    """
+    m = _FIRST.match(lines[0]) if lines else None
+    if not m:
+        raise ParseError(path, 1, "not a dstat CSV file: the first line is not '\"Dstat <version> CSV output\"'")
+    version = m.group(1)
+    quoted = [i for i, line in enumerate(lines) if line[:1] == '"']
+    sessions: list[_Session] = []
+    cur: _Session | None = None
+    expect = "author"
+    prev = 0
+    for i in quoted[1:]:
+        line = lines[i]
+        if expect != "data":
+            _blank_between(lines, prev, i, path)
+        prev = i
+        if line.startswith('"Author:"') and expect == "author":
+            expect = "host"
+            continue
+        if expect == "author":
+            raise ParseError(path, i + 1, "expected the 'Author:' line after dstat's first line")
+        if line.startswith('"Host:"'):
+            if expect not in ("host", "data"):
+                raise ParseError(path, i + 1, f"dstat session header without its {expect} row")
+            if cur is not None:
+                _close(cur, lines, i)
+                sessions.append(cur)
+            cur = _Session(i)
+            f = _fields(line)
+            cur.host = f[1] if len(f) > 1 and f[1] else None
+            expect = "cmdline"
+            continue
+        if expect == "host":
+            raise ParseError(path, i + 1, "expected a 'Host:' line")
+        if expect == "cmdline":
+            if not line.startswith('"Cmdline:"'):
+                raise ParseError(path, i + 1, "expected the 'Cmdline:' line after 'Host:'")
+            f = _fields(line)
+            cur.cmdline = f[1] if len(f) > 1 else None
+            cur.date = f[6] if len(f) > 6 and f[5] == "Date:" else None
+            expect = "group"
+            continue
+        if expect == "group":
+            cur.groups = _fields(line)
+            expect = "column"
+            continue
+        if expect == "column":
+            cur.columns = _fields(line)
+            cur.first = i + 1
+            expect = "data"
+            continue
+        raise ParseError(path, i + 1, f"unexpected quoted line among the samples: {line[:60]!r}")
+    if expect == "data":
+        _close(cur, lines, len(lines))
+        sessions.append(cur)
+    else:
+        # A header cut off at the end of the text: nothing but blank lines may follow it.
+        _blank_between(lines, prev, len(lines), path)
+    return version, sessions
+
+
+def _blank_between(lines: list[str], after: int, before: int, path: str) -> None:
+    """Raise ParseError unless the lines strictly between two header lines are blank."""
+    for j in range(after + 1, before):
+        if lines[j].strip():
+            raise ParseError(path, j + 1, f"unexpected line inside the dstat header: {lines[j][:60]!r}")
+
+
+def _close(s: _Session, lines: list[str], stop: int) -> None:
+    """Set the end of session ``s``'s samples: before line index ``stop``, less trailing blanks."""
+    end = stop
+    while end > s.first and not lines[end - 1].strip():
+        end -= 1
+    s.end = end
+
+
+def _column_block(table: pa.Table, j: int) -> pa.Array:
+    """Column ``j`` of the samples as one string array."""
+    col = table.column(j)
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+
+def _read_samples(s: _Session, lines: list[str], path: str, final: bool) -> tuple[pa.Table, int] | None:
+    """Read a session's sample lines as strings; returns (table, first line index) or None.
+
+    ``final`` tells whether this is the last session and the text lacks its last newline.
+    """
+    first, end = s.first, s.end
+    if final and end == len(lines) and end > first:
+        end -= 1  # the last line has no newline: it may be cut inside a number
+    if end <= first:
+        return None
+    ncol = len(s.columns)
+    block = lines[first:end]
+    if "" in block:  # (a whitespace-only line is caught below as a line with one field)
+        raise ParseError(path, first + block.index("") + 1, "blank line among the dstat samples")
+    bad: list[tuple[int | None, int, str]] = []
+
+    def on_invalid(row) -> str:
+        bad.append((row.number, row.actual_columns, row.text))
+        return "skip"
+
+    names = [f"c{j}" for j in range(ncol)]
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO("\n".join(block).encode("utf-8", "surrogatepass")),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(quote_char=False, invalid_row_handler=on_invalid),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                 strings_can_be_null=False,
+                                                 quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, UnicodeEncodeError) as exc:
+        raise ParseError(path, first + 1, f"unreadable dstat samples: {exc}") from None
+    if bad:
+        # Locate each skipped line: the reader numbers rows from 1 in the block.
+        for number, actual, text in bad:
+            k = (number - 1) if number is not None else next(
+                (k for k, line in enumerate(block) if line == text), None)
+            if k is None:
+                raise ParseError(path, first + 1, f"a dstat sample line has {actual} fields, expected {ncol}")
+            if k == len(block) - 1 and actual < ncol and _CUT_SAMPLE.match(text):
+                continue  # a sample cut off while being written: dropped
+            raise ParseError(path, first + k + 1,
+                             f"dstat sample line has {actual} fields, the header names {ncol}")
+        if table.num_rows != len(block) - 1:
+            raise ParseError(path, first + 1, "dstat sample lines could not be read one per row")
+    elif table.num_rows != len(block):
+        raise ParseError(path, first + 1, "dstat sample lines could not be read one per row")
+    return table, first
+
+
+def parse(text: str, path: str = "<string>") -> pd.DataFrame:
+    """Parse a dstat CSV file into tidy rows, one per sample and known column.
+
+    Parameters: text, the whole file; path, used in ``source`` and in errors.
+    Raises ParseError when the text is not a dstat CSV file or a sample is malformed.
+    """
+    lines = text.splitlines()
+    version, sessions = _sessions(lines, path)
+    if not sessions:
+        raise ParseError(path, len(lines), "dstat CSV header ends before its column row")
+    cut_last = not text.endswith(("\n", "\r"))
+    parts: list[dict] = []
+    for n, s in enumerate(sessions, start=1):
+        if len(s.groups) > len(s.columns) + 1 or not s.columns:
+            raise ParseError(path, s.first - 1, "dstat group row and column row do not match")
+        got = _read_samples(s, lines, path, final=cut_last and n == len(sessions))
+        if got is None:
+            continue
+        table, first = got
+        nrows = table.num_rows
+        groups, current = [], ""
+        padded = s.groups + [""] * (len(s.columns) - len(s.groups))
+        for g in padded[: len(s.columns)]:
+            current = g or current
+            groups.append(current)
+        delay = _delay(s.cmdline) if s.cmdline else None
+        base = parse_date(s.date) if s.date else None
+        sample = np.arange(nrows, dtype=np.int64)
+        line_src = pa.array([f"{path}:{first + k + 1}" for k in range(nrows)], type=pa.string())
+        for j, (group, column) in enumerate(zip(groups, s.columns, strict=True)):
+            mapped = _mapping(group, column)
+            if mapped is None:
+                continue
+            metric, unit, device, cpu = mapped
+            raw = _column_block(table, j)
+            present = pc.not_equal(raw, "")
+            try:
+                values = pc.cast(pc.if_else(present, raw, pa.scalar(None, pa.string())), pa.float64())
+            except pa.ArrowInvalid:
+                bad_k = _first_bad(raw)
+                raise ParseError(path, first + bad_k + 1,
+                                 f"{group}/{column}: expected a number, found {raw[bad_k].as_py()!r}") from None
+            v = values.to_numpy(zero_copy_only=False)
+            keep = np.isfinite(v)
+            if keep.all():  # the usual case: no take (copy) needed
+                parts.append(_part(metric, unit, device, cpu, n, s, delay, base,
+                                   v, raw, line_src, sample))
+                continue
+            idx = np.flatnonzero(keep)
+            if len(idx):
+                taken = pa.array(idx)
+                parts.append(_part(metric, unit, device, cpu, n, s, delay, base,
+                                   v[idx], raw.take(taken), line_src.take(taken), sample[idx]))
+    return _assemble(parts, version)
+
+
+def _part(metric, unit, device, cpu, session, s, delay, base, values, raw, src, sample) -> dict:
+    """One column's rows of one session, with what they share."""
+    return {"value": values, "raw": raw, "source": src, "metric": metric, "unit": unit,
+            "device": device, "cpu": cpu, "sample": sample, "session": session, "host": s.host,
+            "delay": delay, "base": base}
+
+
+def _first_bad(raw: pa.Array) -> int:
+    """Index of the first non-empty token that is not a number (only used to report an error)."""
+    for k, tok in enumerate(raw.to_pylist()):
+        if tok:
+            try:
+                pa.scalar(tok).cast(pa.float64())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                return k
+    return 0
+
+
+def _strings(values: list, counts: np.ndarray) -> pd.Series:
+    """A string Series repeating values[i] counts[i] times (Arrow-backed, no Python loop per row)."""
+    codes = np.repeat(np.arange(len(values), dtype=np.int32), counts)
+    strings = pa.DictionaryArray.from_arrays(codes, pa.array(values, type=pa.string())).cast(pa.string())
+    return pd.Series(pd.arrays.ArrowStringArray(strings))
+
+
+def _integers(values: np.ndarray) -> pd.Series:
+    """An Int64 Series over an int64 array without copying it value by value."""
+    return pd.Series(pd.arrays.IntegerArray(values.astype(np.int64, copy=False), np.zeros(len(values), bool)))
+
+
+def _booleans(values: np.ndarray) -> pd.Series:
+    """A nullable boolean Series over a numpy bool array."""
+    return pd.Series(pd.arrays.BooleanArray(values, np.zeros(len(values), bool)))
+
+
+def _assemble(parts: list[dict], version: str) -> pd.DataFrame:
+    """Stack the per-column pieces into one conformed frame."""
+    if not parts:
+        return frame([])
+    counts = np.array([len(p["value"]) for p in parts])
+    total = int(counts.sum())
+    sample = np.concatenate([p["sample"] for p in parts])
+    data: dict[str, object] = {
+        "benchmark": _strings([BENCHMARK], np.array([total])),
+        "tool": _strings([TOOL], np.array([total])),
+        "tool_version": _strings([version], np.array([total])),
+        "metric": _strings([p["metric"] for p in parts], counts),
+        "value": np.concatenate([p["value"] for p in parts]),
+        "unit": _strings([p["unit"] for p in parts], counts),
+        "warmup": _booleans(sample == 0),
+        "source": pd.Series(pd.arrays.ArrowStringArray(pa.concat_arrays([p["source"] for p in parts]))),
+        "raw": pd.Series(pd.arrays.ArrowStringArray(pa.concat_arrays([p["raw"] for p in parts]))),
+        "p_session": _integers(np.repeat(np.array([p["session"] for p in parts], dtype=np.int64), counts)),
+        "p_sample": _integers(sample),
+    }
+    # The context columns ingest fills, empty here; built at once (conform would build them
+    # from a list of n Nones, which costs more than the whole parse for the biggest files).
+    for name in ("campaign", "run_id", "environment", "variant"):
+        data[name] = pd.Series(pd.NA, index=pd.RangeIndex(total), dtype="string")
+    data["trial"] = pd.Series(pd.NA, index=pd.RangeIndex(total), dtype="Int64")
+    data["higher_is_better"] = pd.Series(pd.NA, index=pd.RangeIndex(total), dtype="boolean")
+    if any(p["host"] for p in parts):
+        data["host"] = _strings([p["host"] for p in parts], counts)
+    stamps = np.full(total, np.datetime64("NaT"), dtype="datetime64[ns]")
+    offset = 0
+    for p, c in zip(parts, counts, strict=True):
+        if p["base"] is not None and p["delay"] is not None:
+            base = np.datetime64(p["base"].tz_convert("UTC").tz_localize(None).to_datetime64(), "ns")
+            stamps[offset:offset + c] = base + p["sample"] * np.timedelta64(p["delay"], "s")
+        offset += c
+    data["started_at"] = pd.DatetimeIndex(stamps).tz_localize("UTC")
+    if any(p["device"] for p in parts):
+        # object with None (not pd.NA) for the totals: conform turns it into a string column
+        data["p_device"] = pd.Series(np.repeat(np.array([p["device"] for p in parts], dtype=object), counts))
+    if any(p["cpu"] is not None for p in parts):
+        cpus = [int(p["cpu"]) if p["cpu"] is not None else None for p in parts]
+        data["p_cpu"] = pd.Series(pd.array(np.repeat(np.array(cpus, dtype=object), counts), dtype="Int64"))
+    df = pd.DataFrame(data)
+    return conform(df)
