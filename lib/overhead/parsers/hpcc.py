@@ -1,0 +1,311 @@
+"""HPC Challenge (HPCC 1.5, Debian's ``hpcc``) output file ``hpccoutf.txt``.
+
+HPCC appends to ``hpccoutf.txt``, so one file may hold several runs; each starts with the
+banner ``This is the DARPA/DOE HPC Challenge Benchmark version 1.5.0 ...`` (``tool_version``),
+``Current time (<epoch>) is ...`` (the first one gives ``started_at``) and ``Hostname: '<h>'``
+(``host``), then one ``Begin of <X> section.`` ... ``End of <X> section.`` block per test and a
+``Summary`` section of ``key=value`` lines. ``trial`` is the 1-based run number in the file.
+
+Rows, with ``benchmark`` naming the HPCC component:
+
+- ``hpl``: from the HPL section's result table (one row per line such as
+  ``WR11C2R4  1000  80  1  1  0.12  5.714e+00``): ``flop_rate`` (FLOP/s = Gflops x 1e9),
+  ``solve_time`` (s) and ``residual`` (the scaled residual, ratio), with p_n, p_nb, p_p, p_q
+  (process grid), p_variant (the encoded variant, e.g. WR11C2R4), p_check (PASSED/FAILED) and
+  p_scope = "mpi". A table line is reported once its residual line has been read (or the
+  section ended without checks). The summary's ``HPL_Tflops`` repeats the best table line and
+  is used only when the file has no HPL table.
+- ``stream``: ``bandwidth`` (B/s) from ``StarSTREAM_<Kernel>`` / ``SingleSTREAM_<Kernel>`` with
+  p_kernel (copy/scale/add/triad) and p_scope (star/single), p_vector_size, p_threads. HPCC's
+  STREAM GB/s is 10^9 bytes/s: STREAM/stream.c computes ``1e-9 * bytes * array_elements /
+  mintime``. StarSTREAM is the average per-process rate over the processes (StarStream in
+  STREAM/onecpu.c), not their sum.
+- ``randomaccess``: ``update_rate`` (update/s = GUP/s x 1e9) from ``MPIRandomAccess_GUPs``,
+  ``StarRandomAccess_GUPs``, ``SingleRandomAccess_GUPs`` and their ``_LCG_`` variants, with
+  p_scope (mpi/star/single), p_kernel (randomaccess/randomaccess_lcg), p_table_size (words).
+- ``ptrans``: ``bandwidth`` (B/s; PTRANS/pdtransdriver.c: ``1e-9 * m * n * 8 / time``) from
+  ``PTRANS_GBs`` with p_n, p_nb, p_p, p_q, p_scope = "mpi".
+- ``dgemm``: ``flop_rate`` from ``StarDGEMM_Gflops``/``SingleDGEMM_Gflops`` (p_scope, p_n).
+- ``fft``: ``flop_rate`` from ``StarFFT_Gflops``/``SingleFFT_Gflops``/``MPIFFT_Gflops``
+  (p_scope star/single/mpi, p_n = vector size).
+- ``latency_bandwidth`` (needs 2 or more processes): ``latency_min``/``_mean``/``_max`` (s, HPCC
+  prints usec) and ``bandwidth_min``/``_mean``/``_max`` (B/s; HPCC's GBytes are 10^9 bytes, its
+  report says "1 MB/s = 10**6 byte/sec") for p_kernel = ping_pong, and ``latency``/``bandwidth``
+  for p_kernel = natural_ring / random_ring.
+
+Every row has p_kernel (for hpl, ptrans, dgemm and fft it repeats the component's name).
+Summary rows carry p_procs (CommWorldProcs) and p_success (the summary's ``Success``). HPCC
+writes -1 for a figure it did not measure (e.g. latency with one process): no row. Other summary
+keys (times, error counts, norms, machine epsilons, sizeof, compile switches) are not read, nor
+are the per-section texts that the summary repeats. A summary without its ``End of Summary
+section.`` line (file cut off) gives no rows.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from overhead.parsers._common import ParseError, integer, number, numbered, source
+from overhead.schema import conform, frame
+
+TOOL = "hpcc"
+
+_BANNER = re.compile(r"^This is the DARPA/DOE HPC Challenge Benchmark version (\S+)")
+_TIME = re.compile(r"^Current time \((\d+)\) is ")
+_HOST = re.compile(r"^Hostname: '(.*)'$")
+_BEGIN = re.compile(r"^Begin of (\S+) section\.$")
+_END = re.compile(r"^End of (\S+) section\.$")
+_HPL_ROW = re.compile(r"^(W\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$")
+_HPL_RESID = re.compile(r"^\|\|Ax-b\|\|_oo/.*=\s*(\S+)\s+\.+\s+(PASSED|FAILED)$")
+_KV = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+# summary key -> (benchmark, metric, unit, scale, higher_is_better, fixed parameters)
+_SUMMARY: dict[str, tuple] = {}
+for _scope in ("Star", "Single"):
+    for _k in ("Copy", "Scale", "Add", "Triad"):
+        _SUMMARY[f"{_scope}STREAM_{_k}"] = ("stream", "bandwidth", "B/s", 1e9, True,
+                                            {"p_kernel": _k.lower(), "p_scope": _scope.lower()})
+for _scope in ("MPI", "Star", "Single"):
+    for _lcg in ("", "_LCG"):
+        _SUMMARY[f"{_scope}RandomAccess{_lcg}_GUPs"] = (
+            "randomaccess", "update_rate", "update/s", 1e9, True,
+            {"p_scope": _scope.lower(), "p_kernel": "randomaccess" + _lcg.lower()})
+_SUMMARY.update({
+    "PTRANS_GBs": ("ptrans", "bandwidth", "B/s", 1e9, True, {"p_scope": "mpi", "p_kernel": "ptrans"}),
+    "StarDGEMM_Gflops": ("dgemm", "flop_rate", "FLOP/s", 1e9, True,
+                         {"p_scope": "star", "p_kernel": "dgemm"}),
+    "SingleDGEMM_Gflops": ("dgemm", "flop_rate", "FLOP/s", 1e9, True,
+                           {"p_scope": "single", "p_kernel": "dgemm"}),
+    "StarFFT_Gflops": ("fft", "flop_rate", "FLOP/s", 1e9, True, {"p_scope": "star", "p_kernel": "fft"}),
+    "SingleFFT_Gflops": ("fft", "flop_rate", "FLOP/s", 1e9, True,
+                         {"p_scope": "single", "p_kernel": "fft"}),
+    "MPIFFT_Gflops": ("fft", "flop_rate", "FLOP/s", 1e9, True, {"p_scope": "mpi", "p_kernel": "fft"}),
+})
+for _key, _metric, _kernel in (
+    ("MinPingPongLatency_usec", "latency_min", "ping_pong"),
+    ("AvgPingPongLatency_usec", "latency_mean", "ping_pong"),
+    ("MaxPingPongLatency_usec", "latency_max", "ping_pong"),
+    ("NaturallyOrderedRingLatency_usec", "latency", "natural_ring"),
+    ("RandomlyOrderedRingLatency_usec", "latency", "random_ring"),
+):
+    _SUMMARY[_key] = ("latency_bandwidth", _metric, "s", 1e-6, False, {"p_kernel": _kernel})
+for _key, _metric, _kernel in (
+    ("MinPingPongBandwidth_GBytes", "bandwidth_min", "ping_pong"),
+    ("AvgPingPongBandwidth_GBytes", "bandwidth_mean", "ping_pong"),
+    ("MaxPingPongBandwidth_GBytes", "bandwidth_max", "ping_pong"),
+    ("NaturallyOrderedRingBandwidth_GBytes", "bandwidth", "natural_ring"),
+    ("RandomlyOrderedRingBandwidth_GBytes", "bandwidth", "random_ring"),
+):
+    _SUMMARY[_key] = ("latency_bandwidth", _metric, "B/s", 1e9, True, {"p_kernel": _kernel})
+
+# summary parameter keys: component -> ((summary key, parameter), ...)
+_SUMMARY_PARAMS = {
+    "stream": (("STREAM_VectorSize", "p_vector_size"), ("STREAM_Threads", "p_threads")),
+    "ptrans": (("PTRANS_n", "p_n"), ("PTRANS_nb", "p_nb"), ("PTRANS_nprow", "p_p"),
+               ("PTRANS_npcol", "p_q")),
+    "dgemm": (("DGEMM_N", "p_n"),),
+}
+
+
+def _frame(rows: list[dict], path: str) -> pd.DataFrame:
+    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
+    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
+    for r in rows:
+        for k, v in r.items():
+            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
+                    and abs(v) >= 2**63:
+                line = r["source"].rsplit(":", 1)[-1]
+                raise ParseError(path, int(line) if line.isdigit() else None,
+                                 f"{k[2:]} {v} is out of range")
+    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
+
+
+def detect(text: str) -> float:
+    """Confidence (0..1) that ``text`` is an HPCC output file."""
+    head = text[:20000]
+    if "HPC Challenge Benchmark" in head:
+        return 1.0
+    if "Begin of Summary section." in text and "End of Summary section." in text:
+        return 0.9
+    return 0.0
+
+
+def parse(text: str, path: str = "<string>") -> pd.DataFrame:
+    """Parse an HPCC output file into tidy rows (see the module docstring).
+
+    Parameters: text, the whole file; path, used in ``source`` and in errors.
+    Raises ParseError for text that is not HPCC output or holds no result, and for malformed
+    HPL result lines or summary values.
+    """
+    rows: list[dict] = []
+    run: dict = {}
+    trial = 0
+    seen_hpcc = False
+    section: str | None = None
+    hpl_pending: dict | None = None  # last HPL table row, waiting for its residual line
+    hpl_rows = 0  # HPL table rows of the run in progress
+    summary: dict[str, tuple[str, int]] | None = None
+
+    def base() -> dict:
+        out = {"tool": TOOL, "trial": trial}
+        for k in ("tool_version", "started_at", "host"):
+            if k in run:
+                out[k] = run[k]
+        return out
+
+    def flush_hpl(check: str | None = None, resid: tuple[str, int] | None = None) -> None:
+        nonlocal hpl_pending, hpl_rows
+        if hpl_pending is None:
+            return
+        p = hpl_pending
+        hpl_pending = None
+        hpl_rows += 1
+        params = {"p_variant": p["variant"], "p_n": p["n"], "p_nb": p["nb"], "p_p": p["p"],
+                  "p_q": p["q"], "p_scope": "mpi", "p_kernel": "hpl"}
+        if check is not None:
+            params["p_check"] = check
+        common = {**base(), "benchmark": "hpl", **params}
+        where = source(path, p["line"])
+        rows.append({**common, "metric": "flop_rate", "value": p["gflops"] * 1e9, "unit": "FLOP/s",
+                     "higher_is_better": True, "source": where, "raw": f"{p['gflops_raw']} Gflops"})
+        rows.append({**common, "metric": "solve_time", "value": p["time"], "unit": "s",
+                     "higher_is_better": False, "source": where, "raw": f"{p['time_raw']} s"})
+        if resid is not None:
+            value = number(resid[0], path, resid[1], "HPL scaled residual")
+            rows.append({**common, "metric": "residual", "value": value, "unit": "ratio",
+                         "higher_is_better": None, "source": source(path, resid[1]),
+                         "raw": resid[0]})
+
+    for lineno, line in numbered(text):
+        stripped = line.strip()
+        m = _BANNER.match(stripped)
+        if m:
+            hpl_pending = None
+            seen_hpcc = True
+            trial += 1
+            run = {"tool_version": m.group(1)}
+            section, summary, hpl_rows = None, None, 0
+            continue
+        if not run:
+            if _BEGIN.match(stripped):  # output without the banner (e.g. a copied excerpt)
+                trial += 1
+                run = {"_nobanner": True}
+            else:
+                continue
+        m = _TIME.match(stripped)
+        if m:
+            if "started_at" not in run:
+                run["started_at"] = pd.Timestamp(int(m.group(1)), unit="s", tz="UTC")
+            continue
+        m = _HOST.match(stripped)
+        if m and section is None:
+            run["host"] = m.group(1)
+            continue
+        m = _BEGIN.match(stripped)
+        if m:
+            section = m.group(1)
+            if section == "Summary":
+                seen_hpcc = True
+                summary = {}
+            continue
+        m = _END.match(stripped)
+        if m:
+            if section == "HPL":
+                flush_hpl()
+            if section == "Summary" and summary is not None:
+                rows.extend(_summary_rows(summary, path, base(), hpl_rows == 0))
+                summary = None
+            section = None
+            continue
+        if section == "HPL":
+            r = _HPL_ROW.match(stripped)
+            if r:
+                flush_hpl()
+                g = r.groups()
+                hpl_pending = {
+                    "line": lineno, "variant": g[0], "n": integer(g[1], path, lineno, "N"),
+                    "nb": integer(g[2], path, lineno, "NB"), "p": integer(g[3], path, lineno, "P"),
+                    "q": integer(g[4], path, lineno, "Q"),
+                    "time": number(g[5], path, lineno, "Time"), "time_raw": g[5],
+                    "gflops": number(g[6], path, lineno, "Gflops"), "gflops_raw": g[6]}
+                continue
+            c = _HPL_RESID.match(stripped)
+            if c and hpl_pending is not None:
+                flush_hpl(c.group(2), (c.group(1), lineno))
+                continue
+            if stripped.startswith("Finished") and "tests" in stripped:
+                flush_hpl()
+            continue
+        if section == "Summary" and summary is not None:
+            kv = _KV.match(stripped)
+            if not kv:
+                raise ParseError(path, lineno, f"summary line is not key=value: {stripped!r}")
+            summary[kv.group(1)] = (kv.group(2).strip(), lineno)
+    if not seen_hpcc:
+        raise ParseError(path, 1, "not HPCC output (no 'HPC Challenge Benchmark' banner and no "
+                         "'Begin of Summary section.')")
+    if not rows:
+        raise ParseError(path, len(text.splitlines()) or 1,
+                         "HPCC output holds no result (cut off before the HPL table and the summary)")
+    return _frame(rows, path)
+
+
+def _summary_rows(summary: dict[str, tuple[str, int]], path: str, base: dict,
+                  use_hpl: bool) -> list[dict]:
+    """Rows from one run's summary (key -> (value text, line))."""
+
+    def num(key: str) -> float | None:
+        if key not in summary:
+            return None
+        tok, lineno = summary[key]
+        return number(tok, path, lineno, key)
+
+    def whole(key: str) -> int | None:
+        value = num(key)
+        return int(value) if value is not None and value >= 0 and value.is_integer() else None
+
+    common = dict(base)
+    procs = whole("CommWorldProcs")
+    if procs is not None:
+        common["p_procs"] = procs
+    success = whole("Success")
+    if success is not None:
+        common["p_success"] = success == 1
+    sizes = {"randomaccess": whole("RandomAccess_N"), "randomaccess_lcg": whole("RandomAccess_LCG_N"),
+             "mpi_randomaccess": whole("MPIRandomAccess_N"),
+             "mpi_randomaccess_lcg": whole("MPIRandomAccess_LCG_N")}
+    fft_n = {"star": whole("FFT_N"), "single": whole("FFT_N"), "mpi": whole("MPIFFT_N")}
+    out: list[dict] = []
+
+    def add(key: str, benchmark: str, metric: str, unit: str, scale: float, hib, params: dict) -> None:
+        value = num(key)
+        if value is None or value < 0:  # HPCC writes -1 for what it did not measure
+            return
+        tok, lineno = summary[key]
+        out.append({**common, "benchmark": benchmark, "metric": metric, "value": value * scale,
+                    "unit": unit, "higher_is_better": hib, "source": source(path, lineno),
+                    "raw": f"{key}={tok}", **params})
+
+    if use_hpl:
+        hpl = {"p_scope": "mpi", "p_kernel": "hpl"}
+        for key, param in (("HPL_N", "p_n"), ("HPL_NB", "p_nb"), ("HPL_nprow", "p_p"),
+                           ("HPL_npcol", "p_q")):
+            if whole(key) is not None:
+                hpl[param] = whole(key)
+        add("HPL_Tflops", "hpl", "flop_rate", "FLOP/s", 1e12, True, hpl)
+        add("HPL_time", "hpl", "solve_time", "s", 1.0, False, hpl)
+    for key, (benchmark, metric, unit, scale, hib, fixed) in _SUMMARY.items():
+        params = dict(fixed)
+        for skey, param in _SUMMARY_PARAMS.get(benchmark, ()):
+            if whole(skey) is not None:
+                params[param] = whole(skey)
+        if benchmark == "randomaccess":
+            size_key = ("mpi_" if params["p_scope"] == "mpi" else "") + params["p_kernel"]
+            if sizes[size_key] is not None:
+                params["p_table_size"] = sizes[size_key]
+        if benchmark == "fft" and fft_n[params["p_scope"]] is not None:
+            params["p_n"] = fft_n[params["p_scope"]]
+        add(key, benchmark, metric, unit, scale, hib, params)
+    return out

@@ -1,0 +1,399 @@
+"""hyperfine: its ``--export-json`` file and its human text report.
+
+**JSON** (``hyperfine --export-json out.json ...``; hyperfine 1.15 as Debian ships it writes, per
+command, ``command``, ``mean``, ``stddev``, ``median``, ``user``, ``system``, ``min``, ``max``,
+``times``, ``exit_codes`` and, for ``-P``/``-L`` scans, ``parameters``; every time in seconds).
+Rows per command:
+
+- ``wall_time`` (s), one per entry of ``times``, ``trial`` = its 1-based index, with
+  ``p_exit_code`` from ``exit_codes`` (a non-zero code is kept: ``hyperfine -i`` records failing
+  runs and so does this parser);
+- ``wall_time_mean``, ``wall_time_sd`` (``stddev``), ``wall_time_min``, ``wall_time_max`` (s) and
+  ``wall_time_percentile`` with ``p_percentile`` = 50 (``median``): hyperfine's own summary;
+- ``user_time_mean``, ``system_time_mean`` (s): hyperfine 1.15 writes ``user``/``system`` as the
+  mean over runs (one number). Should a later version write one value per run (a list), they
+  become per-trial ``user_time``/``system_time`` rows instead.
+
+Every row of a command carries ``p_command``, ``p_runs`` (number of timed runs),
+``p_failed_runs`` (runs with a non-zero exit code; absent without ``exit_codes``),
+``p_percentile`` (NA except on the median row) and one
+``p_<name>`` per entry of ``parameters`` (a value such as "1" or "0.5" becomes a number, others
+stay strings). A ``null`` (``stddev`` of a single run) gives no row. ``raw`` is the number exactly
+as written in the file and ``source`` its line.
+
+**Text report** (what hyperfine prints; ``--style basic``, or the same text copied from a
+terminal)::
+
+    Benchmark 1: sleep 0.01
+      Time (mean ± σ):      11.2 ms ±   0.1 ms    [User: 1.1 ms, System: 0.0 ms]
+      Range (min … max):    11.2 ms …  11.3 ms    5 runs
+
+Rows per benchmark: ``wall_time_mean``, ``wall_time_sd``, ``user_time_mean``,
+``system_time_mean`` (from the Time line; a single run prints ``Time (abs ≡):`` and gives
+``wall_time_mean`` without ``_sd``), ``wall_time_min``, ``wall_time_max`` (Range line), all in
+seconds (hyperfine prints s, ms or µs). Parameters: ``p_command`` (as printed after
+``Benchmark N:``), ``p_runs`` (Range line; 1 for ``abs ≡``), ``p_nonzero_exit`` = True when
+hyperfine warned "Ignoring non-zero exit code" for that benchmark. The ``Summary`` block
+("... times faster than ...") is not read: it is a ratio of the means above. A benchmark that
+hyperfine aborted (``Error: Command terminated with non-zero exit code``) prints no times and
+gives no rows; text with no Time line at all raises ParseError (quoting hyperfine's error when
+there is one). Other lines (warnings, shell prompts) are skipped.
+"""
+
+from __future__ import annotations
+
+import json.decoder
+import re
+from bisect import bisect_right
+from typing import NamedTuple
+
+import pandas as pd
+
+from overhead.parsers._common import ParseError, integer, number, numbered, source
+from overhead.schema import conform, frame
+
+TOOL = "hyperfine"
+BENCHMARK = "hyperfine"
+
+_UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "μs": 1e-6, "us": 1e-6, "ns": 1e-9}
+_Q = r"(\S+) (s|ms|µs|μs|us|ns)"  # a quantity as hyperfine prints it: "11.2 ms"
+_BENCH = re.compile(r"^Benchmark #?(\d+): (.*?)\s*$")
+_TIME_MEAN = re.compile(
+    rf"^Time \(mean ± σ\):\s+{_Q}\s+±\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
+_TIME_ABS = re.compile(rf"^Time \(abs ≡\):\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
+_RANGE = re.compile(rf"^Range \(min … max\):\s+{_Q}\s+…\s+{_Q}\s+(\d+) runs?$")
+
+
+def _frame(rows: list[dict], path: str) -> pd.DataFrame:
+    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
+    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
+    for r in rows:
+        for k, v in r.items():
+            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
+                    and abs(v) >= 2**63:
+                line = r["source"].rsplit(":", 1)[-1]
+                raise ParseError(path, int(line) if line.isdigit() else None,
+                                 f"{k[2:]} {v} is out of range")
+    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
+
+
+def detect(text: str) -> float:
+    """Confidence (0..1) that ``text`` is hyperfine output (JSON export or text report)."""
+    head = text[:20000]
+    if "Time (mean ± σ):" in head or "Time (abs ≡):" in head:
+        return 1.0
+    if head.lstrip().startswith("{") and '"results"' in head and '"times"' in head \
+            and '"command"' in head:
+        return 1.0
+    if re.search(r"^Benchmark #?\d+: ", head, re.M) and "Error: " in head:
+        return 0.5  # hyperfine aborted: let its parser report the error
+    return 0.0
+
+
+def parse(text: str, path: str = "<string>") -> pd.DataFrame:
+    """Parse a hyperfine JSON export or text report into tidy rows.
+
+    Parameters: text, the whole file; path, used in ``source`` and in errors.
+    Raises ParseError for malformed or truncated JSON, a JSON document that is not a hyperfine
+    export, a malformed Time/Range line, or text with no hyperfine result at all.
+    """
+    if text.lstrip().startswith("{"):
+        return _parse_json(text, path)
+    return _parse_text(text, path)
+
+
+# --------------------------------------------------------------------------- text report
+
+
+def _seconds(value: str, unit: str, path: str, lineno: int, what: str) -> float:
+    return number(value, path, lineno, what) * _UNITS[unit]
+
+
+def _parse_text(text: str, path: str) -> pd.DataFrame:
+    rows: list[dict] = []
+    block: list[dict] = []
+    ctx: dict = {}
+    error: tuple[int, str] | None = None
+    seen_time = False
+
+    def close() -> None:
+        for r in block:
+            r.update(ctx)
+        rows.extend(block)
+        block.clear()
+
+    def add(lineno: int, metric: str, value: float, raw: str) -> None:
+        block.append({
+            "benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value, "unit": "s",
+            "higher_is_better": False, "source": source(path, lineno), "raw": raw,
+        })
+
+    for lineno, line in numbered(text):
+        stripped = line.strip()
+        b = _BENCH.match(stripped)
+        if b:
+            close()
+            ctx = {"p_command": b.group(2)} if b.group(2) else {}
+            continue
+        if stripped == "Summary":
+            close()
+            ctx = {}
+            continue
+        if stripped.startswith("Error:") and error is None:
+            error = (lineno, stripped)
+            continue
+        if stripped.startswith("Warning: Ignoring non-zero exit code"):
+            ctx["p_nonzero_exit"] = True
+            continue
+        if stripped.startswith("Time ("):
+            m = _TIME_MEAN.match(stripped)
+            a = _TIME_ABS.match(stripped)
+            if not (m or a):
+                raise ParseError(path, lineno, "malformed Time line (expected 'Time (mean ± σ): "
+                                 f"<t> <unit> ± <sd> <unit> [User: ..., System: ...]'): {stripped!r}")
+            if block:  # a second Time line without a new "Benchmark" header
+                close()
+            seen_time = True
+            g = (m or a).groups()
+            add(lineno, "wall_time_mean", _seconds(g[0], g[1], path, lineno, "mean time"),
+                f"{g[0]} {g[1]}")
+            rest = g[2:]
+            if m:
+                add(lineno, "wall_time_sd", _seconds(g[2], g[3], path, lineno, "σ"),
+                    f"± {g[2]} {g[3]}")
+                rest = g[4:]
+            else:
+                ctx["p_runs"] = 1
+            add(lineno, "user_time_mean", _seconds(rest[0], rest[1], path, lineno, "User"),
+                f"User: {rest[0]} {rest[1]}")
+            add(lineno, "system_time_mean", _seconds(rest[2], rest[3], path, lineno, "System"),
+                f"System: {rest[2]} {rest[3]}")
+            continue
+        if stripped.startswith("Range ("):
+            r = _RANGE.match(stripped)
+            if not r:
+                raise ParseError(path, lineno, "malformed Range line (expected 'Range (min … max): "
+                                 f"<min> <unit> … <max> <unit> <n> runs'): {stripped!r}")
+            g = r.groups()
+            add(lineno, "wall_time_min", _seconds(g[0], g[1], path, lineno, "min"), f"{g[0]} {g[1]}")
+            add(lineno, "wall_time_max", _seconds(g[2], g[3], path, lineno, "max"), f"{g[2]} {g[3]}")
+            ctx["p_runs"] = integer(g[4], path, lineno, "runs")
+            continue
+    close()
+    if not seen_time:
+        if error is not None:
+            raise ParseError(path, error[0], f"hyperfine reported an error and no result: {error[1]}")
+        raise ParseError(path, 1, "no hyperfine result found (no 'Time (mean ± σ):' line and not "
+                         "a JSON export)")
+    return _frame(rows, path)
+
+
+# --------------------------------------------------------------------------- JSON export
+
+
+class _Leaf(NamedTuple):
+    """A JSON scalar with the text it was written as and the line it is on."""
+
+    value: object
+    raw: str
+    line: int
+
+
+class _Dict(dict):
+    """A JSON object that knows the line it starts on."""
+
+    line = 1
+
+
+class _List(list):
+    """A JSON array that knows the line it starts on."""
+
+    line = 1
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUM = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_MAX_DEPTH = 64
+
+
+def _load_json(text: str, path: str):
+    """Parse JSON keeping each scalar's raw text and line number (dicts/lists of _Leaf)."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        return bisect_right(starts, pos)
+
+    def fail(pos: int, message: str):
+        raise ParseError(path, line_of(min(pos, len(text))), message)
+
+    def skip(pos: int) -> int:
+        return _WS.match(text, pos).end()
+
+    def value(pos: int, depth: int):
+        pos = skip(pos)
+        if depth > _MAX_DEPTH:
+            fail(pos, "JSON nested too deeply for a hyperfine export")
+        if pos >= len(text):
+            fail(pos, "truncated JSON: expected a value")
+        c = text[pos]
+        if c == "{":
+            out = _Dict()
+            out.line = line_of(pos)
+            pos = skip(pos + 1)
+            if text.startswith("}", pos):
+                return out, pos + 1
+            while True:
+                pos = skip(pos)
+                if not text.startswith('"', pos):
+                    fail(pos, "malformed JSON: expected a string key")
+                key, pos = string(pos)
+                pos = skip(pos)
+                if not text.startswith(":", pos):
+                    fail(pos, "malformed JSON: expected ':' after a key")
+                out[key.value], pos = value(pos + 1, depth + 1)
+                pos = skip(pos)
+                if text.startswith(",", pos):
+                    pos += 1
+                    continue
+                if text.startswith("}", pos):
+                    return out, pos + 1
+                fail(pos, "malformed or truncated JSON: expected ',' or '}'")
+        if c == "[":
+            items = _List()
+            items.line = line_of(pos)
+            pos = skip(pos + 1)
+            if text.startswith("]", pos):
+                return items, pos + 1
+            while True:
+                item, pos = value(pos, depth + 1)
+                items.append(item)
+                pos = skip(pos)
+                if text.startswith(",", pos):
+                    pos += 1
+                    continue
+                if text.startswith("]", pos):
+                    return items, pos + 1
+                fail(pos, "malformed or truncated JSON: expected ',' or ']'")
+        if c == '"':
+            return string(pos)
+        for word, val in (("true", True), ("false", False), ("null", None)):
+            if text.startswith(word, pos):
+                return _Leaf(val, word, line_of(pos)), pos + len(word)
+        m = _NUM.match(text, pos)
+        if m:
+            return _Leaf(float(m.group(0)), m.group(0), line_of(pos)), m.end()
+        fail(pos, f"malformed JSON: unexpected {text[pos:pos + 10]!r}")
+
+    def string(pos: int):
+        try:
+            s, end = json.decoder.scanstring(text, pos + 1)
+        except ValueError as exc:
+            fail(pos, f"malformed JSON string: {exc}")
+        return _Leaf(s, text[pos:end], line_of(pos)), end
+
+    doc, pos = value(0, 0)
+    pos = skip(pos)
+    if pos != len(text):
+        fail(pos, "malformed JSON: text after the end of the document")
+    return doc
+
+
+def _param_value(v: str):
+    """hyperfine stores parameter values as strings; return a number when it is one exactly."""
+    if re.fullmatch(r"-?[0-9]+", v) and str(int(v)) == v:
+        return int(v)
+    if re.fullmatch(r"-?[0-9]*\.[0-9]+", v):
+        return float(v)
+    return v
+
+
+def _param_name(name: str) -> str:
+    snake = re.sub(r"[^0-9a-zA-Z]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)).strip("_")
+    return "p_" + (snake.lower() or "parameter")
+
+
+def _num(leaf, path: str, what: str) -> float | None:
+    """The finite number in ``leaf``; None for JSON null; ParseError for anything else."""
+    if not isinstance(leaf, _Leaf):
+        raise ParseError(path, leaf.line, f"{what}: expected a number, found a JSON container")
+    if leaf.value is None:
+        return None
+    if isinstance(leaf.value, bool) or not isinstance(leaf.value, float):
+        raise ParseError(path, leaf.line, f"{what}: expected a number, found {leaf.raw}")
+    return number(leaf.raw, path, leaf.line, what)
+
+
+def _parse_json(text: str, path: str) -> pd.DataFrame:
+    doc = _load_json(text, path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        raise ParseError(path, 1, "not a hyperfine JSON export (no \"results\" list)")
+    rows: list[dict] = []
+    for i, res in enumerate(doc["results"], start=1):
+        if not isinstance(res, dict) or not isinstance(res.get("times"), list):
+            raise ParseError(path, getattr(res, "line", 1),
+                             f"results[{i - 1}] is not a hyperfine result (no \"times\" list)")
+        ctx: dict = {}
+        cmd = res.get("command")
+        if isinstance(cmd, _Leaf) and isinstance(cmd.value, str):
+            ctx["p_command"] = cmd.value
+        params = res.get("parameters")
+        if isinstance(params, dict):
+            for name, leaf in params.items():
+                if isinstance(leaf, _Leaf) and leaf.value is not None:
+                    val = leaf.value if not isinstance(leaf.value, str) else _param_value(leaf.value)
+                    if isinstance(val, float) and val.is_integer() and "." not in leaf.raw:
+                        val = int(val)
+                    ctx[_param_name(name)] = val
+        times = res["times"]
+        ctx["p_runs"] = len(times)
+        codes = res.get("exit_codes")
+        exit_codes: list[int | None] | None = None
+        if isinstance(codes, list):
+            exit_codes = []
+            for leaf in codes:
+                code = _num(leaf, path, "exit code")
+                exit_codes.append(None if code is None else int(code))
+            ctx["p_failed_runs"] = sum(1 for c in exit_codes if c not in (0, None))
+
+        def add(leaf: _Leaf, metric: str, value: float, trial: int | None = None,
+                ctx: dict = ctx, **extra) -> None:
+            row = {"benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value,
+                   "unit": "s", "higher_is_better": False, "source": source(path, leaf.line),
+                   "raw": leaf.raw, **ctx, **extra}
+            if trial is not None:
+                row["trial"] = trial
+            rows.append(row)
+
+        for k, leaf in enumerate(times, start=1):
+            value = _num(leaf, path, f"times[{k - 1}]")
+            if value is None:
+                continue
+            extra = {}
+            if exit_codes is not None and len(exit_codes) == len(times) and exit_codes[k - 1] is not None:
+                extra["p_exit_code"] = exit_codes[k - 1]
+            add(leaf, "wall_time", value, k, **extra)
+        for key, metric, extra in (
+            ("mean", "wall_time_mean", {}), ("stddev", "wall_time_sd", {}),
+            ("median", "wall_time_percentile", {"p_percentile": 50.0}),
+            ("min", "wall_time_min", {}), ("max", "wall_time_max", {}),
+        ):
+            if key in res:
+                value = _num(res[key], path, key)
+                if value is not None:
+                    add(res[key], metric, value, **extra)
+        for key, metric in (("user", "user_time"), ("system", "system_time")):
+            item = res.get(key)
+            if isinstance(item, list):
+                for k, leaf in enumerate(item, start=1):
+                    value = _num(leaf, path, f"{key}[{k - 1}]")
+                    if value is not None:
+                        add(leaf, metric, value, k)
+            elif item is not None:
+                value = _num(item, path, key)
+                if value is not None:
+                    add(item, f"{metric}_mean", value)
+    if not rows:
+        raise ParseError(path, 1, "hyperfine JSON export with no timing in its results")
+    for r in rows:
+        r.setdefault("p_percentile", None)  # NA except on the median row
+    return _frame(rows, path)

@@ -1,0 +1,521 @@
+"""netperf 2.7 output: the classic result tables and the omni output selectors.
+
+Each test starts with netperf's banner, e.g. ``MIGRATED TCP REQUEST/RESPONSE TEST from ... to
+127.0.0.1 () port 0 AF_INET : demo : first burst 0``; its name gives ``p_test`` (TCP_RR, UDP_RR,
+TCP_CRR, TCP_STREAM, TCP_MAERTS, UDP_STREAM, ...; ``OMNI Send`` etc. for ``-t omni``). A file
+may hold several tests; ``trial`` counts the tests of the same ``p_test`` (1-based).
+
+**Classic tables** (the default; all produced here with netperf 2.7.0 against a loopback
+netserver): request/response (``Local /Remote`` header; first data line = local send/recv socket
+sizes, request and response size, elapsed time, ``Trans. Rate per sec`` or, with ``-f``,
+``Tput <unit> per sec``; second data line = remote socket sizes), stream (``Recv Send Send``
+header: receiver's socket size, sender's socket size, send message size, elapsed time,
+throughput) and UDP_STREAM (sending side line, then receiving side line). With ``-c``/``-C``
+the tables add CPU utilization (``% S``; S = /proc/stat) and service demand.
+
+**Omni output selectors** (``-- -o`` CSV, ``-- -O`` columns, ``-- -k`` key=value) with, among
+others, MIN_LATENCY, MEAN_LATENCY, P50_LATENCY, P90_LATENCY, P99_LATENCY, MAX_LATENCY,
+STDDEV_LATENCY, TRANSACTION_RATE, THROUGHPUT, THROUGHPUT_UNITS, RT_LATENCY, REQUEST_SIZE,
+RESPONSE_SIZE, ELAPSED_TIME, PROTOCOL, DIRECTION, LOCAL/REMOTE_CPU_UTIL, LOCAL/REMOTE_SD,
+SD_UNITS, LSS_SIZE, LSR_SIZE, RSS_SIZE, RSR_SIZE, LOCAL_SEND_SIZE, ..._TRANSPORT_RETRANS. CSV
+and column output name columns by their header text ("Minimum Latency Microseconds"); both
+are mapped back to the selectors. Other selectors are skipped.
+
+Rows (metric, unit):
+
+- ``transaction_rate`` (tx/s) for request/response tests (classic ``Trans. Rate``; omni
+  TRANSACTION_RATE, and THROUGHPUT when THROUGHPUT_UNITS is Trans/s). netperf prints the same
+  rate twice when both selectors are chosen (at 3 and 2 decimals); both rows are kept, told
+  apart by ``p_selector`` (TRANSACTION_RATE or THROUGHPUT), so filter on it before
+  aggregating omni output that selects both;
+- ``throughput`` (B/s): netperf's 10^3/10^6/10^9bits per second x 1e3/1e6/1e9 / 8, its
+  KBytes/MBytes/GBytes per second x 1024, 1024**2, 1024**3 (netlib.c calc_thruput: K/M/G
+  divide by powers of 1024, k/m/g by powers of 1000 over 8). UDP_STREAM gives one row per side
+  (``p_side`` send/recv), and ``messages`` (count, per side) and ``message_errors`` (count);
+- ``latency_min``, ``latency_mean``, ``latency_max``, ``latency_sd`` and ``latency_percentile``
+  with ``p_percentile`` 50/90/99 (s; netperf prints microseconds), ``rt_latency`` (s,
+  RT_LATENCY: round-trip time netperf derives as 1 / transaction rate);
+- ``elapsed_time`` (s);
+- ``cpu_util_local``, ``cpu_util_remote`` (%) and ``service_demand_local``,
+  ``service_demand_remote`` (unit "s": CPU seconds per unit of work, from netperf's usec) with
+  ``p_service_demand_per`` = "KB" (netperf's KB is 1024 bytes: calc_service_demand divides by
+  1024.0) or "transaction", only where -c/-C measured them (netperf prints -1 otherwise);
+- ``retransmits_local``, ``retransmits_remote`` (count; LOCAL/REMOTE_TRANSPORT_RETRANS).
+
+Parameters: p_test, p_send_socket and p_recv_socket (socket buffer sizes in bytes: for
+request/response and omni the local ones, with p_remote_send_socket/p_remote_recv_socket;
+for stream tables the sender's and the receiver's as the header labels them), p_message_size
+(stream send size; omni LOCAL_SEND_SIZE), p_request_size, p_response_size, p_protocol,
+p_data_direction (DIRECTION, e.g. "Send|Recv"), p_selector (see transaction_rate),
+p_percentile and p_test on every row (NA where they do not apply), p_confidence_level and p_confidence_achieved
+when ``-i``/``-I`` asked for confidence intervals (False when netperf printed "!!! WARNING
+Desired confidence was not achieved"). "-nan", blank values and netperf's -1 "not measured"
+give no row. Text with no result raises ParseError (quoting netperf's error, e.g.
+"establish control: are you sure there is a netserver listening ...", when there is one).
+Output made with ``-P 0`` (no banner, no headers) can only be read in the key=value form: the
+classic and CSV forms need their header lines to say what each number is.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from overhead.parsers._common import ParseError, number, numbered, source
+from overhead.schema import conform, frame
+
+TOOL = "netperf"
+BENCHMARK = "netperf"
+
+_TITLE = re.compile(r"^(?:MIGRATED )?(.+?) TEST from \S+ .* to \S+ .*$")
+_CONF = re.compile(r"\+/-[0-9.]+% @ *([0-9.]+)% conf\.")
+_KEYVAL = re.compile(r"^([A-Z][A-Z0-9_]*)=(.*)$")
+_ERRORS = ("establish control", "establish_control", "netperf: ", "send_omni", "recv_omni",
+           "Invalid", "netperf: receive_response")
+
+_TESTS = {
+    "TCP STREAM": "TCP_STREAM", "TCP MAERTS": "TCP_MAERTS", "UDP STREAM": "UDP_STREAM",
+    "TCP REQUEST/RESPONSE": "TCP_RR", "UDP REQUEST/RESPONSE": "UDP_RR",
+    "TCP Connect/Request/Response": "TCP_CRR", "TCP Connect/Close": "TCP_CC",
+    "TCP SENDFILE": "TCP_SENDFILE", "TCP MSS": "TCP_MSS",
+}
+
+# omni header text (CSV and column output) -> selector
+_HEADERS = {
+    "Socket Type": "SOCKET_TYPE", "Protocol": "PROTOCOL", "Direction": "DIRECTION",
+    "Elapsed Time (sec)": "ELAPSED_TIME", "Throughput": "THROUGHPUT",
+    "Throughput Units": "THROUGHPUT_UNITS",
+    "Local Send Socket Size Initial": "LSS_SIZE", "Local Recv Socket Size Initial": "LSR_SIZE",
+    "Remote Send Socket Size Initial": "RSS_SIZE", "Remote Recv Socket Size Initial": "RSR_SIZE",
+    "Local Send Size": "LOCAL_SEND_SIZE", "Local Recv Size": "LOCAL_RECV_SIZE",
+    "Remote Send Size": "REMOTE_SEND_SIZE", "Remote Recv Size": "REMOTE_RECV_SIZE",
+    "Request Size Bytes": "REQUEST_SIZE", "Response Size Bytes": "RESPONSE_SIZE",
+    "Local CPU Util %": "LOCAL_CPU_UTIL", "Remote CPU Util %": "REMOTE_CPU_UTIL",
+    "Local Service Demand": "LOCAL_SD", "Remote Service Demand": "REMOTE_SD",
+    "Service Demand Units": "SD_UNITS", "Transaction Rate Tran/s": "TRANSACTION_RATE",
+    "Round Trip Latency usec/tran": "RT_LATENCY",
+    "Local Transport Retransmissions": "LOCAL_TRANSPORT_RETRANS",
+    "Remote Transport Retransmissions": "REMOTE_TRANSPORT_RETRANS",
+    "Minimum Latency Microseconds": "MIN_LATENCY", "Maximum Latency Microseconds": "MAX_LATENCY",
+    "Mean Latency Microseconds": "MEAN_LATENCY", "Stddev Latency Microseconds": "STDDEV_LATENCY",
+    "50th Percentile Latency Microseconds": "P50_LATENCY",
+    "90th Percentile Latency Microseconds": "P90_LATENCY",
+    "99th Percentile Latency Microseconds": "P99_LATENCY",
+}
+_SELECTORS = set(_HEADERS.values())
+
+# selector -> (metric, unit, scale, higher_is_better, extra parameters)
+_OMNI_METRICS = {
+    "MIN_LATENCY": ("latency_min", "s", 1e-6, False, {}),
+    "MEAN_LATENCY": ("latency_mean", "s", 1e-6, False, {}),
+    "MAX_LATENCY": ("latency_max", "s", 1e-6, False, {}),
+    "STDDEV_LATENCY": ("latency_sd", "s", 1e-6, None, {}),
+    "P50_LATENCY": ("latency_percentile", "s", 1e-6, False, {"p_percentile": 50.0}),
+    "P90_LATENCY": ("latency_percentile", "s", 1e-6, False, {"p_percentile": 90.0}),
+    "P99_LATENCY": ("latency_percentile", "s", 1e-6, False, {"p_percentile": 99.0}),
+    "RT_LATENCY": ("rt_latency", "s", 1e-6, False, {}),
+    "TRANSACTION_RATE": ("transaction_rate", "tx/s", 1.0, True, {}),
+    "ELAPSED_TIME": ("elapsed_time", "s", 1.0, None, {}),
+    "LOCAL_CPU_UTIL": ("cpu_util_local", "%", 1.0, False, {}),
+    "REMOTE_CPU_UTIL": ("cpu_util_remote", "%", 1.0, False, {}),
+    "LOCAL_TRANSPORT_RETRANS": ("retransmits_local", "count", 1.0, False, {}),
+    "REMOTE_TRANSPORT_RETRANS": ("retransmits_remote", "count", 1.0, False, {}),
+}
+# selector -> parameter (whole numbers; negative = netperf's "not set/unknown")
+_OMNI_INT_PARAMS = {
+    "LSS_SIZE": "p_send_socket", "LSR_SIZE": "p_recv_socket",
+    "RSS_SIZE": "p_remote_send_socket", "RSR_SIZE": "p_remote_recv_socket",
+    "LOCAL_SEND_SIZE": "p_message_size", "REQUEST_SIZE": "p_request_size",
+    "RESPONSE_SIZE": "p_response_size",
+}
+_OMNI_STR_PARAMS = {"PROTOCOL": "p_protocol", "DIRECTION": "p_data_direction",
+                    "SOCKET_TYPE": "p_socket_type"}
+_MISSING = ("", "-nan", "nan", "NaN", "-NaN", "inf", "-inf")
+
+
+def _frame(rows: list[dict], path: str) -> pd.DataFrame:
+    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
+    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
+    for r in rows:
+        for k, v in r.items():
+            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
+                    and abs(v) >= 2**63:
+                line = r["source"].rsplit(":", 1)[-1]
+                raise ParseError(path, int(line) if line.isdigit() else None,
+                                 f"{k[2:]} {v} is out of range")
+    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
+
+
+def detect(text: str) -> float:
+    """Confidence (0..1) that ``text`` is netperf output."""
+    head = text[:20000]
+    if re.search(r"^(?:MIGRATED )?.+? TEST from \S+ .* to \S+ ", head, re.M) and (
+            "AF_INET" in head or "netperf" in head.lower()):
+        return 1.0
+    if re.search(r"^(THROUGHPUT|TRANSACTION_RATE|MEAN_LATENCY|P99_LATENCY)=", head, re.M):
+        return 0.9
+    if "are you sure there is a netserver listening" in head:
+        return 0.5  # netperf's own error: let its parser say so
+    return 0.0
+
+
+def throughput_scale(unit: str) -> float | None:
+    """Bytes/s per unit of netperf's throughput ``unit`` ("10^6bits/sec", "KBytes/s", ...);
+    None for a transaction rate ("Trans/s"); ParseError-free: unknown units give ValueError."""
+    u = unit.strip()
+    m = re.match(r"^10\^([369])bits(?:/s|/sec)?$", u)
+    if m:
+        return 10 ** int(m.group(1)) / 8
+    m = re.match(r"^([KMG])Bytes(?:/s|/sec)?$", u)
+    if m:
+        return 1024.0 ** ("KMG".index(m.group(1)) + 1)
+    if u in ("Trans/s", "Trans/sec", "Tran/s"):
+        return None
+    raise ValueError(unit)
+
+
+def parse(text: str, path: str = "<string>") -> pd.DataFrame:
+    """Parse netperf output (classic tables or omni selectors) into tidy rows.
+
+    Parameters: text, the whole output; path, used in ``source`` and in errors.
+    Raises ParseError when no result is found (quoting netperf's error message if it printed
+    one), or a result line is malformed.
+    """
+    blocks: list[tuple[int | None, str | None, list[tuple[int, str]]]] = []
+    current: list[tuple[int, str]] = []
+    title: tuple[int | None, str | None] = (None, None)
+    error: tuple[int, str] | None = None
+    for lineno, line in numbered(text):
+        m = _TITLE.match(line.strip())
+        if m:
+            if current or title[0] is not None:
+                blocks.append((*title, current))
+            title, current = (lineno, line.strip()), []
+            continue
+        if error is None and line.strip().startswith(_ERRORS):
+            error = (lineno, line.strip())
+        current.append((lineno, line))
+    if current or title[0] is not None:
+        blocks.append((*title, current))
+
+    rows: list[dict] = []
+    trials: dict[str | None, int] = {}
+    for title_line, title_text, lines in blocks:
+        ctx: dict = {}
+        if title_text is not None:
+            name = _TITLE.match(title_text).group(1)
+            test = _TESTS.get(name, name.replace(" ", "_"))
+            ctx["p_test"] = test
+            c = _CONF.search(title_text)
+            if c:
+                ctx["p_confidence_level"] = number(c.group(1), path, title_line, "confidence level")
+                ctx["p_confidence_achieved"] = not any(
+                    "Desired confidence was not achieved" in ln for _, ln in lines)
+        block_rows = _block(lines, path, ctx)
+        if block_rows:
+            key = ctx.get("p_test")
+            trials[key] = trials.get(key, 0) + 1
+            for r in block_rows:
+                r["trial"] = trials[key]
+            rows.extend(block_rows)
+    for r in rows:
+        # every row carries p_percentile and p_test (NA where they do not apply), so that the
+        # frame of a cut-off output has the same columns as the whole one
+        r.setdefault("p_percentile", None)
+        r.setdefault("p_test", None)
+    if not rows:
+        if error is not None:
+            raise ParseError(path, error[0], f"netperf reported an error and no result: {error[1]}")
+        raise ParseError(path, 1, "no netperf result found (no test banner with a result table, "
+                         "omni CSV/columns, or key=value selectors)")
+    return _frame(rows, path)
+
+
+def _row(metric: str, value: float, unit: str, hib, path: str, lineno: int, raw: str,
+         ctx: dict, **extra) -> dict:
+    return {"benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value, "unit": unit,
+            "higher_is_better": hib, "source": source(path, lineno), "raw": raw, **ctx, **extra}
+
+
+def _block(lines: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]:
+    """Rows of one test's output (the lines after its banner)."""
+    body = [(n, ln) for n, ln in lines
+            if not ln.strip().startswith("!!!") and not ln.strip().startswith("Interim result")]
+    content = [(n, ln) for n, ln in body if ln.strip()]
+    if not content:
+        return []
+    first = content[0][1].strip()
+    if any(_KEYVAL.match(ln.strip()) for _, ln in content):  # -k output
+        values = {}
+        for n, ln in content:
+            m = _KEYVAL.match(ln.strip())
+            if m and m.group(1) in _SELECTORS:
+                values.setdefault(m.group(1), (m.group(2).strip(), n, f"{m.group(1)}={m.group(2).strip()}"))
+        return _omni_rows(values, path, ctx)
+    if first.startswith("Local /Remote"):
+        return _classic(body, path, ctx, "rr")
+    if first.startswith("Recv") and "Send" in first:
+        return _classic(body, path, ctx, "stream")
+    if first.startswith("Socket") and "Messages" in first:
+        return _classic(body, path, ctx, "udp_stream")
+    if "," in first:
+        return _omni_csv(content, path, ctx)
+    return _omni_human(body, path, ctx)
+
+
+# --------------------------------------------------------------------------- classic tables
+
+
+def _split_table(body: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header lines (up to the first blank line after them) and the data lines after it."""
+    header: list[str] = []
+    data: list[tuple[int, list[str]]] = []
+    state = "lead"
+    for n, ln in body:
+        if state == "lead":
+            if ln.strip():
+                state = "header"
+            else:
+                continue
+        if state == "header":
+            if ln.strip():
+                header.append(ln)
+                continue
+            state = "data"
+            continue
+        if ln.strip():
+            data.append((n, ln.split()))
+    return header, data
+
+
+def _unit_scale(unit: str, path: str, lineno: int) -> float | None:
+    try:
+        return throughput_scale(unit)
+    except ValueError:
+        raise ParseError(path, lineno, f"unknown netperf throughput unit {unit!r}") from None
+
+
+def _classic(body: list[tuple[int, str]], path: str, ctx: dict, kind: str) -> list[dict]:
+    header, data = _split_table(body)
+    if not data:
+        return []
+    header_text = " ".join(header)
+    first = next(n for n, ln in body if ln.strip())  # line number of the first header line
+    has_cpu = "CPU" in header_text or "Utilization" in header_text
+    sd_per = "transaction" if "us/Tr" in header_text else "KB" if "us/KB" in header_text else None
+    rows: list[dict] = []
+
+    def unit_at(index: int, position: int) -> tuple[str, float | None]:
+        words = header[index].split() if len(header) > index else []
+        unit = words[position] if len(words) > position else ""
+        return unit, _unit_scale(unit, path, first + index)
+
+    def nums(tokens: list[str], n: int, what: str, lineno: int) -> list[float]:
+        if len(tokens) != n:
+            raise ParseError(path, lineno, f"netperf {what} line: expected {n} fields, found "
+                             f"{len(tokens)}: {' '.join(tokens)!r}")
+        return [number(t, path, lineno, what) for t in tokens]
+
+    def rate(value: float, token: str, unit: str, scale: float | None, lineno: int, base: dict) -> None:
+        if scale is None:
+            rows.append(_row("transaction_rate", value, "tx/s", True, path, lineno,
+                             f"{token} {unit}", base))
+        else:
+            rows.append(_row("throughput", value * scale, "B/s", True, path, lineno,
+                             f"{token} {unit}", base))
+
+    def cpu(values: list[float], tokens: list[str], lineno: int, sides: tuple[str, ...],
+            base: dict) -> None:
+        """CPU utilization columns for ``sides``, then service demand columns for them."""
+        k = len(sides)
+        for side, v, tok in zip(sides, values[:k], tokens[:k], strict=True):
+            if v >= 0:  # netperf prints -1 when it did not measure
+                rows.append(_row(f"cpu_util_{side}", v, "%", False, path, lineno, f"{tok} %", base))
+        for side, v, tok in zip(sides, values[k:2 * k], tokens[k:2 * k], strict=True):
+            if v >= 0 and sd_per is not None:
+                unit = "us/KB" if sd_per == "KB" else "us/Tr"
+                rows.append(_row(f"service_demand_{side}", v * 1e-6, "s", False, path, lineno,
+                                 f"{tok} {unit}", base, p_service_demand_per=sd_per))
+
+    lineno, tokens = data[0]
+    if kind == "rr":
+        v = nums(tokens, 10 if has_cpu else 6, "request/response result", lineno)
+        params = {"p_send_socket": int(v[0]), "p_recv_socket": int(v[1]),
+                  "p_request_size": int(v[2]), "p_response_size": int(v[3])}
+        if len(data) > 1:
+            rn, rtok = data[1]
+            rv = nums(rtok, 2, "remote socket sizes", rn)
+            params.update(p_remote_send_socket=int(rv[0]), p_remote_recv_socket=int(rv[1]))
+        base = {**ctx, **params}
+        rows.append(_row("elapsed_time", v[4], "s", None, path, lineno, f"{tokens[4]} secs.", base))
+        if "Trans." in header_text:
+            rate(v[5], tokens[5], "Trans/s", None, lineno, base)
+        else:  # -f given: "Tput <unit> per sec"
+            unit, scale = unit_at(2, 5)
+            rate(v[5], tokens[5], unit + "/s", scale, lineno, base)
+        if has_cpu:
+            cpu(v[6:], tokens[6:], lineno, ("local", "remote"), base)
+        return rows
+
+    if kind == "stream":
+        v = nums(tokens, 9 if has_cpu else 5, "stream result", lineno)
+        unit, scale = unit_at(3, 4)
+        base = {**ctx, "p_recv_socket": int(v[0]), "p_send_socket": int(v[1]),
+                "p_message_size": int(v[2])}
+        rows.append(_row("elapsed_time", v[3], "s", None, path, lineno, f"{tokens[3]} secs.", base))
+        rate(v[4], tokens[4], unit, scale, lineno, base)
+        if has_cpu:
+            cpu(v[5:], tokens[5:], lineno, ("local", "remote"), base)
+        return rows
+
+    # UDP_STREAM: sending side line, then receiving side line
+    unit, scale = unit_at(2, 5)
+    if scale is None:
+        raise ParseError(path, first + 2, f"UDP_STREAM throughput in {unit!r}")
+    v = nums(tokens, 8 if has_cpu else 6, "UDP_STREAM send-side", lineno)
+    params = {"p_send_socket": int(v[0]), "p_message_size": int(v[1])}
+    second = None
+    if len(data) > 1:
+        rn, rtok = data[1]
+        rv = nums(rtok, 6 if has_cpu else 4, "UDP_STREAM receive-side", rn)
+        params["p_recv_socket"] = int(rv[0])
+        second = (rn, rtok, rv)
+    send = {**ctx, **params, "p_side": "send"}
+    rows.append(_row("elapsed_time", v[2], "s", None, path, lineno, f"{tokens[2]} secs", send))
+    rows.append(_row("messages", v[3], "count", None, path, lineno, f"{tokens[3]} #", send))
+    rows.append(_row("message_errors", v[4], "count", False, path, lineno, f"{tokens[4]} #", send))
+    rate(v[5], tokens[5], unit, scale, lineno, send)
+    if has_cpu:
+        cpu(v[6:], tokens[6:], lineno, ("local",), send)
+    if second is not None:
+        rn, rtok, rv = second
+        recv = {**ctx, **params, "p_side": "recv"}
+        rows.append(_row("elapsed_time", rv[1], "s", None, path, rn, f"{rtok[1]} secs", recv))
+        rows.append(_row("messages", rv[2], "count", None, path, rn, f"{rtok[2]} #", recv))
+        rate(rv[3], rtok[3], unit, scale, rn, recv)
+        if has_cpu:
+            cpu(rv[4:], rtok[4:], rn, ("remote",), recv)
+    return rows
+
+
+# --------------------------------------------------------------------------- omni output
+
+
+def _omni_csv(content: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]:
+    rows: list[dict] = []
+    i = 0
+    while i + 1 < len(content):
+        (hn, header), (vn, values) = content[i], content[i + 1]
+        names = [h.strip() for h in header.split(",")]
+        tokens = [t.strip() for t in values.split(",")]
+        if len(tokens) != len(names):
+            raise ParseError(path, vn, f"omni CSV line has {len(tokens)} fields, its header "
+                             f"(line {hn}) {len(names)}")
+        picked = {}
+        for name, tok in zip(names, tokens, strict=True):
+            sel = _HEADERS.get(name)
+            if sel is not None:
+                picked.setdefault(sel, (tok, vn, f"{tok} ({name})"))
+        rows.extend(_omni_rows(picked, path, ctx))
+        i += 2
+    return rows
+
+
+def _columns(lines: list[str]) -> list[tuple[int, int]]:
+    """Column spans of netperf's -O output: a column starts where every line has a space (or
+    the line start) just before it and some line has text."""
+    width = max(len(ln) for ln in lines)
+    padded = [ln.ljust(width) for ln in lines]
+    starts = [p for p in range(width)
+              if any(ln[p] != " " for ln in padded) and (p == 0 or all(ln[p - 1] == " " for ln in padded))]
+    return [(s, e) for s, e in zip(starts, [*starts[1:], width], strict=True)]
+
+
+def _omni_human(body: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]:
+    merged: dict = {}  # selector -> value over all groups (-O prints wide output in groups)
+    i = 0
+    while i < len(body):
+        if not body[i][1].strip():
+            i += 1
+            continue
+        group = body[i:i + 5]
+        if len(group) < 5:
+            break  # cut off before the value line
+        texts = [ln for _, ln in group]
+        spans = _columns(texts)
+        vn = group[4][0]
+        picked: dict = {}
+        k = 0
+        while k < len(spans):
+            for width in range(1, min(5, len(spans) - k + 1)):
+                start, end = spans[k][0], spans[k + width - 1][1]
+                name = " ".join(" ".join(t[start:end].split()) for t in texts[:4] if t[start:end].strip())
+                if name in _HEADERS:
+                    tok = texts[4][start:end].strip()
+                    picked.setdefault(_HEADERS[name], (tok, vn, f"{tok} ({name})"))
+                    k += width
+                    break
+            else:
+                k += 1
+        for sel, val in picked.items():
+            merged.setdefault(sel, val)
+        i += 5
+    if not merged and i >= 5:
+        raise ParseError(path, body[0][0], "unrecognized netperf output: expected a classic "
+                         "result table, omni CSV, omni columns (-O) or key=value lines")
+    return _omni_rows(merged, path, ctx)
+
+
+def _omni_rows(values: dict[str, tuple[str, int, str]], path: str, ctx: dict) -> list[dict]:
+    """Rows from omni selector values: {SELECTOR: (value text, line, raw)}."""
+
+    def present(sel: str) -> bool:
+        return sel in values and values[sel][0] not in _MISSING
+
+    base = dict(ctx)
+    for sel, param in _OMNI_INT_PARAMS.items():
+        if present(sel):
+            tok, n, _ = values[sel]
+            v = number(tok, path, n, sel)
+            # negative: netperf's "not set"; LOCAL_SEND_SIZE is 0 in request/response tests
+            if v >= 0 and v.is_integer() and not (sel == "LOCAL_SEND_SIZE" and v == 0):
+                base[param] = int(v)
+    for sel, param in _OMNI_STR_PARAMS.items():
+        if present(sel):
+            base[param] = values[sel][0]
+    rows: list[dict] = []
+    for sel, (metric, unit, scale, hib, extra) in _OMNI_METRICS.items():
+        if not present(sel):
+            continue
+        tok, n, raw = values[sel]
+        v = number(tok, path, n, sel)
+        if v < 0:  # -1: not measured
+            continue
+        if sel == "TRANSACTION_RATE":
+            extra = {"p_selector": sel}
+        rows.append(_row(metric, v * scale, unit, hib, path, n, raw, base, **extra))
+    if present("THROUGHPUT") and present("THROUGHPUT_UNITS"):
+        tok, n, raw = values["THROUGHPUT"]
+        unit = values["THROUGHPUT_UNITS"][0]
+        scale = _unit_scale(unit, path, values["THROUGHPUT_UNITS"][1])
+        v = number(tok, path, n, "THROUGHPUT")
+        if v >= 0:
+            if scale is not None:
+                rows.append(_row("throughput", v * scale, "B/s", True, path, n, f"{raw} {unit}", base))
+            else:
+                rows.append(_row("transaction_rate", v, "tx/s", True, path, n, f"{raw} {unit}",
+                                 base, p_selector="THROUGHPUT"))
+    if present("SD_UNITS"):
+        sd_units = values["SD_UNITS"][0]
+        per = {"usec/KB": "KB", "usec/Tran": "transaction"}.get(sd_units)
+        if per is None:
+            raise ParseError(path, values["SD_UNITS"][1], f"unknown service demand unit {sd_units!r}")
+        for sel, side in (("LOCAL_SD", "local"), ("REMOTE_SD", "remote")):
+            if present(sel):
+                tok, n, raw = values[sel]
+                v = number(tok, path, n, sel)
+                if v >= 0:
+                    rows.append(_row(f"service_demand_{side}", v * 1e-6, "s", False, path, n,
+                                     f"{raw} {sd_units}", base, p_service_demand_per=per))
+    return rows
