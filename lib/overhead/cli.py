@@ -130,6 +130,33 @@ def summary_cmd(
     typer.echo(ingest.summary_table(table))
 
 
+@app.command("reproduce")
+def reproduce_cmd(
+    out: Annotated[Path | None, typer.Option(help="Output folder (default figures/rc25482).")] = None,
+    tidy: Annotated[Path | None, typer.Option(help="Ingest folder (default data/tidy/ibm).")] = None,
+    ibm_data: Annotated[Path | None, typer.Option("--ibm", help="The authors' tree.")] = None,
+    reference: Annotated[Path | None, typer.Option(help="Folder with paper_numbers.csv.")] = None,
+    workers: Annotated[int, typer.Option(help="Notebooks run at once.")] = 2,
+) -> None:
+    """Rebuild every table and figure of RC25482: ingest, then run the notebooks with papermill."""
+    import time
+
+    from overhead.rc25482 import DataNotFound
+    from overhead.rc25482.run import reproduce
+
+    started = time.perf_counter()
+    try:
+        runs = reproduce(out, tidy, ibm_data, reference, workers=workers)
+    except DataNotFound as exc:
+        _fail(str(exc), 1)
+    for r in runs:
+        status = "ok" if r.error is None else f"FAILED: {r.error.splitlines()[0][:200]}"
+        typer.echo(f"{r.name:<28} {r.seconds:6.1f} s  {status}")
+    typer.echo(f"total {time.perf_counter() - started:.1f} s")
+    if any(r.error for r in runs):
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

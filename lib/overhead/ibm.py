@@ -142,9 +142,14 @@ def _tuned_blocks(df):
     return df["p_cpus"].eq(2).fillna(False)
 
 
-def _single_socket(df):
-    """RandomAccess runs whose numactl options bind one socket (the real single-socket runs)."""
-    return df["p_sockets"].eq(1).fillna(False)
+def _second_half(df):
+    """RandomAccess runs 11-20 of {linux,docker,vm}.log: the real single-socket runs.
+
+    The first ten runs are byte-for-byte the *.single-socket.localalloc.log file (which holds,
+    despite its name, the two-socket runs). Only linux.log states numactl options, so the run
+    position is what tells the halves apart in all three files.
+    """
+    return df["trial"].gt(10).fillna(False)
 
 
 RULES: tuple[Rule, ...] = (
@@ -162,18 +167,18 @@ RULES: tuple[Rule, ...] = (
     Rule("linpack/results/gce/*", None, "Google Compute Engine exploration, not in the paper"),
     Rule("linpack/results/*.topo*", None, "hwloc topology pictures"),
     # --- STREAM (Table I) ---
-    Rule("Stream/results/*.two-socket.interleavedalloc.log", "stream", "Table I: 10 runs, two sockets",
-         benchmark="stream", context=_by_prefix),
-    Rule("Stream/results/*.single-socket.localalloc.log", "stream", "10 runs, one socket (not in the paper)",
-         benchmark="stream", context=_by_prefix),
+    Rule("Stream/results/*.two-socket.interleavedalloc.log", "stream", "Table I: 10 runs, two sockets, 32 threads",
+         benchmark="stream", context=_by_prefix, params={"p_sockets": 2}),
+    Rule("Stream/results/*.single-socket.localalloc.log", "stream", "10 runs, one socket, 16 threads (not in the paper)",
+         benchmark="stream", context=_by_prefix, params={"p_sockets": 1}),
     Rule("Stream/results/*.log", None, "the concatenation of the single- and two-socket files, already ingested"),
     # --- RandomAccess (Table I) ---
     Rule("RandomAccess/results/*.single-socket.localalloc.log", "gups",
          "Table I: mislabelled -- their headers say --physcpubind=0-31 --interleave=0,1 (two sockets)",
-         benchmark="randomaccess", context=_by_prefix),
+         benchmark="randomaccess", context=_by_prefix, params={"p_sockets": 2}),
     Rule("RandomAccess/results/*.log", "gups", "the real single-socket runs are the second half",
-         benchmark="randomaccess", context=_by_prefix, keep=_single_socket,
-         keep_why="first half: the two-socket runs already ingested from *.single-socket.localalloc.log"),
+         benchmark="randomaccess", context=_by_prefix, keep=_second_half, params={"p_sockets": 1},
+         keep_why="runs 1-10: byte-identical to *.single-socket.localalloc.log, already ingested"),
     # --- fio (Figs 5-7) ---
     Rule("fio/results/*.log", "fio", "Figs 5-7: one fio 2.0.8 run per environment", benchmark="fio",
          context=lambda rel: {**_by_prefix(rel), "variant": "default"}),
@@ -187,6 +192,10 @@ RULES: tuple[Rule, ...] = (
          benchmark="mysql", context=_mysql_context),
     Rule("mysql/results/bml/dstat-run-2000000-cleaned.csv", None,
          "a header-less copy of dstat-run-2000000.csv edited by the authors"),
+    Rule("mysql/results/docker-single-container-nethost-hostfs-10run/dstat-run-2000000-single-hostnet-hostfs.csv",
+         None, "a dstat file cut by hand: starts at a session header, without dstat's first lines"),
+    Rule("mysql/results/rebooted-arldcn24/dstat-run-2000000-test-bml.csv", None,
+         "a dstat session cut and edited by hand"),
     Rule("mysql/results/*/dstat-*.csv", "dstat", "CPU utilisation during the sysbench runs",
          benchmark="mysql", context=_mysql_context),
     Rule("mysql/results/*/*/dstat-*.csv", "dstat", "Fig 11: CPU utilisation during the sysbench runs",

@@ -18,21 +18,8 @@ import math
 import re
 from collections.abc import Iterator
 
+from overhead.errors import ParseError  # noqa: F401  (re-exported for parsers)
 from overhead.schema import frame  # noqa: F401  (re-exported for parsers)
-
-
-class ParseError(ValueError):
-    """Input is not valid output of the tool. ``str()`` is ``path:line: message``."""
-
-    def __init__(self, path: str, line: int | None, message: str):
-        self.path = path
-        self.line = line
-        self.message = message
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return f"{where}: {self.message}"
 
 
 def numbered(text: str) -> Iterator[tuple[int, str]]:

@@ -345,6 +345,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         raise ParseError(path, len(lines), "dstat CSV header ends before its column row")
     cut_last = not text.endswith(("\n", "\r"))
     parts: list[dict] = []
+    line_sources: list[str] = []
     for n, s in enumerate(sessions, start=1):
         if len(s.groups) > len(s.columns) + 1 or not s.columns:
             raise ParseError(path, s.first - 1, "dstat group row and column row do not match")
@@ -361,7 +362,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         delay = _delay(s.cmdline) if s.cmdline else None
         base = parse_date(s.date) if s.date else None
         sample = np.arange(nrows, dtype=np.int64)
-        line_src = pa.array([f"{path}:{first + k + 1}" for k in range(nrows)], type=pa.string())
+        # One source string per sample line, shared by its counters: the rows refer to it by
+        # code (a Categorical), so 14 counters do not copy the same "path:line" 14 times.
+        base_code = len(line_sources)
+        line_sources.extend(f"{path}:{first + k + 1}" for k in range(nrows))
+        line_src = np.arange(base_code, base_code + nrows, dtype=np.int32)
         for j, (group, column) in enumerate(zip(groups, s.columns, strict=True)):
             mapped = _mapping(group, column)
             if mapped is None:
@@ -385,8 +390,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             if len(idx):
                 taken = pa.array(idx)
                 parts.append(_part(metric, unit, device, cpu, n, s, delay, base,
-                                   v[idx], raw.take(taken), line_src.take(taken), sample[idx]))
-    return _assemble(parts, version)
+                                   v[idx], raw.take(taken), line_src[idx], sample[idx]))
+    return _assemble(parts, version, line_sources)
 
 
 def _part(metric, unit, device, cpu, session, s, delay, base, values, raw, src, sample) -> dict:
@@ -408,10 +413,13 @@ def _first_bad(raw: pa.Array) -> int:
 
 
 def _strings(values: list, counts: np.ndarray) -> pd.Series:
-    """A string Series repeating values[i] counts[i] times (Arrow-backed, no Python loop per row)."""
-    codes = np.repeat(np.arange(len(values), dtype=np.int32), counts)
-    strings = pa.DictionaryArray.from_arrays(codes, pa.array(values, type=pa.string())).cast(pa.string())
-    return pd.Series(pd.arrays.ArrowStringArray(strings))
+    """A string column repeating values[i] counts[i] times, as a Categorical (codes only: no
+    string is copied per row; Arrow and Parquet keep it dictionary-encoded)."""
+    categories = list(dict.fromkeys(values))
+    index = {v: k for k, v in enumerate(categories)}
+    codes = np.repeat(np.array([index[v] for v in values], dtype=np.int32), counts)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="string"),
+                                               validate=False))
 
 
 def _integers(values: np.ndarray) -> pd.Series:
@@ -424,7 +432,7 @@ def _booleans(values: np.ndarray) -> pd.Series:
     return pd.Series(pd.arrays.BooleanArray(values, np.zeros(len(values), bool)))
 
 
-def _assemble(parts: list[dict], version: str) -> pd.DataFrame:
+def _assemble(parts: list[dict], version: str, line_sources: list[str]) -> pd.DataFrame:
     """Stack the per-column pieces into one conformed frame."""
     if not parts:
         return frame([])
@@ -439,7 +447,9 @@ def _assemble(parts: list[dict], version: str) -> pd.DataFrame:
         "value": np.concatenate([p["value"] for p in parts]),
         "unit": _strings([p["unit"] for p in parts], counts),
         "warmup": _booleans(sample == 0),
-        "source": pd.Series(pd.arrays.ArrowStringArray(pa.concat_arrays([p["source"] for p in parts]))),
+        "source": pd.Series(pd.Categorical.from_codes(
+            np.concatenate([p["source"] for p in parts]),
+            categories=pd.Index(line_sources, dtype="string"), validate=False)),
         "raw": pd.Series(pd.arrays.ArrowStringArray(pa.concat_arrays([p["raw"] for p in parts]))),
         "p_session": _integers(np.repeat(np.array([p["session"] for p in parts], dtype=np.int64), counts)),
         "p_sample": _integers(sample),
