@@ -78,25 +78,36 @@ def prepare(ibm_data: str | os.PathLike[str] | None = None,
 
 
 def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,
-         table: str = "measurements", metrics: list[str] | None = None) -> pd.DataFrame:
+         table: str = "measurements", metrics: list[str] | None = None,
+         where: dict | None = None) -> pd.DataFrame:
     """Rows of one benchmark (or all) from an ingested folder, with a ``label`` column.
 
     Parameters: tidy_dir, folder written by ingest; benchmark, e.g. "mysql"; table,
-    "measurements" or "reference" (the spreadsheet values); metrics, keep only these.
+    "measurements", "monitor" (dstat samples) or "reference" (the spreadsheet values);
+    metrics, keep only these; where, more equality filters {column: value} pushed down to
+    the Parquet reader (e.g. {"p_series": "performance-governor"}).
     Parameter columns that are empty for the selection are dropped.
     """
-    path = Path(tidy_dir) / f"{table}.parquet"
+    path = Path(tidy_dir) / (table if table == "monitor" else f"{table}.parquet")
     filters = []
     if benchmark is not None:
         filters.append(("benchmark", "==", benchmark))
     if metrics is not None:
         filters.append(("metric", "in", list(metrics)))
-    df = pd.read_parquet(path, engine="pyarrow", filters=filters or None)
-    df = schema.conform(df.dropna(axis=1, how="all").reindex(
-        columns=[c for c in df.columns if c in schema.MEASUREMENT_COLUMNS or df[c].notna().any()]))
-    df["label"] = [ibm.label(e, v) if isinstance(e, str) else None
-                   for e, v in zip(df["environment"], df["variant"], strict=True)]
+    for column, value in (where or {}).items():
+        filters.append((column, "==", value))
+    df = pd.read_parquet(path, engine="pyarrow", filters=filters or None, dtype_backend="numpy_nullable")
+    empty = [c for c in df.columns if c.startswith("p_") and df[c].isna().all()]
+    df = schema.conform(df.drop(columns=empty))
+    df["label"] = labels(df)
     return df
+
+
+def labels(df: pd.DataFrame) -> pd.Series:
+    """The paper's environment label of every row (computed once per distinct pair)."""
+    keys = df["environment"].astype("string").fillna("") + "\x00" + df["variant"].astype("string").fillna("")
+    names = {k: (ibm.label(*k.split("\x00")) if not k.startswith("\x00") else None) for k in keys.unique()}
+    return keys.map(names).astype("string")
 
 
 def out_dir(path: str | os.PathLike[str] | None = None) -> Path:
