@@ -359,8 +359,12 @@ def ibm_spreadsheets(ibm_root: str | Path) -> pd.DataFrame:
     Every row has tool "spreadsheet", p_origin "spreadsheet", source
     "<relative path>!<sheet>!<cell>" and raw = the cell's number as text; environment is
     native/docker/kvm and variant "net=nat" where the sheet says Docker NAT ("default" otherwise).
+    A workbook that is not in the tree (a partial checkout) gives no rows.
     Raises SpreadsheetLayoutError when a workbook does not have the layout described here.
     """
     root = Path(ibm_root)
-    rows = _nuttcp(root) + _netperf(root) + _fio(root)
+    rows = []
+    for read, rel in ((_nuttcp, NUTTCP_XLSX), (_netperf, NETPERF_XLSX), (_fio, FIO_XLSX)):
+        if (root / rel).is_file():
+            rows += read(root)
     return frame(rows)

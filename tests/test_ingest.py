@@ -1,0 +1,190 @@
+"""ingest-ibm over the authors' whole tree: counts you can check against the data, sources,
+caching on content, atomic writes, and the CLI's error behaviour."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from overhead import ingest
+from overhead.errors import ParseError
+
+OVERHEAD = [sys.executable, "-m", "overhead.cli"]
+
+
+@pytest.fixture(scope="module")
+def tidy(ibm, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tidy")
+    result = ingest.ingest_ibm(ibm, out)
+    assert not result.unchanged and not result.unmapped
+    return out
+
+
+@pytest.fixture(scope="module")
+def measurements(tidy) -> pd.DataFrame:
+    return pd.read_parquet(tidy / "measurements.parquet", dtype_backend="numpy_nullable")
+
+
+def test_sysbench_reports_across_mysql_results(measurements):
+    tps = measurements[(measurements.benchmark == "mysql") & (measurements.metric == "transaction_rate")]
+    assert len(tps) == 1489
+    # the paper's data: 5 configurations x 10 runs x 15 thread counts
+    pg = tps[tps.p_series == "performance-governor"]
+    assert pg.groupby(["environment", "variant"]).size().to_dict() == {
+        ("docker", "net=host,storage=volume"): 150, ("docker", "net=nat,storage=aufs"): 150,
+        ("docker", "net=nat,storage=volume"): 150, ("kvm", "qcow2,pinned"): 150, ("native", "default"): 150}
+    assert sorted(pg.trial.unique()) == list(range(1, 11))
+    assert sorted(pg.p_threads.unique()) == list(range(10, 300, 20))
+
+
+def test_redis_results(measurements):
+    tp = measurements[(measurements.benchmark == "redis") & (measurements.metric == "throughput")]
+    assert len(tp) == 8777
+    assert set(map(tuple, tp[["environment", "variant"]].drop_duplicates().to_numpy())) == {
+        ("native", "default"), ("docker", "net=host"), ("docker", "net=nat"), ("kvm", "default")}
+
+
+def test_linpack_trials_per_environment(measurements):
+    f = measurements[(measurements.benchmark == "linpack") & (measurements.metric == "flop_rate")]
+    counts = f.groupby(["environment", "variant", "p_block_complete"]).size().to_dict()
+    # 10 trials per two-socket environment, plus the tuned VM: the complete last block (10)
+    # and the aborted block before it (6 trials, kept and marked incomplete)
+    assert counts == {("native", "default", True): 10, ("docker", "default", True): 10,
+                      ("kvm", "untuned", True): 10, ("kvm", "tuned", True): 10, ("kvm", "tuned", False): 6}
+    tuned = f[(f.variant == "tuned") & f.p_block_complete]
+    assert tuned.value.mean() / 1e9 == pytest.approx(284.1987, abs=5e-5)  # the log's own summary
+
+
+def test_stream_runs_per_environment_and_socket_mode(measurements):
+    s = measurements[(measurements.benchmark == "stream") & (measurements.metric == "bandwidth")]
+    per = s.groupby(["environment", "p_sockets", "p_kernel"]).size()
+    assert len(per) == 3 * 2 * 4 and (per == 10).all()
+
+
+def test_randomaccess_halves_and_mislabelled_files(measurements):
+    g = measurements[(measurements.benchmark == "randomaccess") & (measurements.metric == "update_rate")]
+    assert g.groupby(["environment", "p_sockets"]).size().to_dict() == {
+        (e, s): 10 for e in ("docker", "kvm", "native") for s in (1, 2)}
+    two = g[(g.environment == "native") & (g.p_sockets == 2)]
+    assert two.source.str.startswith("RandomAccess/results/linux.single-socket.localalloc.log:").all()
+    assert two.value.mean() / 1e9 == pytest.approx(0.0126129369, rel=1e-6)
+
+
+def test_every_row_has_source_file_and_line(ibm, measurements):
+    src = measurements.source.str.rsplit(":", n=1, expand=True)
+    assert src[1].str.fullmatch(r"\d+").all()
+    # spot-check: the line named holds the raw text
+    row = measurements[(measurements.benchmark == "linpack") & (measurements.metric == "flop_rate")].iloc[0]
+    path, line = row.source.rsplit(":", 1)
+    text = (ibm / path).read_text().splitlines()[int(line) - 1]
+    assert row.raw.split()[0] in text
+
+
+def test_provenance_and_run_ids(tidy, measurements):
+    prov = pd.read_parquet(tidy / "provenance.parquet")
+    assert set(measurements.run_id) <= set(prov.run_id)
+    assert prov.run_id.is_unique
+    # mysql/results/KVM is a byte-for-byte copy of performance-governor/KVM (found by hash)
+    kvm = prov[prov.source_file == "mysql/results/performance-governor/KVM/records-20140716112752-0"].iloc[0]
+    assert "byte-identical to mysql/results/KVM/records-20140716112752-0" in kvm.notes
+    assert (prov[prov.environment == "kvm"].accelerator == "kvm").all()
+    pg = prov[prov.source_file.str.startswith("mysql/results/performance-governor/")]
+    assert (pg.governor == "performance").all()
+    assert prov.source_sha256.str.fullmatch(r"[0-9a-f]{64}").all()
+
+
+def test_monitor_samples(tidy):
+    mon = pd.read_parquet(tidy / "monitor")
+    assert len(mon) == 2190426
+    assert set(mon.tool) == {"dstat"}
+    assert mon.source.str.contains(r"\.csv:\d+$").all()
+
+
+def test_reference_rows_are_marked(tidy):
+    ref = pd.read_parquet(tidy / "reference.parquet")
+    assert (ref.tool == "spreadsheet").all() and (ref.p_origin == "spreadsheet").all()
+    assert ref.source.str.contains(r"\.xlsx!").all()
+
+
+def test_skipped_files_have_reasons(tidy):
+    manifest = json.loads((tidy / "manifest.json").read_text())
+    skipped = manifest["result"]["skipped"]
+    assert any("Stream/results/linux.log" in v for v in skipped.values())
+    assert manifest["result"]["unmapped"] == []
+
+
+def test_warm_rerun_is_a_noop_and_a_change_invalidates(ibm, tidy, tmp_path):
+    again = ingest.ingest_ibm(ibm, tidy)
+    assert again.unchanged and again.rows > 0
+    # a copy of a small part of the tree: change one file's bytes -> re-ingest
+    root = tmp_path / "tree"
+    for rel in ("linpack/results/linux.two-socket.interleavedalloc.log",
+                "Stream/results/linux.two-socket.interleavedalloc.log"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ibm / rel, root / rel)
+    out = tmp_path / "out"
+    first = ingest.ingest_ibm(root, out)
+    assert not first.unchanged and ingest.ingest_ibm(root, out).unchanged
+    with open(root / "Stream/results/linux.two-socket.interleavedalloc.log", "a") as fh:
+        fh.write("\n")
+    assert not ingest.ingest_ibm(root, out).unchanged
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.*"))}
+
+
+def test_a_bad_file_leaves_previous_tables_intact(ibm, tmp_path):
+    root = tmp_path / "tree"
+    rel = "linpack/results/linux.two-socket.interleavedalloc.log"
+    (root / rel).parent.mkdir(parents=True)
+    shutil.copy(ibm / rel, root / rel)
+    out = tmp_path / "out"
+    ingest.ingest_ibm(root, out, workers=1)
+    before = _digest(out)
+    # a truncated, corrupted copy: the trial table breaks at line 30
+    lines = (ibm / rel).read_text().splitlines(keepends=True)
+    lines[29] = "45000  45000  1      2x8.525    291.3511 1.876477e-09 3.301464e-02   pass\n"
+    (root / rel).write_text("".join(lines))
+    with pytest.raises(ParseError) as err:
+        ingest.ingest_ibm(root, out, workers=1)
+    assert str(err.value).startswith(f"{rel}:30:")
+    assert _digest(out) == before
+    assert not [p for p in out.iterdir() if p.name.startswith(".monitor.")]
+
+
+def test_cli_ingest_reports_parse_errors_without_traceback(ibm, tmp_path):
+    root = tmp_path / "tree"
+    rel = "Stream/results/vm.two-socket.interleavedalloc.log"
+    (root / rel).parent.mkdir(parents=True)
+    (root / rel).write_text("Function      Rate (GB/s)   Avg time     Min time     Max time\nCopy:  4x.0 1 1 1\n")
+    r = subprocess.run([*OVERHEAD, "ingest-ibm", str(root), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"{rel}:") and "Traceback" not in r.stderr
+
+
+def test_cli_ingest_missing_tree_says_how_to_get_it(tmp_path):
+    r = subprocess.run([*OVERHEAD, "ingest-ibm", str(tmp_path / "nope")], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "git clone https://github.com/thewmf/kvm-docker-comparison" in r.stderr
+
+
+def test_make_demo_without_data_explains(tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run(["make", "-s", "ingest", f"IBM_DATA={tmp_path / 'missing'}"], cwd=root,
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "git clone https://github.com/thewmf/kvm-docker-comparison" in r.stdout + r.stderr
+
+
+def test_summary_table(tidy):
+    text = ingest.summary_table(tidy / "measurements.parquet")
+    assert "mysql" in text and "Docker NAT AUFS" in text and "KVM-tuned" in text
