@@ -48,6 +48,10 @@ ingest: setup
 
 demo: ingest
 	$(BIN)/overhead summary $(TIDY)
+	$(BIN)/overhead reproduce --ibm "$(IBM_DATA)" --tidy $(TIDY)
+
+reproduce: ingest
+	$(BIN)/overhead reproduce --ibm "$(IBM_DATA)" --tidy $(TIDY)
 
 bench: setup
 	$(BIN)/python scripts/bench.py --ibm "$(IBM_DATA)"

@@ -1,0 +1,36 @@
+# %% [markdown]
+# # RC25482 rebuilt: the write-up
+#
+# This notebook assembles the tables and figures written by the section notebooks
+# (01 to 05) into one self-contained HTML page, `report.html`, in the same output folder.
+# Run it last; `make reproduce` does.
+
+# %% tags=["parameters"]
+tidy_dir = ""
+ibm_data = ""
+out_dir = ""
+reference_dir = ""
+compare_published = True
+
+# %%
+from IPython.display import HTML, display
+
+from overhead.rc25482 import find_reference_dir
+from overhead.rc25482 import out_dir as resolve_out
+from overhead.rc25482 import report
+
+out = resolve_out(out_dir or None)
+ref = find_reference_dir(reference_dir or None) if compare_published else None
+
+# %% [markdown]
+# Outputs that a section notebook did not produce are listed at the top of the page instead of
+# failing the whole write-up.
+
+# %%
+gone = report.missing(out)
+print("missing outputs:", ", ".join(gone) if gone else "none")
+page = report.build(out, compared=ref is not None)
+print(f"wrote {page} ({page.stat().st_size / 1e6:.1f} MB)")
+
+# %%
+display(HTML(f'<a href="{page}">{page.name}</a>'))
