@@ -83,6 +83,16 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
+def _stamp(path: Path) -> list[int] | None:
+    """Size and modification time of an output we wrote (inputs are hashed; our own outputs
+    only need to be the files we wrote, which size and mtime tell without reading them)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
 def code_hash() -> str:
     """A hash of the code that decides what ingest produces (parsers, rules, schema)."""
     here = Path(__file__).parent
@@ -307,8 +317,7 @@ def ingest_ibm(root: str | os.PathLike[str], out: str | os.PathLike[str], *, for
         except json.JSONDecodeError:
             manifest = {}
         recorded = manifest.get("outputs", {})
-        outputs_ok = bool(recorded) and all(
-            (out / name).is_file() and _sha256(out / name) == sha for name, sha in recorded.items())
+        outputs_ok = bool(recorded) and all(_stamp(out / name) == stamp for name, stamp in recorded.items())
         if (outputs_ok and manifest.get("code") == chash and manifest.get("inputs") == hashes
                 and manifest.get("root") == str(root.resolve())):
             r = manifest["result"]
@@ -364,8 +373,8 @@ def ingest_ibm(root: str | os.PathLike[str], out: str | os.PathLike[str], *, for
     shutil.rmtree(old, ignore_errors=True)
     parts = sorted(monitor_dir.iterdir())
     monitor_rows = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
-    outputs = {name: _sha256(out / name) for name in TABLES}
-    outputs.update({f"{MONITOR}/{p.name}": _sha256(p) for p in parts})
+    outputs = {name: _stamp(out / name) for name in TABLES}
+    outputs.update({f"{MONITOR}/{p.name}": _stamp(p) for p in parts})
     result = IngestResult(out, measurements.num_rows, provenance["run_id"].nunique(), files, skipped,
                           dropped, unmapped, monitor_rows=monitor_rows)
     _write_json(manifest_path, {"root": str(root.resolve()), "code": chash, "inputs": hashes,

@@ -94,6 +94,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from overhead.parsers._common import ParseError, frame, integer, number, size_bytes
@@ -595,32 +596,32 @@ class _Parser:
         if not c["metric"]:
             return frame([])
         reps = [self.reports[i - 1] for i in c["rep"]]
-        data: dict[str, list] = {
-            "benchmark": [BENCHMARK] * len(reps),
-            "tool": [TOOL] * len(reps),
-            "tool_version": [r.version for r in reps],
-            "metric": c["metric"],
-            "value": c["value"],
-            "unit": c["unit"],
-            "higher_is_better": c["hib"],
-            "source": [f"{self.path}:{n}" for n in c["line"]],
-            "raw": c["raw"],
-            "p_report": c["rep"],
-            "p_complete": [r.complete for r in reps],
+        n = len(reps)
+        # Typed columns from the start: conform then has nothing to convert (building the
+        # frame from object columns cost more than parsing a 15-report file).
+        data: dict[str, object] = {
+            "benchmark": pd.array([BENCHMARK] * n, dtype="string"),
+            "tool": pd.array([TOOL] * n, dtype="string"),
+            "tool_version": pd.array([r.version for r in reps], dtype="string"),
+            "metric": pd.array(c["metric"], dtype="string"),
+            "value": np.asarray(c["value"], dtype=float),
+            "unit": pd.array(c["unit"], dtype="string"),
+            "higher_is_better": pd.array(c["hib"], dtype="boolean"),
+            "source": pd.array([f"{self.path}:{k}" for k in c["line"]], dtype="string"),
+            "raw": pd.array(c["raw"], dtype="string"),
+            "p_report": pd.array(c["rep"], dtype="Int64"),
+            "p_complete": pd.array([r.complete for r in reps], dtype="boolean"),
+            # p_percentile is always present (NA where it does not apply), so that frames from
+            # prefixes and whole files have the same identifying columns
+            "p_percentile": pd.array(c["pct"], dtype="Float64"),
         }
-        # p_percentile is always present (NA where it does not apply), so that frames from
-        # prefixes and whole files have the same identifying columns; p_time/p_latency as used.
-        data["p_percentile"] = pd.Series(c["pct"], dtype=object)
         for key, col in (("time", "p_time"), ("lat", "p_latency")):
             if any(v is not None for v in c[key]):
                 data[col] = c[key]
         names = sorted({k for r in self.reports for k in r.params} | {"p_test"})
         for name in names:  # object dtype, so that None next to ints does not make floats
             data[name] = pd.Series([r.params.get(name) for r in reps], dtype=object)
-        out = conform(pd.DataFrame(data))
-        # conform types an all-NA column as string; keep p_percentile numeric in every frame
-        out["p_percentile"] = out["p_percentile"].astype("Float64")
-        return out
+        return conform(pd.DataFrame(data))
 
 
 def _size_param(name: str, test: str | None):
