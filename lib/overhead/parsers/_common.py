@@ -76,3 +76,14 @@ def size_bytes(token: str, path: str, line: int, what: str, *, binary: bool = Tr
 def source(path: str, line: int) -> str:
     """The ``source`` column value for a row read at ``path:line``."""
     return f"{path}:{line}"
+
+
+def checked_frame(rows: list[dict], path: str):
+    """:func:`frame`, after checking that whole-number parameters fit a 64-bit integer column;
+    one that does not raises ParseError at its row's line (a corrupted number, not a value)."""
+    for r in rows:
+        for k, v in r.items():
+            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 2**63:
+                line = r["source"].rsplit(":", 1)[-1]
+                raise ParseError(path, int(line) if line.isdigit() else None, f"{k[2:]} {v} is out of range")
+    return frame(rows)

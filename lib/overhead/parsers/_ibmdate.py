@@ -112,3 +112,18 @@ def sockets(numa: str | None) -> int | None:
             return None
         return sum(1 for node in IBM_HOST_NODES if cpus & node)
     return None
+
+
+def wrapper_context(numa: str | None, stamp: str) -> dict:
+    """Parameters stated by a ``Running <tool> [with numaopts < ... >], started at <date>`` line:
+    p_numa, p_sockets (when the options tell) and started_at (when the date parses)."""
+    ctx: dict = {}
+    if numa:
+        ctx["p_numa"] = numa_options(numa)
+        n_sockets = sockets(ctx["p_numa"])
+        if n_sockets is not None:
+            ctx["p_sockets"] = n_sockets
+    ts = started_at(stamp)
+    if ts is not None:
+        ctx["started_at"] = ts
+    return ctx

@@ -35,7 +35,7 @@ import re
 import pandas as pd
 
 from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
-from overhead.parsers._ibmdate import numa_options, sockets, started_at
+from overhead.parsers._ibmdate import wrapper_context
 
 TOOL = "gups"
 BENCHMARK = "randomaccess"
@@ -96,14 +96,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         m = _RUNNING.match(stripped)
         if m:
             ctx = open_run()
-            if m.group(1):
-                ctx["p_numa"] = numa_options(m.group(1))
-                n_sockets = sockets(ctx["p_numa"])
-                if n_sockets is not None:
-                    ctx["p_sockets"] = n_sockets
-            ts = started_at(m.group(2))
-            if ts is not None:
-                ctx["started_at"] = ts
+            ctx.update(wrapper_context(m.group(1), m.group(2)))
             continue
         t = _TABLE.match(stripped)
         if t:

@@ -47,8 +47,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, integer, number, numbered, source
-from overhead.schema import conform, frame
+from overhead.parsers._common import ParseError, checked_frame, integer, number, numbered, source
 
 TOOL = "hpcc"
 
@@ -107,19 +106,6 @@ _SUMMARY_PARAMS = {
                ("PTRANS_npcol", "p_q")),
     "dgemm": (("DGEMM_N", "p_n"),),
 }
-
-
-def _frame(rows: list[dict], path: str) -> pd.DataFrame:
-    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
-    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
-    for r in rows:
-        for k, v in r.items():
-            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
-                    and abs(v) >= 2**63:
-                line = r["source"].rsplit(":", 1)[-1]
-                raise ParseError(path, int(line) if line.isdigit() else None,
-                                 f"{k[2:]} {v} is out of range")
-    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
 
 
 def detect(text: str) -> float:
@@ -249,7 +235,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if not rows:
         raise ParseError(path, len(text.splitlines()) or 1,
                          "HPCC output holds no result (cut off before the HPL table and the summary)")
-    return _frame(rows, path)
+    return checked_frame(rows, path)
 
 
 def _summary_rows(summary: dict[str, tuple[str, int]], path: str, base: dict,

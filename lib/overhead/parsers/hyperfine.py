@@ -49,8 +49,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, integer, number, numbered, source
-from overhead.schema import conform, frame
+from overhead.parsers._common import ParseError, checked_frame, integer, number, numbered, source
 
 TOOL = "hyperfine"
 BENCHMARK = "hyperfine"
@@ -62,19 +61,6 @@ _TIME_MEAN = re.compile(
     rf"^Time \(mean ± σ\):\s+{_Q}\s+±\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
 _TIME_ABS = re.compile(rf"^Time \(abs ≡\):\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
 _RANGE = re.compile(rf"^Range \(min … max\):\s+{_Q}\s+…\s+{_Q}\s+(\d+) runs?$")
-
-
-def _frame(rows: list[dict], path: str) -> pd.DataFrame:
-    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
-    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
-    for r in rows:
-        for k, v in r.items():
-            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
-                    and abs(v) >= 2**63:
-                line = r["source"].rsplit(":", 1)[-1]
-                raise ParseError(path, int(line) if line.isdigit() else None,
-                                 f"{k[2:]} {v} is out of range")
-    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
 
 
 def detect(text: str) -> float:
@@ -185,7 +171,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, error[0], f"hyperfine reported an error and no result: {error[1]}")
         raise ParseError(path, 1, "no hyperfine result found (no 'Time (mean ± σ):' line and not "
                          "a JSON export)")
-    return _frame(rows, path)
+    return checked_frame(rows, path)
 
 
 # --------------------------------------------------------------------------- JSON export
@@ -396,4 +382,4 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
         raise ParseError(path, 1, "hyperfine JSON export with no timing in its results")
     for r in rows:
         r.setdefault("p_percentile", None)  # NA except on the median row
-    return _frame(rows, path)
+    return checked_frame(rows, path)

@@ -20,11 +20,11 @@ p_cpu_ghz, p_cpus, p_cores, p_threads, p_check (pass/fail).
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 import pandas as pd
 
 from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
+from overhead.parsers._ibmdate import started_at
 
 TOOL = "linpack"
 BENCHMARK = "linpack"
@@ -48,22 +48,6 @@ def detect(text: str) -> float:
     if "Intel(R) Optimized LINPACK Benchmark" in head or "Timing linear equation system solver" in text[:20000]:
         return 1.0
     return 0.0
-
-
-def _started_at(stamp: str) -> pd.Timestamp | None:
-    """Parse the scripts' ``date`` output (``Thu Jul 17 22:17:38 CDT 2014``) as UTC, if possible."""
-    parts = stamp.split()
-    if len(parts) != 6:
-        return None
-    zones = {"CDT": "-0500", "CST": "-0600", "UTC": "+0000", "GMT": "+0000"}
-    tz = zones.get(parts[4])
-    if tz is None:
-        return None
-    try:
-        dt = datetime.strptime(" ".join(parts[:4] + [parts[5], tz]), "%a %b %d %H:%M:%S %Y %z")
-    except ValueError:
-        return None
-    return pd.Timestamp(dt).tz_convert("UTC")
 
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
@@ -100,7 +84,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             ctx = {"p_block": block}
             if m.group(1):
                 ctx["p_numa"] = " ".join(m.group(1).split())
-            ts = _started_at(m.group(2))
+            ts = started_at(m.group(2))
             if ts is not None:
                 ctx["started_at"] = ts
             continue

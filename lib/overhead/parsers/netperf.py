@@ -62,8 +62,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, number, numbered, source
-from overhead.schema import conform, frame
+from overhead.parsers._common import ParseError, checked_frame, number, numbered, source
 
 TOOL = "netperf"
 BENCHMARK = "netperf"
@@ -132,19 +131,6 @@ _OMNI_INT_PARAMS = {
 _OMNI_STR_PARAMS = {"PROTOCOL": "p_protocol", "DIRECTION": "p_data_direction",
                     "SOCKET_TYPE": "p_socket_type"}
 _MISSING = ("", "-nan", "nan", "NaN", "-NaN", "inf", "-inf")
-
-
-def _frame(rows: list[dict], path: str) -> pd.DataFrame:
-    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
-    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
-    for r in rows:
-        for k, v in r.items():
-            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
-                    and abs(v) >= 2**63:
-                line = r["source"].rsplit(":", 1)[-1]
-                raise ParseError(path, int(line) if line.isdigit() else None,
-                                 f"{k[2:]} {v} is out of range")
-    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
 
 
 def detect(text: str) -> float:
@@ -229,7 +215,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             raise ParseError(path, error[0], f"netperf reported an error and no result: {error[1]}")
         raise ParseError(path, 1, "no netperf result found (no test banner with a result table, "
                          "omni CSV/columns, or key=value selectors)")
-    return _frame(rows, path)
+    return checked_frame(rows, path)
 
 
 def _row(metric: str, value: float, unit: str, hib, path: str, lineno: int, raw: str,

@@ -44,8 +44,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, number, numbered, source
-from overhead.schema import conform, frame
+from overhead.parsers._common import ParseError, checked_frame, number, numbered, source
 
 TOOL = "nuttcp"
 BENCHMARK = "nuttcp"
@@ -79,19 +78,6 @@ _METRICS = {
     "loss": ("packet_loss", "%", 1.0, False),
 }
 _INTEGER_FIELDS = ("tx_cpu", "rx_cpu", "retrans", "drop", "pkt")
-
-
-def _frame(rows: list[dict], path: str) -> pd.DataFrame:
-    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
-    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
-    for r in rows:
-        for k, v in r.items():
-            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
-                    and abs(v) >= 2**63:
-                line = r["source"].rsplit(":", 1)[-1]
-                raise ParseError(path, int(line) if line.isdigit() else None,
-                                 f"{k[2:]} {v} is out of range")
-    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
 
 
 def detect(text: str) -> float:
@@ -261,7 +247,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if version is not None:
         for r in rows:
             r["tool_version"] = version
-    return _frame(rows, path)
+    return checked_frame(rows, path)
 
 
 def _verbose(body: str, side: str, path: str, lineno: int, run: list[dict]) -> int:

@@ -79,11 +79,11 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime
 
 import pandas as pd
 
 from overhead.parsers._common import ParseError
+from overhead.parsers._ibmdate import started_at
 from overhead.schema import conform
 
 TOOL = "redis-benchmark"
@@ -126,8 +126,6 @@ _QUIET = re.compile(r"^(\S.*?): (\S+) requests per second(?:, p50=(\S+) msec)?\s
 _CSV_HEADER = re.compile(r'^"test","rps"(?:,"[a-z0-9_]+")*\s*$')
 _RUN = re.compile(r"^\[DBG\] Run #(\d+): Connections (\d+)\.\s*$")
 _DBG_DATE = re.compile(r"^\[DBG\] (?:Start: |End: )?(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \w+ \d{4})\s*$")
-_ZONES = {"CDT": "-0500", "CST": "-0600", "EDT": "-0400", "EST": "-0500", "PDT": "-0700",
-          "PST": "-0800", "UTC": "+0000", "GMT": "+0000"}
 _SUMMARY_METRICS = {"avg": "latency_mean", "min": "latency_min", "max": "latency_max"}
 _PCT_NAME = re.compile(r"^p(\d+(?:\.\d+)?)$")
 _SECTIONS = {"Latency by percentile distribution:": "percentile_distribution",
@@ -149,19 +147,6 @@ def detect(text: str) -> float:
             if " requests per second" in line and _QUIET.match(line):
                 return 0.9
     return 0.0
-
-
-def _started_at(stamp: str) -> pd.Timestamp | None:
-    """``Wed Jul 16 22:11:46 CDT 2014`` as a UTC timestamp, or None for an unknown zone."""
-    parts = stamp.split()
-    tz = _ZONES.get(parts[4]) if len(parts) == 6 else None
-    if tz is None:
-        return None
-    try:
-        dt = datetime.strptime(" ".join(parts[:4] + [parts[5], tz]), "%a %b %d %H:%M:%S %Y %z")
-    except ValueError:
-        return None
-    return pd.Timestamp(dt).tz_convert("UTC")
 
 
 def _value(token: str, path: str, line: int, what: str) -> float | None:
@@ -393,7 +378,7 @@ class _Parser:
                 return
             m = _DBG_DATE.match(line)
             if m:
-                self.date = _started_at(m.group(1))
+                self.date = started_at(m.group(1))
         elif c == '"' and _CSV_HEADER.match(line):
             self.csv_columns = _csv_fields(line.strip())
         elif c == '"' and self.csv_columns is not None:

@@ -34,7 +34,7 @@ import re
 import pandas as pd
 
 from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
-from overhead.parsers._ibmdate import numa_options, sockets, started_at
+from overhead.parsers._ibmdate import wrapper_context
 
 TOOL = "stream"
 BENCHMARK = "stream"
@@ -99,14 +99,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if m:
             ctx = open_run()
             in_table = False
-            if m.group(1):
-                ctx["p_numa"] = numa_options(m.group(1))
-                n_sockets = sockets(ctx["p_numa"])
-                if n_sockets is not None:
-                    ctx["p_sockets"] = n_sockets
-            ts = started_at(m.group(2))
-            if ts is not None:
-                ctx["started_at"] = ts
+            ctx.update(wrapper_context(m.group(1), m.group(2)))
             continue
         if stripped.startswith(_STARTS) and (not ctx or ctx.get("_has_rows")
                                              or (stripped.startswith("Generated on") and ctx.get("_generated"))):

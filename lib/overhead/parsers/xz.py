@@ -49,8 +49,7 @@ import shlex
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, integer, number, numbered, source
-from overhead.schema import conform, frame
+from overhead.parsers._common import ParseError, checked_frame, integer, number, numbered, source
 
 TOOL = "xz"
 BENCHMARK = "compression"
@@ -74,19 +73,6 @@ _FIELDS = {
     "Involuntary context switches": ("involuntary_context_switches", "count", None, "count"),
 }
 _LABELS = (*_FIELDS, "Exit status")
-
-
-def _frame(rows: list[dict], path: str) -> pd.DataFrame:
-    """Like frame(), but whole-number parameters stay integers when some rows lack them; a
-    parameter too large for a 64-bit integer column raises ParseError at its row's line."""
-    for r in rows:
-        for k, v in r.items():
-            if k.startswith("p_") and isinstance(v, int) and not isinstance(v, bool) \
-                    and abs(v) >= 2**63:
-                line = r["source"].rsplit(":", 1)[-1]
-                raise ParseError(path, int(line) if line.isdigit() else None,
-                                 f"{k[2:]} {v} is out of range")
-    return conform(pd.DataFrame(rows, dtype=object)) if rows else frame(rows)
 
 
 def detect(text: str) -> float:
@@ -265,7 +251,7 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
     if not rows:
         raise ParseError(path, len(text.splitlines()) or 1,
                          "GNU time -v report cut off before its 'Exit status' line")
-    return _frame(rows, path)
+    return checked_frame(rows, path)
 
 
 def _finish(run: dict, status: int, lineno: int, path: str, input_bytes: int | None) -> list[dict]:
