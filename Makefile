@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Where the authors' raw data is: the shared reference copy, or a clone under data/external.
-IBM_DATA ?= $(firstword $(wildcard ../shared/reference/kvm-docker-comparison data/external/kvm-docker-comparison))
+IBM_DATA ?= $(firstword $(wildcard $(OVERHEAD_REFERENCE)/kvm-docker-comparison ../shared/reference/kvm-docker-comparison /work/shared/reference/kvm-docker-comparison data/external/kvm-docker-comparison))
 TIDY ?= data/tidy/ibm
 export PYTHONHASHSEED := 0
 

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from overhead.paths import find_reference, reference_candidates
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-# The authors' raw data is read in place, never copied into the repository.
-REFERENCE = Path(os.environ.get("OVERHEAD_REFERENCE", ROOT.parent / "shared" / "reference")).resolve()
+# The authors' raw data is read in place (see overhead.paths for where it is looked for).
+REFERENCE = find_reference() or reference_candidates()[0]
 IBM = REFERENCE / "kvm-docker-comparison"
 
 

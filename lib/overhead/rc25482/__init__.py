@@ -14,8 +14,11 @@ from pathlib import Path
 import pandas as pd
 
 from overhead import ibm, schema
+from overhead.paths import (
+    ROOT,
+    reference_candidates,
+)
 
-ROOT = Path(__file__).resolve().parents[3]
 CLONE_HINT = ("git clone https://github.com/thewmf/kvm-docker-comparison "
               "data/external/kvm-docker-comparison")
 
@@ -41,7 +44,7 @@ def find_ibm_data(explicit: str | os.PathLike[str] | None = None) -> Path:
     Raises DataNotFound with the git clone command when none exists.
     """
     candidates = [explicit, os.environ.get("OVERHEAD_IBM_DATA"),
-                  ROOT.parent / "shared" / "reference" / "kvm-docker-comparison",
+                  *[c / "kvm-docker-comparison" for c in reference_candidates()],
                   ROOT / "data" / "external" / "kvm-docker-comparison"]
     for c in candidates:
         if c and Path(c).is_dir():
@@ -56,7 +59,7 @@ def find_reference_dir(explicit: str | os.PathLike[str] | None = None) -> Path |
     Published values are read in place, never copied into the repository; without them the
     notebooks still rebuild everything from raw data and say that no comparison was made.
     """
-    candidates = [explicit, os.environ.get("OVERHEAD_REFERENCE"), ROOT.parent / "shared" / "reference"]
+    candidates = [explicit, *reference_candidates()]
     for c in candidates:
         if c and (Path(c) / "paper_numbers.csv").is_file():
             return Path(c).resolve()
