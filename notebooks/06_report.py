@@ -15,9 +15,8 @@ compare_published = True
 # %%
 from IPython.display import HTML, display
 
-from overhead.rc25482 import find_reference_dir
+from overhead.rc25482 import find_reference_dir, report
 from overhead.rc25482 import out_dir as resolve_out
-from overhead.rc25482 import report
 
 out = resolve_out(out_dir or None)
 ref = find_reference_dir(reference_dir or None) if compare_published else None
