@@ -1,0 +1,446 @@
+"""Section IV-C of RC25482, block I/O with fio 2.0.8: the data behind Figs 5, 6 and 7.
+
+The authors ran one fio job file once per environment (``fio/results/{linux,docker,vm}.log``,
+jobs sequential-fill, seq-read-1/2, random-write-16, random-write-16x8, random-read-16,
+random-read-16x8, mixed-random-rw-32x8) and typed the figure values into ``fio results.xlsx``.
+So every number here comes from ONE run per environment (n = 1): there is no run-to-run
+variation to estimate, no confidence interval and no significance test. What a single fio run
+does give is its own per-interval spread (the ``bw (KB/s): ... stdev=`` line, the authors' Fig 5
+error bars) and its completion-latency percentiles (Fig 7); both describe variation *within*
+that run and are labelled so.
+
+Which job each figure uses (checked against the spreadsheet, see the tests):
+
+- Fig 5: Sequential Read = ``seq-read-2`` (1 MiB, iodepth 2), Sequential Write =
+  ``sequential-fill`` (1 MiB, iodepth 16). The authors plotted fio's per-interval bandwidth mean
+  (``avg=``) with the per-interval SD (``stdev=``), in fio KB/s divided by 1000.
+- Fig 6: ``random-read-16x8``, ``random-write-16x8`` (8 jobs x iodepth 16 = 128 outstanding
+  I/Os) and ``mixed-random-rw-32x8`` (8 x 32 = 256, read IOPS + write IOPS), 4 KiB; fio's
+  group report (group_reporting) already sums the 8 jobs.
+- Fig 7: ``random-read-16`` (4 KiB, iodepth 16, one job) clat percentiles. The spreadsheet's
+  Sheet2 instead mixes jobs (Native = random-read-16x8, Docker = random-read-16, KVM = a run
+  that is not committed); :func:`identify_spreadsheet_latency` shows which.
+
+Units: bandwidths are returned in MB/s = 10^6 B/s. fio 2.0.8 prints KB/s meaning KiB/s, and
+the spreadsheet's "MB/s" is that number divided by 1000 (units of 1.024 MB/s); the tidy tables
+already hold both in B/s, so the comparison is like with like (the authors' printed number is
+kept in ``spreadsheet_raw``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from overhead import stats
+
+#: Environment labels of the fio runs, in figure order.
+ENVIRONMENTS = ("Native", "Docker", "KVM")
+BASELINE = "Native"
+#: Fig 5: (test as the spreadsheet names it, fio job).
+SEQUENTIAL = (("Sequential Read", "seq-read-2"), ("Sequential Write", "sequential-fill"))
+#: Fig 6: (test, fio job).
+RANDOM = (("Random Read", "random-read-16x8"), ("Random Write", "random-write-16x8"),
+          ("Random Mixed 70/30", "mixed-random-rw-32x8"))
+#: Fig 7: the job the published CDF (and the paper's "2-3x") corresponds to.
+LATENCY_JOB = "random-read-16"
+MB = 1e6
+US = 1e-6
+N_RUNS = 1
+NO_CI = ("n=1 run per environment: no run-to-run variation measured, so no confidence "
+         "interval and no significance test")
+NOT_TESTABLE = "not testable (n=1 run per environment)"
+INTERVAL_SD = "fio per-interval bandwidth SD within one run (not run-to-run, not a CI)"
+
+
+class FioDataError(ValueError):
+    """The fio rows needed for a figure are missing or ambiguous; the message names them."""
+
+
+def _one(df: pd.DataFrame, what: str) -> pd.Series:
+    """The single row of ``df``; FioDataError naming ``what`` when there are 0 or several."""
+    if len(df) != 1:
+        raise FioDataError(f"expected exactly one row for {what}, found {len(df)}")
+    return df.iloc[0]
+
+
+def job_value(fio: pd.DataFrame, environment: str, job: str, metric: str,
+              direction: str | None = None) -> tuple[float, str]:
+    """One value fio printed for a job: (value in canonical units, source "file:line").
+
+    Parameters
+    ----------
+    fio : pandas.DataFrame
+        ``load(tidy, "fio")`` (needs label, p_job, p_direction, metric, value, source).
+    environment : str
+        Environment label ("Native", "Docker", "KVM").
+    job : str
+        fio job name, e.g. "seq-read-2".
+    metric : str
+        Tidy metric, e.g. "bandwidth_interval_mean", "iops".
+    direction : str or None
+        "read" or "write" for jobs that report both (mixed); None: the only one present.
+    """
+    rows = fio[(fio["label"] == environment) & (fio["p_job"] == job) & (fio["metric"] == metric)]
+    if direction is not None:
+        rows = rows[rows["p_direction"] == direction]
+    row = _one(rows, f"{environment} {job} {metric}{' ' + direction if direction else ''}")
+    return float(row["value"]), str(row["source"])
+
+
+def _spreadsheet(reference: pd.DataFrame | None, environment: str, job: str,
+                 metric: str) -> tuple[float, str | None, str | None]:
+    """(value, raw text, source) of a spreadsheet cell, NaN/None when absent."""
+    if reference is None or reference.empty:
+        return math.nan, None, None
+    rows = reference[(reference["label"] == environment) & (reference["p_job"] == job)
+                     & (reference["metric"] == metric)]
+    if rows.empty:
+        return math.nan, None, None
+    row = _one(rows, f"spreadsheet {environment} {job} {metric}")
+    return float(row["value"]), str(row["raw"]), str(row["source"])
+
+
+def _pct(a: float, b: float) -> float:
+    return 100.0 * (a / b - 1.0) if b and math.isfinite(a) and math.isfinite(b) else math.nan
+
+
+def sequential_throughput(fio: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fig 5: sequential read and write bandwidth per environment, log beside spreadsheet.
+
+    Parameters
+    ----------
+    fio : pandas.DataFrame
+        ``load(tidy, "fio")``.
+    reference : pandas.DataFrame or None
+        ``load(tidy, "fio", table="reference")`` (the authors' spreadsheet); None leaves the
+        spreadsheet columns empty.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (test, environment): test, job, block_size_bytes, iodepth, numjobs,
+        environment, n_runs (1), bandwidth_mb_s (fio per-interval mean, what the authors
+        plotted), interval_sd_mb_s, interval_min_mb_s, interval_max_mb_s, error_bar (what the
+        SD is), run_bandwidth_mb_s (io / runtime, fio's ``bw=``), ci95_low, ci95_high (NaN:
+        n = 1), ci_reason, spreadsheet_mb_s, spreadsheet_sd_mb_s, spreadsheet_raw (the
+        authors' number, KB/s / 1000), pct_vs_spreadsheet, ratio_vs_native, pct_vs_native,
+        spreadsheet_pct_vs_native, sd_ratio_vs_native, spreadsheet_sd_ratio_vs_native,
+        significance, source, spreadsheet_source.
+    """
+    records = []
+    for test, job in SEQUENTIAL:
+        for env in ENVIRONMENTS:
+            mean, src = job_value(fio, env, job, "bandwidth_interval_mean")
+            sd, _ = job_value(fio, env, job, "bandwidth_interval_sd")
+            lo, _ = job_value(fio, env, job, "bandwidth_interval_min")
+            hi, _ = job_value(fio, env, job, "bandwidth_interval_max")
+            run_bw, run_src = job_value(fio, env, job, "bandwidth")
+            meta = _one(fio[(fio["label"] == env) & (fio["p_job"] == job) & (fio["metric"] == "bandwidth")],
+                        f"{env} {job} bandwidth")
+            s_mean, s_raw, s_src = _spreadsheet(reference, env, job, "bandwidth_mean")
+            s_sd, s_sd_raw, _ = _spreadsheet(reference, env, job, "bandwidth_sd")
+            records.append({
+                "test": test, "job": job, "block_size_bytes": int(meta["p_bs"]),
+                "iodepth": int(meta["p_iodepth"]), "numjobs": int(meta["p_numjobs"]),
+                "environment": env, "n_runs": N_RUNS,
+                "bandwidth_mb_s": mean / MB, "interval_sd_mb_s": sd / MB,
+                "interval_min_mb_s": lo / MB, "interval_max_mb_s": hi / MB,
+                "error_bar": INTERVAL_SD, "run_bandwidth_mb_s": run_bw / MB,
+                "ci95_low": math.nan, "ci95_high": math.nan, "ci_reason": NO_CI,
+                "spreadsheet_mb_s": s_mean / MB, "spreadsheet_sd_mb_s": s_sd / MB,
+                "spreadsheet_raw": f"{s_raw} (sd {s_sd_raw})" if s_raw else None,
+                "pct_vs_spreadsheet": _pct(mean, s_mean),
+                "source": f"{src} (bw interval line); {run_src} (bw=)",
+                "spreadsheet_source": s_src,
+            })
+    out = pd.DataFrame.from_records(records)
+    return _vs_native(out, "bandwidth_mb_s", "spreadsheet_mb_s", sd=("interval_sd_mb_s", "spreadsheet_sd_mb_s"))
+
+
+def _vs_native(out: pd.DataFrame, value: str, sheet: str,
+               sd: tuple[str, str] | None = None) -> pd.DataFrame:
+    """Add ratio/percent vs Native (per test) for the log and the spreadsheet values."""
+    base = out[out["environment"] == BASELINE].set_index("test")
+    b = out["test"].map(base[value])
+    out["ratio_vs_native"] = out[value] / b
+    out["pct_vs_native"] = 100.0 * (out["ratio_vs_native"] - 1.0)
+    out["spreadsheet_pct_vs_native"] = 100.0 * (out[sheet] / out["test"].map(base[sheet]) - 1.0)
+    if sd is not None:
+        out["sd_ratio_vs_native"] = out[sd[0]] / out["test"].map(base[sd[0]])
+        out["spreadsheet_sd_ratio_vs_native"] = out[sd[1]] / out["test"].map(base[sd[1]])
+    out["significance"] = np.where(out["environment"] == BASELINE, "baseline", NOT_TESTABLE)
+    return out
+
+
+def random_iops(fio: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fig 6: random read, write and mixed 70/30 IOPS (4 KiB) per environment.
+
+    Parameters
+    ----------
+    fio, reference : pandas.DataFrame
+        As for :func:`sequential_throughput`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (test, environment): test, job, block_size_bytes, iodepth, numjobs,
+        outstanding_ios (iodepth x numjobs), environment, n_runs (1), iops (group report: sum
+        over the job's threads; read + write for the mixed job), read_iops, write_iops,
+        ci95_low, ci95_high (NaN), ci_reason, spreadsheet_iops, pct_vs_spreadsheet,
+        ratio_vs_native, pct_vs_native, spreadsheet_pct_vs_native, significance, source,
+        spreadsheet_source.
+    """
+    records = []
+    for test, job in RANDOM:
+        for env in ENVIRONMENTS:
+            rows = fio[(fio["label"] == env) & (fio["p_job"] == job) & (fio["metric"] == "iops")]
+            if rows.empty or rows["p_direction"].duplicated().any():
+                raise FioDataError(f"expected one iops row per direction for {env} {job}, found {len(rows)}")
+            by_dir = dict(zip(rows["p_direction"].astype(str), rows["value"].astype(float), strict=True))
+            meta = rows.iloc[0]
+            s_val, s_raw, s_src = _spreadsheet(reference, env, job, "iops")
+            total = float(sum(by_dir.values()))
+            records.append({
+                "test": test, "job": job, "block_size_bytes": int(meta["p_bs"]),
+                "iodepth": int(meta["p_iodepth"]), "numjobs": int(meta["p_numjobs"]),
+                "outstanding_ios": int(meta["p_iodepth"]) * int(meta["p_numjobs"]),
+                "environment": env, "n_runs": N_RUNS, "iops": total,
+                "read_iops": by_dir.get("read", math.nan), "write_iops": by_dir.get("write", math.nan),
+                "ci95_low": math.nan, "ci95_high": math.nan, "ci_reason": NO_CI,
+                "spreadsheet_iops": s_val, "pct_vs_spreadsheet": _pct(total, s_val),
+                "source": "; ".join(rows["source"].astype(str)), "spreadsheet_source": s_src,
+            })
+    out = pd.DataFrame.from_records(records)
+    return _vs_native(out, "iops", "spreadsheet_iops")
+
+
+def _percentile_rows(fio: pd.DataFrame, environment: str, job: str,
+                     direction: str = "read") -> pd.DataFrame:
+    rows = fio[(fio["label"] == environment) & (fio["p_job"] == job)
+               & (fio["metric"] == "clat_percentile") & (fio["p_direction"] == direction)]
+    if rows.empty or rows["p_percentile"].duplicated().any():
+        raise FioDataError(f"expected one clat percentile list for {environment} {job} {direction}, "
+                           f"found {len(rows)} rows")
+    return rows.sort_values("p_percentile")
+
+
+def latency_percentiles(fio: pd.DataFrame, job: str = LATENCY_JOB) -> pd.DataFrame:
+    """Fig 7 (committed logs): fio's completion-latency percentiles of ``job`` as ECDF points.
+
+    Parameters
+    ----------
+    fio : pandas.DataFrame
+        ``load(tidy, "fio")``.
+    job : str
+        The fio job (default random-read-16: 4 KiB random read, iodepth 16, one job).
+
+    Returns
+    -------
+    pandas.DataFrame
+        version ("committed fio logs"), environment, job, iodepth, numjobs, percentile (0-100),
+        latency_us, x_us and ecdf (the points of :func:`overhead.stats.ecdf_from_percentiles`:
+        where fio printed the same value for several percentiles, the point keeps the largest),
+        n_runs (1), source. Percentiles describe the I/Os of one run (within-run distribution).
+    """
+    parts = []
+    for env in ENVIRONMENTS:
+        rows = _percentile_rows(fio, env, job)
+        p = rows["p_percentile"].to_numpy(dtype="float64")
+        v = rows["value"].to_numpy(dtype="float64")
+        pts = stats.ecdf_from_percentiles(stats.Percentiles(p.tolist(), v.tolist()))
+        on_curve = dict(zip(pts["x"], pts["ecdf"], strict=True))
+        parts.append(pd.DataFrame({
+            "version": "committed fio logs", "environment": env, "job": job,
+            "iodepth": int(rows["p_iodepth"].iloc[0]), "numjobs": int(rows["p_numjobs"].iloc[0]),
+            "percentile": p, "latency_us": np.round(v / US, 6),
+            "ecdf": [round(on_curve[x], 6) if math.isclose(on_curve[x], pp / 100.0) else math.nan
+                     for x, pp in zip(v, p, strict=True)],
+            "n_runs": N_RUNS, "source": rows["source"].astype(str).to_numpy()}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def identify_spreadsheet_latency(fio: pd.DataFrame, reference: pd.DataFrame,
+                                 min_share: float = 0.75) -> pd.DataFrame:
+    """Which committed fio job each column of the spreadsheet's latency sheet comes from.
+
+    Parameters
+    ----------
+    fio : pandas.DataFrame
+        ``load(tidy, "fio")``.
+    reference : pandas.DataFrame
+        ``load(tidy, "fio", table="reference")``.
+    min_share : float
+        A job matches when at least this share of the spreadsheet's percentiles equal the
+        job's (the authors typed the values by hand; one typo should not hide the source).
+
+    Returns
+    -------
+    pandas.DataFrame
+        environment, spreadsheet_test (its own title), matching_job (the random-read job of the
+        same environment's log with the most equal percentiles, or "none committed"), iodepth,
+        numjobs, outstanding_ios, n_percentiles, n_equal, mismatches (e.g. "p80: sheet 1728 us,
+        log 1720 us"), note.
+    """
+    sheet = reference[reference["metric"] == "completion_latency_percentile"]
+    records = []
+    for env in ENVIRONMENTS:
+        s = sheet[sheet["label"] == env].sort_values("p_percentile")
+        if s.empty:
+            continue
+        want = dict(zip(s["p_percentile"].astype(float), s["value"].astype(float), strict=True))
+        best = None
+        jobs = fio.loc[(fio["label"] == env) & (fio["p_rw"] == "randread"), "p_job"].dropna().unique()
+        for job in sorted(jobs):
+            rows = _percentile_rows(fio, env, job)
+            have = dict(zip(rows["p_percentile"].astype(float), rows["value"].astype(float), strict=True))
+            equal = [p for p, v in want.items() if p in have and math.isclose(have[p], v, rel_tol=1e-9)]
+            if best is None or len(equal) > len(best[2]):
+                best = (job, rows, equal, have)
+        rec = {"environment": env, "spreadsheet_test": str(s["p_test"].iloc[0]), "n_percentiles": len(want)}
+        if best and len(best[2]) >= min_share * len(want):
+            job, rows, equal, have = best
+            depth, n_jobs = int(rows["p_iodepth"].iloc[0]), int(rows["p_numjobs"].iloc[0])
+            bad = [f"p{p:g}: sheet {want[p] / US:g} us, log {have.get(p, math.nan) / US:g} us"
+                   for p in want if p not in equal]
+            rec.update(matching_job=job, iodepth=depth, numjobs=n_jobs, outstanding_ios=depth * n_jobs,
+                       n_equal=len(equal), mismatches="; ".join(bad) or None,
+                       note=(f"{len(equal)} of {len(want)} percentiles equal {env}'s {job} in the committed log"
+                             + (" (the rest look like typing errors)" if bad else "")))
+        else:
+            rec.update(matching_job="none committed", n_equal=len(best[2]) if best else 0,
+                       note="matches no random-read job of the committed log (a run that is not in "
+                            "the repository)")
+        records.append(rec)
+    out = pd.DataFrame.from_records(records, columns=["environment", "spreadsheet_test", "matching_job",
+                                                      "iodepth", "numjobs", "outstanding_ios",
+                                                      "n_percentiles", "n_equal", "mismatches", "note"])
+    for c in ("iodepth", "numjobs", "outstanding_ios", "n_equal"):
+        out[c] = out[c].astype("Int64")
+    return out
+
+
+def spreadsheet_latency_percentiles(reference: pd.DataFrame,
+                                    identified: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fig 7 as the authors' spreadsheet has it (Sheet2, titled "Random read (QD 128)").
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame
+        ``load(tidy, "fio", table="reference")``.
+    identified : pandas.DataFrame or None
+        Output of :func:`identify_spreadsheet_latency`, to name each column's job.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`latency_percentiles` with version "authors' spreadsheet" and job
+        = the identified job (or "uncommitted run").
+    """
+    sheet = reference[reference["metric"] == "completion_latency_percentile"]
+    jobs = {} if identified is None else dict(zip(identified["environment"], identified["matching_job"],
+                                                 strict=True))
+    parts = []
+    for env in ENVIRONMENTS:
+        s = sheet[sheet["label"] == env].sort_values("p_percentile")
+        if s.empty:
+            continue
+        p = s["p_percentile"].to_numpy(dtype="float64")
+        v = s["value"].to_numpy(dtype="float64")
+        job = jobs.get(env, "?")
+        parts.append(pd.DataFrame({
+            "version": "authors' spreadsheet", "environment": env,
+            "job": "uncommitted run" if job == "none committed" else job,
+            "iodepth": pd.NA, "numjobs": pd.NA, "percentile": p, "latency_us": np.round(v / US, 6),
+            "ecdf": p / 100.0, "n_runs": N_RUNS, "source": s["source"].astype(str).to_numpy()}))
+    if not parts:
+        return pd.DataFrame(columns=["version", "environment", "job", "iodepth", "numjobs", "percentile",
+                                     "latency_us", "ecdf", "n_runs", "source"])
+    out = pd.concat(parts, ignore_index=True)
+    if identified is not None:
+        meta = identified.set_index("environment")
+        out["iodepth"] = out["environment"].map(meta["iodepth"]).astype("Int64")
+        out["numjobs"] = out["environment"].map(meta["numjobs"]).astype("Int64")
+    return out
+
+
+def latency_comparison(fio: pd.DataFrame, job: str = LATENCY_JOB,
+                       probs: Sequence[float] = (0.01, 0.1, 0.5, 0.9, 0.99)) -> pd.DataFrame:
+    """Fig 7 in numbers: each environment's latency percentiles and means against Native.
+
+    Parameters
+    ----------
+    fio : pandas.DataFrame
+        ``load(tidy, "fio")``.
+    job : str
+        The fio job (default random-read-16).
+    probs : sequence of float
+        Percentiles (as probabilities) to compare.
+
+    Returns
+    -------
+    pandas.DataFrame
+        environment, statistic ("p50", ..., "clat mean", "total latency mean", "Little's law
+        iodepth / IOPS"), value_us, native_us, ratio_vs_native, n_runs, basis, note. The
+        percentile ratios come from :func:`overhead.stats.quantile_ratios` on fio's percentile
+        lists (one run each: no CI). The last statistic checks Little's law inside fio:
+        iodepth / IOPS is the mean time an I/O spends outstanding, which should be close to
+        fio's mean total latency (slat + clat).
+    """
+    lists = {env: _percentile_rows(fio, env, job) for env in ENVIRONMENTS}
+    data = {env: stats.Percentiles(r["p_percentile"].tolist(), r["value"].tolist()) for env, r in lists.items()}
+    qr = stats.quantile_ratios(data, BASELINE, probs)
+    records = []
+    for env in ENVIRONMENTS:
+        for p in probs:
+            hit = qr[np.isclose(qr["p"], p)]
+            v = (hit["quantile_baseline"].iloc[0] if env == BASELINE
+                 else hit.loc[hit["environment"] == env, "quantile"].iloc[0])
+            records.append({"environment": env, "statistic": f"p{100 * p:g}", "value_us": round(float(v) / US, 6),
+                            "basis": "fio clat percentile (within one run)"})
+        clat, _ = job_value(fio, env, job, "clat_mean", "read")
+        lat, _ = job_value(fio, env, job, "lat_mean", "read")
+        iops, _ = job_value(fio, env, job, "iops", "read")
+        depth = int(lists[env]["p_iodepth"].iloc[0])
+        records += [
+            {"environment": env, "statistic": "clat mean", "value_us": clat / US,
+             "basis": "fio clat avg"},
+            {"environment": env, "statistic": "total latency mean", "value_us": lat / US,
+             "basis": "fio lat avg (submission + completion)"},
+            {"environment": env, "statistic": "Little's law iodepth / IOPS", "value_us": depth / iops / US,
+             "basis": f"{depth} outstanding I/Os / fio iops"},
+        ]
+    out = pd.DataFrame.from_records(records)
+    base = out[out["environment"] == BASELINE].set_index("statistic")["value_us"]
+    out["native_us"] = out["statistic"].map(base)
+    out["ratio_vs_native"] = out["value_us"] / out["native_us"]
+    out["n_runs"] = N_RUNS
+    out["note"] = NO_CI
+    return out[["environment", "statistic", "value_us", "native_us", "ratio_vs_native", "n_runs",
+                "basis", "note"]]
+
+
+def overlap(fio: pd.DataFrame, job: str = LATENCY_JOB, environment: str = "KVM") -> dict[str, float]:
+    """How far apart two within-run latency distributions are, from the percentile lists.
+
+    Returns {"env_p1_us", "native_p99_us", "native_share_below_env_p1"}: the environment's 1st
+    percentile, Native's 99th, and the largest Native percentile (0-100) whose latency is
+    below the environment's 1st percentile (i.e. at least that share of Native I/Os finished
+    faster than the fastest 1% of the environment's I/Os).
+    """
+    env = _percentile_rows(fio, environment, job)
+    nat = _percentile_rows(fio, BASELINE, job)
+    p1 = float(env.loc[env["p_percentile"] == 1.0, "value"].iloc[0])
+    below = nat[nat["value"].astype(float) < p1]["p_percentile"]
+    return {"env_p1_us": p1 / US,
+            "native_p99_us": float(nat.loc[nat["p_percentile"] == 99.0, "value"].iloc[0]) / US,
+            "native_share_below_env_p1": float(below.max()) if len(below) else 0.0}
+
+
+__all__ = ["BASELINE", "ENVIRONMENTS", "FioDataError", "LATENCY_JOB", "NOT_TESTABLE", "NO_CI", "RANDOM",
+           "SEQUENTIAL", "identify_spreadsheet_latency", "job_value", "latency_comparison",
+           "latency_percentiles", "overlap", "random_iops", "sequential_throughput",
+           "spreadsheet_latency_percentiles"]

@@ -1,0 +1,586 @@
+"""Section IV-D of RC25482, Redis: the data behind Figs 8 and 9 and the Little's-law analysis.
+
+The committed transcripts (``redis/results/run_{native,dockerhost,dockerbridge,vm}_<date>.txt``)
+are plain ``redis-benchmark`` 2.x runs, not the paper's workload: every invocation runs seven
+tests (PING_INLINE, PING_BULK, SET, GET, LPUSH, LPOP, SADD) of 500,000 requests each, 50-byte
+values, one outstanding request per connection (no pipelining) and the default key space,
+whereas the paper describes a 50/50 read/write mix, pipelines of 10 and 150 million keys. The
+curves' shapes can be compared with the paper; their values cannot.
+
+Workload used for the figures: the paper's 50/50 GET/SET mix is represented by the GET and SET
+tests of the same invocation combined as one workload, ``GET+SET``: total requests over total
+time, i.e. the harmonic mean of the two printed rates (both tests issue the same number of
+requests). GET and SET alone are computed too (``WORKLOADS``).
+
+Statistical unit: one *run* = one redis-benchmark invocation at one connection count (the
+wrapper's ``Run #k: Connections C``). Runs come from several transcripts (sessions) per
+environment; all runs at a connection count are pooled, and ``n_sessions`` says from how many
+transcripts they come.
+
+Latency: redis-benchmark 2.x prints no mean latency, only cumulative shares of requests per
+whole millisecond (``99.95% <= 1 milliseconds``, latencies truncated to whole ms). The latency
+used is therefore the one Little's law implies for a closed loop, R = N / X (N connections each
+with one request outstanding, X the throughput); :func:`latency_bounds` turns the millisecond
+buckets into the bound they imply for the mean, E[floor(L)] <= E[L] < E[floor(L)] + 1 ms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from overhead import stats
+
+#: Environment labels in figure order; Native is the baseline.
+ENVIRONMENTS = ("Native", "Docker net=host", "Docker NAT", "KVM")
+BASELINE = "Native"
+TESTS = ("PING_INLINE", "PING_BULK", "SET", "GET", "LPUSH", "LPOP", "SADD")
+#: Workload name -> the redis-benchmark tests combined (total requests / total time).
+WORKLOADS: dict[str, tuple[str, ...]] = {"GET+SET": ("GET", "SET"), "GET": ("GET",), "SET": ("SET",)}
+PRIMARY = "GET+SET"
+MS = 1e-3
+US = 1e-6
+
+
+class RedisDataError(ValueError):
+    """The redis rows needed are missing or inconsistent; the message names them."""
+
+
+def _session(source: pd.Series) -> pd.Series:
+    """Transcript file name of each row ("run_native_20140717_1443.txt")."""
+    return source.astype(str).str.rsplit(":", n=1).str[0].str.rsplit("/", n=1).str[-1]
+
+
+RUN_KEYS = ["environment", "session", "run", "connections"]
+
+
+def run_throughput(redis: pd.DataFrame, workloads: Mapping[str, Sequence[str]] = WORKLOADS) -> pd.DataFrame:
+    """Throughput of every run (one redis-benchmark invocation) for each workload.
+
+    Parameters
+    ----------
+    redis : pandas.DataFrame
+        ``load(tidy, "redis")`` (needs label, source, p_run, p_connections, p_test, metric, value).
+    workloads : mapping
+        Workload name -> tests combined; a run enters a workload only when all its tests are
+        present (one GET is missing in one Docker NAT run, so that run has SET only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        workload, environment, session, run, connections, throughput (req/s: total requests /
+        total time of the workload's tests, the harmonic mean of their printed rates),
+        implied_latency_s (N / X), n_tests, tests (the printed rates, "GET=..;SET=.."), source.
+    """
+    thr = redis[redis["metric"] == "throughput"]
+    if thr.empty:
+        raise RedisDataError("no redis throughput rows (metric 'throughput')")
+    frame = pd.DataFrame({
+        "environment": thr["label"].astype(str).to_numpy(), "session": _session(thr["source"]).to_numpy(),
+        "run": thr["p_run"].astype("int64").to_numpy(), "connections": thr["p_connections"].astype("int64").to_numpy(),
+        "test": thr["p_test"].astype(str).to_numpy(), "value": thr["value"].astype("float64").to_numpy(),
+        "source": thr["source"].astype(str).to_numpy()})
+    if frame.duplicated(RUN_KEYS + ["test"]).any():
+        dup = frame[frame.duplicated(RUN_KEYS + ["test"], keep=False)].iloc[0]
+        raise RedisDataError(f"two throughput rows for one run and test (first at {dup['source']})")
+    parts = []
+    for name, tests in workloads.items():
+        sub = frame[frame["test"].isin(tests)].copy()
+        sub["inv"] = 1.0 / sub["value"]
+        sub["t"] = sub["test"] + "=" + sub["value"].map("{:.2f}".format)
+        g = sub.groupby(RUN_KEYS, sort=True)
+        out = g.agg(n_tests=("inv", "size"), inv=("inv", "mean"), tests=("t", ";".join),
+                    source=("source", "first")).reset_index()
+        out = out[out["n_tests"] == len(tests)].copy()
+        out["throughput"] = 1.0 / out.pop("inv")
+        out["implied_latency_s"] = out["connections"] / out["throughput"]
+        out.insert(0, "workload", name)
+        parts.append(out)
+    out = pd.concat(parts, ignore_index=True)
+    return out[["workload", *RUN_KEYS, "throughput", "implied_latency_s", "n_tests", "tests", "source"]]
+
+
+def latency_bounds(redis: pd.DataFrame, workloads: Mapping[str, Sequence[str]] = WORKLOADS) -> pd.DataFrame:
+    """Bound on each run's mean latency from redis-benchmark's whole-millisecond buckets.
+
+    redis-benchmark 2.x walks the sorted latencies (microseconds) and prints a line whenever
+    the whole-ms value (us / 1000, truncated) changes; the share printed includes that first
+    request of the new value, i.e. it is P(floor < k) + 1/n; and it always prints once more for
+    the last request ("100.00% <= K", K the largest whole-ms value). So, with G(k) =
+    P(floor(L) < k), the printed "change" lines (all but the last) give G at each whole-ms value
+    present, and E[floor(L)] = sum_k (1 - G(k)) = sum over change lines i of
+    (k_i - k_{i-1}) (1 - p_i) (k_0 = 0). The mean latency then lies in [E[floor(L)],
+    E[floor(L)] + 1 ms). The 1/n (n = 500,000) is below the print resolution (0.01%).
+
+    Parameters
+    ----------
+    redis : pandas.DataFrame
+        ``load(tidy, "redis")`` (rows with metric "latency_cdf", p_le in seconds, sources with
+        line numbers, which give the printed order).
+    workloads : mapping
+        As for :func:`run_throughput`; a workload's bound is the mean of its tests' bounds
+        (every test issues the same number of requests).
+
+    Returns
+    -------
+    pandas.DataFrame
+        workload, environment, session, run, connections, latency_low_s (E[floor(L)]),
+        latency_high_s (+ 1 ms), share_below_1ms (G(1) in %, mean over the tests).
+    """
+    cdf = redis[redis["metric"] == "latency_cdf"]
+    if cdf.empty:
+        raise RedisDataError("no redis latency rows (metric 'latency_cdf')")
+    keys = [*RUN_KEYS, "test"]
+    f = pd.DataFrame({
+        "environment": cdf["label"].astype(str).to_numpy(), "session": _session(cdf["source"]).to_numpy(),
+        "run": cdf["p_run"].astype("int64").to_numpy(), "connections": cdf["p_connections"].astype("int64").to_numpy(),
+        "test": cdf["p_test"].astype(str).to_numpy(),
+        "k": np.rint(cdf["p_le"].to_numpy(dtype="float64", na_value=np.nan) / MS).astype("int64"),
+        "p": cdf["value"].to_numpy(dtype="float64", na_value=np.nan) / 100.0,
+        "line": cdf["source"].astype(str).str.rsplit(":", n=1).str[-1].astype("int64").to_numpy()})
+    f = f.sort_values([*keys, "line"], kind="stable")
+    last = ~f.duplicated(keys, keep="last")
+    change = f[~last].copy()
+    change["k_prev"] = change.groupby(keys, sort=False)["k"].shift(1, fill_value=0)
+    change["term"] = (change["k"] - change["k_prev"]) * (1.0 - change["p"])
+    per_test = f[last][keys].set_index(keys)
+    per_test["floor_ms"] = change.groupby(keys)["term"].sum()
+    per_test["g1"] = change.groupby(keys)["p"].first()
+    per_test = per_test.fillna({"floor_ms": 0.0, "g1": 1.0}).reset_index()
+    parts = []
+    for name, tests in workloads.items():
+        sub = per_test[per_test["test"].isin(tests)]
+        g = sub.groupby(RUN_KEYS, sort=True).agg(n=("floor_ms", "size"), floor_ms=("floor_ms", "mean"),
+                                                  g1=("g1", "mean")).reset_index()
+        g = g[g["n"] == len(tests)]
+        parts.append(pd.DataFrame({"workload": name, **{k: g[k].to_numpy() for k in RUN_KEYS},
+                                   "latency_low_s": g["floor_ms"].to_numpy() * MS,
+                                   "latency_high_s": (g["floor_ms"].to_numpy() + 1.0) * MS,
+                                   "share_below_1ms": 100.0 * g["g1"].to_numpy()}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def tidy_runs(runs: pd.DataFrame, value: str = "throughput") -> pd.DataFrame:
+    """The run table as tidy measurement rows for :mod:`overhead.stats` (environment = label).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Output of :func:`run_throughput`.
+    value : str
+        "throughput" (metric throughput, req/s, higher is better) or "implied_latency_s"
+        (metric latency_implied, s, lower is better).
+    """
+    metric, unit, hib = {"throughput": ("throughput", "req/s", True),
+                         "implied_latency_s": ("latency_implied", "s", False)}[value]
+    return pd.DataFrame({
+        "benchmark": "redis", "workload": runs["workload"].to_numpy(),
+        "environment": runs["environment"].to_numpy(), "p_connections": runs["connections"].to_numpy(),
+        "run_id": (runs["session"] + "#" + runs["run"].astype(str)).to_numpy(),
+        "trial": runs["run"].to_numpy(), "metric": metric, "value": runs[value].to_numpy(dtype="float64"),
+        "unit": unit, "higher_is_better": hib})
+
+
+def _curve(runs: pd.DataFrame, value: str, scale: float, name: str, baseline: str,
+           level: float, n_resamples: int) -> pd.DataFrame:
+    """Per (workload, environment, connections): n, mean, sd, CI, ratio vs baseline, Welch + Holm."""
+    tidy = tidy_runs(runs, value)
+    tidy["value"] = tidy["value"] / scale
+    keys = ["workload", "environment", "p_connections"]
+    summ = stats.summarize(tidy, keys, percentiles=())
+    ci = stats.intervals(tidy, keys, level=level, method="auto", n_resamples=n_resamples)
+    sessions = runs.groupby(["workload", "environment", "connections"])["session"].nunique().rename("n_sessions")
+    ov = stats.overhead(tidy, baseline, keys, level=level, n_resamples=n_resamples)
+    cmp = stats.compare(tidy, baseline, keys, test="welch", family="workload")
+    out = summ[keys + ["n", "mean", "sd", "median"]].merge(
+        ci[keys + ["low", "high", "method", "reason"]], on=keys, how="left")
+    out = out.merge(ov[keys + ["mean_baseline", "ratio", "ratio_low", "ratio_high", "fieller_low",
+                               "fieller_high", "n_baseline"]], on=keys, how="left")
+    out = out.merge(cmp[keys + ["welch_p", "welch_p_holm", "mw_p_holm", "verdict"]], on=keys, how="left")
+    out = out.rename(columns={"p_connections": "connections", "n": "n_runs", "mean": f"{name}_mean",
+                              "sd": f"{name}_sd", "median": f"{name}_median", "low": f"{name}_ci95_low",
+                              "high": f"{name}_ci95_high", "method": "ci_method", "reason": "ci_note",
+                              "mean_baseline": f"native_{name}_mean", "ratio": "ratio_vs_native",
+                              "ratio_low": "ratio_ci95_low", "ratio_high": "ratio_ci95_high",
+                              "fieller_low": "ratio_fieller_low", "fieller_high": "ratio_fieller_high",
+                              "n_baseline": "n_runs_native"})
+    out["pct_vs_native"] = 100.0 * (out["ratio_vs_native"] - 1.0)
+    base = out["environment"] == baseline
+    out.loc[base, "ratio_vs_native"] = 1.0
+    out.loc[base, "pct_vs_native"] = 0.0
+    out["verdict"] = out["verdict"].astype("string").mask(base, "baseline")
+    out = out.merge(sessions.reset_index().rename(columns={"connections": "connections"}),
+                    on=["workload", "environment", "connections"], how="left")
+    order = {e: i for i, e in enumerate(ENVIRONMENTS)}
+    wl = {w: i for i, w in enumerate(WORKLOADS)}
+    out = out.sort_values(["workload", "environment", "connections"],
+                          key=lambda s: s.map(wl).fillna(99) if s.name == "workload"
+                          else (s.map(order).fillna(99) if s.name == "environment" else s))
+    return out.reset_index(drop=True)
+
+
+def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95,
+                     n_resamples: int = 2000) -> pd.DataFrame:
+    """Fig 8: throughput per workload, environment and connection count, with CIs and tests.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Output of :func:`run_throughput`.
+    baseline : str
+        Baseline environment label.
+    level : float
+        Confidence level.
+    n_resamples : int
+        Bootstrap resamples (CIs where normality is rejected, and the ratio CIs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        workload, environment, connections, n_runs, throughput_mean, throughput_sd,
+        throughput_median, throughput_ci95_low/high (Student-t where Shapiro-Wilk does not
+        reject normality, else bootstrap BCa; ``ci_method``, ``ci_note``), native_throughput_mean,
+        ratio_vs_native (+ ratio_ci95_low/high bootstrap, ratio_fieller_low/high), n_runs_native,
+        welch_p, welch_p_holm (Holm over all points of the workload), mw_p_holm, verdict,
+        pct_vs_native, n_sessions (transcripts the runs come from). Throughput in req/s.
+    """
+    return _curve(runs, "throughput", 1.0, "throughput", baseline, level, n_resamples)
+
+
+def _welch_diff(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, float]:
+    """mean(x) - mean(y) with a Welch-Satterthwaite t interval."""
+    from scipy import stats as st
+
+    vx, vy = np.var(x, ddof=1) / x.size, np.var(y, ddof=1) / y.size
+    se = math.sqrt(vx + vy)
+    df = (vx + vy) ** 2 / (vx ** 2 / (x.size - 1) + vy ** 2 / (y.size - 1))
+    d = float(np.mean(x) - np.mean(y))
+    half = float(st.t.ppf(0.5 + level / 2, df)) * se
+    return d, d - half, d + half
+
+
+def added_per_point(runs: pd.DataFrame, baseline: str = BASELINE, level: float = 0.95) -> pd.DataFrame:
+    """Added implied latency of each environment over the baseline at each connection count.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Output of :func:`run_throughput`.
+    baseline : str
+        Baseline environment label.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        workload, environment, connections, added_latency_us (difference of the mean implied
+        latencies), added_ci95_low_us, added_ci95_high_us (Welch-Satterthwaite t interval),
+        n_runs, n_runs_native. Points with fewer than 2 runs on either side are left out.
+    """
+    records = []
+    for (wl, n_conn), part in runs.groupby(["workload", "connections"], sort=True):
+        y = part.loc[part["environment"] == baseline, "implied_latency_s"].to_numpy(dtype="float64")
+        for env, rows in part.groupby("environment", sort=False):
+            x = rows["implied_latency_s"].to_numpy(dtype="float64")
+            if env == baseline or x.size < 2 or y.size < 2:
+                continue
+            d, lo, hi = _welch_diff(x, y, level)
+            records.append({"workload": wl, "environment": env, "connections": int(n_conn),
+                            "added_latency_us": d / US, "added_ci95_low_us": lo / US,
+                            "added_ci95_high_us": hi / US, "n_runs": x.size, "n_runs_native": y.size})
+    return pd.DataFrame.from_records(records, columns=["workload", "environment", "connections",
+                                                       "added_latency_us", "added_ci95_low_us",
+                                                       "added_ci95_high_us", "n_runs", "n_runs_native"])
+
+
+def latency_curve(runs: pd.DataFrame, bounds: pd.DataFrame | None = None, baseline: str = BASELINE, *,
+                  published: Mapping[str, tuple[float, str]] | None = None, level: float = 0.95,
+                  n_resamples: int = 2000) -> pd.DataFrame:
+    """Fig 9: implied latency R = N / X per workload, environment and connection count (in us).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Output of :func:`run_throughput`.
+    bounds : pandas.DataFrame or None
+        Output of :func:`latency_bounds`; adds the mean bucket bound per point and how many
+        runs have their implied latency inside their own bound.
+    published : mapping or None
+        Output of :func:`published_values`; the paper's Docker NAT latency at 4 connections goes
+        beside that point (published_latency_us, pct_vs_published, published_text).
+    baseline, level, n_resamples
+        As for :func:`throughput_curve`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`throughput_curve` with ``latency_us_*`` columns (implied latency, us) and,
+        with bounds, bucket_low_us, bucket_high_us (means over runs), share_below_1ms,
+        n_implied_above_bound (runs whose N / X exceeds their bucket upper bound),
+        n_implied_below_bound; and added_latency_us with its Welch 95% CI
+        (added_ci95_low_us, added_ci95_high_us) from :func:`added_per_point`.
+    """
+    out = _curve(runs, "implied_latency_s", US, "latency_us", baseline, level, n_resamples)
+    out.insert(out.columns.get_loc("latency_us_mean"), "latency_kind", "implied N/X (Little's law)")
+    added = added_per_point(runs, baseline, level).drop(columns=["n_runs", "n_runs_native"])
+    out = out.merge(added, on=["workload", "environment", "connections"], how="left")
+    if bounds is not None:
+        m = runs.merge(bounds, on=["workload", *RUN_KEYS], how="left")
+        m["above"] = m["implied_latency_s"] > m["latency_high_s"]
+        m["below"] = m["implied_latency_s"] < m["latency_low_s"]
+        g = m.groupby(["workload", "environment", "connections"]).agg(
+            bucket_low_us=("latency_low_s", "mean"), bucket_high_us=("latency_high_s", "mean"),
+            share_below_1ms=("share_below_1ms", "mean"), n_implied_above_bound=("above", "sum"),
+            n_implied_below_bound=("below", "sum")).reset_index()
+        g["bucket_low_us"] /= US
+        g["bucket_high_us"] /= US
+        out = out.merge(g, on=["workload", "environment", "connections"], how="left")
+    out["published_latency_us"] = math.nan
+    out["published_text"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    if published and "lat4:Docker NAT" in published:
+        value, words = published["lat4:Docker NAT"]
+        hit = (out["environment"] == "Docker NAT") & (out["connections"] == 4) & (out["workload"] == PRIMARY)
+        out.loc[hit, "published_latency_us"] = value
+        out.loc[hit, "published_text"] = words + " (a different workload)"
+    out["pct_vs_published"] = 100.0 * (out["latency_us_mean"] / out["published_latency_us"] - 1.0)
+    return out
+
+
+def littles(runs: pd.DataFrame, workload: str = PRIMARY) -> pd.DataFrame:
+    """:func:`overhead.stats.littles_table` for one workload (latency implied: none measured).
+
+    Returns the littles_table columns (environment is the label, N = connections, X, and
+    implied_latency = latency_used = N / X in seconds).
+    """
+    tidy = tidy_runs(runs[runs["workload"] == workload])
+    tidy = tidy.drop(columns="workload")
+    return stats.littles_table(tidy, concurrency="p_connections", throughput="throughput",
+                               latency="latency_mean")
+
+
+def _level_means(table: pd.DataFrame, env: str) -> pd.Series:
+    rows = table[table["environment"] == env]
+    return rows.groupby("N")["X"].mean().sort_index()
+
+
+def concurrency_to_reach(table: pd.DataFrame, target: float, environment: str) -> tuple[float, float]:
+    """Smallest measured N whose mean throughput reaches ``target``, and the linear
+    interpolation between it and the level below (NaN, NaN when never reached)."""
+    curve = _level_means(table, environment)
+    hit = np.flatnonzero(curve.to_numpy() >= target)
+    if hit.size == 0:
+        return math.nan, math.nan
+    j = int(hit[0])
+    n1, x1 = float(curve.index[j]), float(curve.iloc[j])
+    if j == 0:
+        return n1, n1
+    n0, x0 = float(curve.index[j - 1]), float(curve.iloc[j - 1])
+    return n1, n0 + (target - x0) * (n1 - n0) / (x1 - x0)
+
+
+def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: str = BASELINE,
+                    fraction: float = 0.9, tolerance: float = 0.05, unsaturated_max: float | None = None,
+                    published: Mapping[str, float] | None = None, level: float = 0.95,
+                    n_resamples: int = 2000) -> pd.DataFrame:
+    """The Little's-law analysis of one workload as one long table (redis_littles.csv).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Output of :func:`run_throughput`.
+    workload : str
+        Workload analysed (default GET+SET).
+    baseline : str
+        Baseline environment.
+    fraction : float
+        Share of the saturation throughput whose concurrency is reported (0.9).
+    tolerance : float
+        Plateau tolerance of :func:`overhead.stats.saturation` (levels within 5% of the peak).
+    unsaturated_max : float or None
+        Largest N used for the added-latency regression; None: the level below the baseline's
+        knee (the first N reaching ``fraction`` of its plateau), where the baseline is not yet
+        saturated, so latency differences are per-request costs rather than queueing.
+    published : mapping or None
+        Output of :func:`published_values`: key (``sat:Native``, ``added:KVM``,
+        ``ratio4:Docker NAT``, ``ratio100:Docker NAT``, ``lat4:Docker NAT``) -> (value, words),
+        shown with the percent difference.
+    level, n_resamples
+        Confidence level and bootstrap resamples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        environment, quantity, key, estimate, ci95_low, ci95_high, unit, n, method, published,
+        pct_vs_published, published_text, note. Quantities: saturation throughput (plateau mean of the per-level
+        means within ``tolerance`` of the peak, with a t interval over the runs at those levels;
+        and the asymptote of X = X_max N / (K + N)), the concurrency where the curve reaches
+        ``fraction`` of its own plateau and of the baseline's, the added latency per request vs
+        the baseline (offset model R = a + b N + delta over N <= unsaturated_max, HC3 CIs) and
+        at 1, 4 and 100 connections (difference of mean implied latencies, Welch CI), the latency ratio
+        vs the baseline at 4 and 100 connections (bootstrap CI), and the implied latency at 4.
+    """
+    table = littles(runs, workload)
+    pub = dict(published or {})
+    envs = [e for e in ENVIRONMENTS if e in set(table["environment"])]
+    sat = stats.saturation(table, by="environment", method="plateau", tolerance=tolerance)
+    asym = stats.saturation(table, by="environment", method="asymptote")
+    kn = stats.knee(table, by="environment", method="fraction", fraction=fraction, tolerance=tolerance)
+    base_sat = float(sat.loc[sat["environment"] == baseline, "saturation"].iloc[0])
+    if unsaturated_max is None:
+        kb = kn.loc[kn["environment"] == baseline].iloc[0]
+        levels = np.sort(table.loc[table["environment"] == baseline, "N"].unique())
+        below = levels[levels < kb["knee_N"]]
+        unsaturated_max = float(below.max()) if below.size else float(levels.min())
+    rows: list[dict] = []
+
+    def add(env, quantity, key, estimate, low=math.nan, high=math.nan, unit="", n=None, method="", note=""):
+        p, words = pub.get(f"{key}:{env}", (math.nan, None))
+        rows.append({"environment": env, "quantity": quantity, "key": key, "estimate": estimate,
+                     "ci95_low": low, "ci95_high": high, "unit": unit, "n": n, "method": method,
+                     "published": p, "pct_vs_published": 100.0 * (estimate / p - 1.0)
+                     if math.isfinite(p) and p and math.isfinite(estimate) else math.nan,
+                     "published_text": words, "note": note})
+
+    for env in envs:
+        s = sat[sat["environment"] == env].iloc[0]
+        t = table[table["environment"] == env]
+        lo_n, hi_n = s["plateau_N_min"], s["plateau_N_max"]
+        curve = _level_means(table, env)
+        plateau_levels = curve.index[curve.to_numpy() >= (1 - tolerance) * curve.max()]
+        iv = stats.t_interval(t.loc[t["N"].isin(plateau_levels), "X"].to_numpy())
+        add(env, "saturation throughput (plateau)", "sat", float(s["saturation"]), iv.low, iv.high, "req/s",
+            iv.n, f"mean of the per-level means within {100 * tolerance:g}% of the peak; t interval over "
+                  "the runs at those levels",
+            f"plateau levels N={int(lo_n)}..{int(hi_n)} ({int(s['plateau_levels'])} levels); peak "
+            f"{s['peak']:.0f} at N={int(s['N_peak'])}" + (f"; {s['reason']}" if pd.notna(s["reason"]) else ""))
+        a = asym[asym["environment"] == env].iloc[0]
+        z = 1.959963984540054
+        add(env, "saturation throughput (asymptote of X = Xmax N/(K+N))", "sat_asymptote",
+            float(a["saturation"]), float(a["saturation"] - z * a["saturation_se"]),
+            float(a["saturation"] + z * a["saturation_se"]), "req/s", len(t),
+            "least squares over all runs; normal CI from the fit's standard error",
+            f"K = {a['K']:.1f} connections (half-saturation)")
+        k = kn[kn["environment"] == env].iloc[0]
+        add(env, f"connections to reach {100 * fraction:g}% of own plateau", "knee", float(k["knee_N_interpolated"]),
+            unit="connections", n=None, method="linear interpolation between measured levels",
+            note=f"first measured level reaching it: N={k['knee_N']:.0f}")
+        n1, ni = concurrency_to_reach(table, fraction * base_sat, env)
+        add(env, f"connections to reach {100 * fraction:g}% of Native's plateau ({fraction * base_sat:.0f} req/s)",
+            "reach_native", ni, unit="connections", method="linear interpolation between measured levels",
+            note=("never reached (up to 120 connections)" if math.isnan(n1)
+                  else f"first measured level reaching it: N={n1:.0f}"))
+    for env in envs:
+        if env == baseline:
+            continue
+        al = stats.added_latency(table, env, baseline, model="offset", latency="implied",
+                                 max_concurrency=unsaturated_max, by=[], level=level)
+        r = al.iloc[0]
+        add(env, f"added latency per request vs Native (N <= {unsaturated_max:g})", "added",
+            float(r["estimate"]) / US, float(r["low"]) / US, float(r["high"]) / US, "us", int(r["n_points"]),
+            "OLS R = a + b N + delta [env] on implied latencies, HC3 95% CI",
+            "Native unsaturated in this range (below its knee)")
+    lat = runs[runs["workload"] == workload]
+    lat_tidy = tidy_runs(lat, "implied_latency_s")
+    per_point = added_per_point(lat, baseline, level)
+    for env in envs:
+        for n_conn in (1, 4, 100):
+            r = per_point[(per_point["environment"] == env) & (per_point["connections"] == n_conn)]
+            if r.empty:
+                continue
+            r = r.iloc[0]
+            add(env, f"added latency at N={n_conn}", f"added_at_{n_conn}", float(r["added_latency_us"]),
+                float(r["added_ci95_low_us"]), float(r["added_ci95_high_us"]), "us",
+                int(r["n_runs"] + r["n_runs_native"]), "difference of mean implied latencies, Welch 95% CI",
+                f"n={int(r['n_runs'])} vs {int(r['n_runs_native'])} runs")
+    for n_conn in (4, 100):
+        sub = lat_tidy[lat_tidy["p_connections"] == n_conn]
+        ov = stats.overhead(sub, baseline, ["environment"], level=level, n_resamples=n_resamples)
+        for _, r in ov.iterrows():
+            add(r["environment"], f"latency ratio vs Native at N={n_conn}", f"ratio{n_conn}", float(r["ratio"]),
+                float(r["ratio_low"]), float(r["ratio_high"]), "ratio", int(r["n"] + r["n_baseline"]),
+                "ratio of mean implied latencies, bootstrap 95% CI",
+                f"Fieller [{r['fieller_low']:.3f}, {r['fieller_high']:.3f}]")
+    for env in envs:
+        x = lat.loc[(lat["environment"] == env) & (lat["connections"] == 4), "implied_latency_s"].to_numpy()
+        iv = stats.t_interval(x, level)
+        add(env, "implied latency at N=4", "lat4", iv.estimate / US, iv.low / US, iv.high / US, "us", iv.n,
+            "mean of N/X over runs, t interval")
+    out = pd.DataFrame.from_records(rows)
+    out["n"] = out["n"].astype("Int64")
+    out.attrs["unsaturated_max"] = unsaturated_max
+    return out
+
+
+#: Published Redis values (paper text, Section IV-D): littles_summary key -> (item, metric, env) of
+#: paper_numbers.csv, and the words the paper uses.
+PUBLISHED_KEYS = {
+    "sat:Native": (("Fig 8", "Redis peak throughput", "Native"), "paper: saturates 'at around 110 k request per second'"),
+    "lat4:Docker NAT": (("Fig 9", "Redis latency at 4 connections", "Docker NAT"), "paper: '51us or 1.05x that of native'"),
+    "ratio4:Docker NAT": (("Fig 9", "Redis latency at 4 connections", "Docker NAT"), "paper: '1.05x that of native' at 4 connections"),
+    "ratio100:Docker NAT": (("Fig 9", "Redis latency at 4 connections", "Docker NAT"), "paper: 'over 1.11x with 100 connections' (a lower bound)"),
+    "added:KVM": (("Fig 9", "Redis added latency", "KVM"), "paper: 'KVM adds approximately 83us of latency to every transaction'"),
+}
+#: Numbers the paper states inside the text of a row whose value is another number.
+_IN_TEXT = {"ratio4:Docker NAT": 1.05, "ratio100:Docker NAT": 1.11}
+
+
+def published_values(published: pd.DataFrame | None) -> dict[str, tuple[float, str]]:
+    """Published Redis numbers keyed for :func:`littles_summary`: key -> (value, the paper's words).
+
+    Parameters
+    ----------
+    published : pandas.DataFrame or None
+        :func:`overhead.reference.published` (None gives an empty dict: no comparison). The NAT
+        ratios (1.05x at 4 connections, "over 1.11x" at 100) are stated in the same sentence as
+        the 51 us and are taken from the text of that row's source, the paper.
+    """
+    if published is None:
+        return {}
+    out: dict[str, tuple[float, str]] = {}
+    for key, ((item, metric, env), words) in PUBLISHED_KEYS.items():
+        hit = published[(published["item"] == item) & (published["metric"] == metric) & (published["env"] == env)]
+        if hit.empty:
+            continue
+        value = _IN_TEXT.get(key, float(hit["value_parsed"].iloc[0]))
+        out[key] = (value, words)
+    return out
+
+
+__all__ = ["BASELINE", "ENVIRONMENTS", "PRIMARY", "RedisDataError", "TESTS", "WORKLOADS",
+           "added_per_point", "concurrency_to_reach", "latency_bounds", "littles_display", "latency_curve", "littles", "littles_summary",
+           "published_values", "run_throughput", "throughput_curve", "tidy_runs"]
+
+
+def littles_display(summary: pd.DataFrame) -> pd.DataFrame:
+    """:func:`littles_summary` formatted for reading (strings; for redis_littles.md).
+
+    Returns one row per quantity: environment, quantity, estimate [95% CI] with units, n,
+    published (with the paper's words) and the percent difference, method.
+    """
+    def num(v: float, unit: str) -> str:
+        if not math.isfinite(v):
+            return "-"
+        if unit == "ratio":
+            return f"{v:.3f}"
+        if unit == "req/s":
+            return f"{v:,.0f}"
+        return f"{v:.1f}"
+
+    rows = []
+    for _, r in summary.iterrows():
+        est = num(r["estimate"], r["unit"])
+        if math.isfinite(r["ci95_low"]):
+            est += f" [{num(r['ci95_low'], r['unit'])}, {num(r['ci95_high'], r['unit'])}]"
+        pub = "-" if not math.isfinite(r["published"]) else (
+            f"{num(r['published'], r['unit'])} ({r['pct_vs_published']:+.1f}%)")
+        rows.append({"environment": r["environment"], "quantity": r["quantity"],
+                     "estimate [95% CI]": est if est == "-" else
+                     f"{est} {r['unit'] if r['unit'] != 'ratio' else ''}".strip(),
+                     "n": "-" if pd.isna(r["n"]) else str(int(r["n"])),
+                     "published (diff)": pub, "how": r["method"],
+                     "note": "; ".join(x for x in (r["note"], r["published_text"]) if isinstance(x, str) and x)})
+    return pd.DataFrame(rows).set_index(["environment", "quantity"])
