@@ -57,6 +57,13 @@ _LABELS: dict[tuple[str, str], str] = {
 }
 
 
+#: The labels in the order tables and legends list them: native first, containers, then VMs.
+LABEL_ORDER: tuple[str, ...] = (
+    "Native", "Docker", "Docker net=host", "Docker net=host volume", "Docker net=host AUFS",
+    "Docker NAT", "Docker NAT volume", "Docker NAT AUFS", "KVM", "KVM-untuned", "KVM-tuned",
+)
+
+
 def label(environment: str, variant: str | None) -> str:
     """The paper's name for an (environment, variant) pair, e.g. ("docker", "net=nat") -> "Docker NAT"."""
     key = (environment, variant or "default")

@@ -391,6 +391,8 @@ def summary_table(path: str | os.PathLike[str]) -> str:
     df["label"] = [ibm.label(e, v) for e, v in zip(df["environment"], df["variant"], strict=True)]
     counts = df.pivot_table(index="benchmark", columns="label", values="run_id", aggfunc="size",
                             fill_value=0)
+    counts = counts[[c for c in ibm.LABEL_ORDER if c in counts.columns]
+                    + sorted(c for c in counts.columns if c not in ibm.LABEL_ORDER)]
     counts["total"] = counts.sum(axis=1)
     counts.loc["total"] = counts.sum(axis=0)
     runs = df.groupby("benchmark")["run_id"].nunique()
