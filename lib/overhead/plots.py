@@ -19,6 +19,7 @@ matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from overhead.ibm import LABEL_ORDER  # noqa: E402
 from overhead.ibm import label as ibm_label  # noqa: E402
 
 # Okabe & Ito (2008), "Color Universal Design".
@@ -46,8 +47,8 @@ STYLE: dict[str, tuple[str, str]] = {
     "published": (OKABE_ITO["black"], "_"),
 }
 
-#: Legend order.
-ORDER = list(STYLE)
+#: Legend order: the same as tables (native, containers, VMs), then the extras.
+ORDER = [*LABEL_ORDER, *(n for n in STYLE if n not in LABEL_ORDER)]
 
 
 def label(environment: str, variant: str | None = None) -> str:
