@@ -80,7 +80,11 @@ SECTIONS: tuple[tuple[str, str, tuple[Item, ...]], ...] = (
              "Mean of 10 runs per point with 95% CI. All 1,489 sysbench runs in the repository are "
              "read-only ('Doing read-only test'), though the paper describes read/write transactions."),
         Item("fig11", "Fig 11: MySQL throughput vs CPU utilisation",
-             "CPU utilisation from dstat, segmented into the 150 sysbench runs of each configuration."),
+             "CPU utilisation (100 - idle) from dstat, segmented into the 150 sysbench runs of each "
+             "configuration. dstat ran on the host in every configuration, KVM included: KVM's CPU is "
+             "the host's view (guest kernel time appears as user time). The 'Docker NAT volume' "
+             "folder (docker-nofs) shows host-network packet counts (16 per transaction, like "
+             "native), not NAT's 48: its label follows the authors' plots but is doubtful."),
         Item("fig12", "Fig 12: MySQL latency vs concurrency",
              "Per-request mean latency; Little's law N = X R holds for these points."),
         Item("fig13", "Fig 13: MySQL throughput vs latency", ""),
