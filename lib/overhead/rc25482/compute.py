@@ -1,0 +1,453 @@
+"""RC25482 Section III-A..D: Table I (PXZ, Linpack, STREAM, RandomAccess) and Table II (STREAM
+kernels), from the tidy rows of the authors' logs.
+
+Which runs make Table I (all on two sockets, 10 trials per cell):
+
+- Linpack: ``linpack/results/{linux,docker,vm}.two-socket.interleavedalloc.log`` for Native,
+  Docker and KVM-untuned; KVM-tuned is the last complete block of ``linpack/results/vm.log``
+  (``p_block_complete`` True). The aborted 6-trial block before it is kept as a separate view,
+  never averaged in.
+- STREAM: ``Stream/results/*.two-socket.interleavedalloc.log`` (``p_sockets == 2``), the best
+  rate of each run per kernel.
+- RandomAccess: ``p_sockets == 2`` rows, i.e. the files named ``*.single-socket.localalloc.log``
+  whose headers say ``--physcpubind=0-31 --interleave=0,1``.
+- PXZ: no data anywhere in the repository; the text says KVM is 22% slower. Its rows are
+  present with NaN values and a note.
+
+Units are those the paper prints: Linpack GFLOPS (1e9 FLOP/s), RandomAccess GUPS (1e9
+updates/s), STREAM GB/s (1e9 B/s). SD is the sample SD (ddof=1) everywhere; ``sd_population``
+(ddof=0) is beside it because the authors' STREAM summaries use it. Nothing is deleted: the
+untuned-KVM Linpack trial at 108.8 GFLOPS stays in the cell and is flagged.
+
+Main entry points: :func:`load_trials` (tidy dir -> trials), :func:`trials` (pure),
+:func:`table1`, :func:`linpack_views`, :func:`table1_display`, :func:`table2`,
+:func:`table2_derived`, :func:`stream_median_spread`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pandas as pd
+
+from overhead import stats
+
+#: Table I rows in the paper's order and the unit each is printed in.
+WORKLOADS = ("PXZ", "Linpack", "RandomAccess", "STREAM Copy", "STREAM Scale", "STREAM Add", "STREAM Triad")
+#: Table I columns.
+ENVIRONMENTS = ("Native", "Docker", "KVM-untuned", "KVM-tuned")
+#: workload -> (printed unit, factor from the canonical tidy unit).
+UNITS = {
+    "PXZ": ("MB/s", 1e-6),
+    "Linpack": ("GFLOPS", 1e-9),
+    "RandomAccess": ("GUPS", 1e-9),
+    "STREAM Copy": ("GB/s", 1e-9),
+    "STREAM Scale": ("GB/s", 1e-9),
+    "STREAM Add": ("GB/s", 1e-9),
+    "STREAM Triad": ("GB/s", 1e-9),
+}
+BASELINE = "Native"
+
+#: The columns table1.csv starts with, in this order (extra columns follow).
+TABLE1_COLUMNS = ["workload", "environment", "mean", "sd", "n", "ci95_low", "ci95_high",
+                  "delta_vs_native_pct", "published_mean", "published_sd"]
+
+PXZ_NOTE = ("no PXZ data or script in the authors' repository; the text says 'KVM is 22% slower' and "
+            "that tuning KVM makes little difference")
+NOT_MEASURED_NOTE = ("not measured: the STREAM and RandomAccess 'KVM' runs are from the untuned VM "
+                     "(default CPU model, no pinning)")
+UNTUNED_LINPACK_NOTE = ("includes trial 8 (108.8 GFLOPS), flagged as an outlier (modified z < -3.5) and kept; "
+                        "the spreadsheet value 130.28 (7.57) is not verified against the printed table")
+
+#: Table II: the four STREAM kernels (definitions of the STREAM benchmark, not measurements).
+#: Bytes count the 8-byte words each iteration reads and writes, as STREAM counts them
+#: (no write-allocate traffic).
+STREAM_KERNELS = (
+    ("Copy", "a[i] = b[i]", 16, 0),
+    ("Scale", "a[i] = q * b[i]", 16, 1),
+    ("Add", "a[i] = b[i] + c[i]", 24, 1),
+    ("Triad", "a[i] = b[i] + q * c[i]", 24, 2),
+)
+
+
+# --- data -------------------------------------------------------------------------------------
+
+def load_trials(tidy_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read the Table I rows from an ingested folder and return :func:`trials` of them.
+
+    Parameters: tidy_dir, folder written by ``overhead.rc25482.prepare``.
+    """
+    from overhead.rc25482 import load
+
+    linpack = load(tidy_dir, "linpack", metrics=["flop_rate"], where={"p_sockets": 2})
+    stream = load(tidy_dir, "stream", metrics=["bandwidth"], where={"p_sockets": 2})
+    gups = load(tidy_dir, "randomaccess", metrics=["update_rate"], where={"p_sockets": 2})
+    return trials(linpack, stream, gups)
+
+
+def trials(linpack: pd.DataFrame, stream: pd.DataFrame, gups: pd.DataFrame) -> pd.DataFrame:
+    """Every two-socket Table I trial in the printed units, with the Table I selection marked.
+
+    Parameters
+    ----------
+    linpack, stream, gups : pandas.DataFrame
+        Tidy rows (with ``label``) of metrics flop_rate, bandwidth and update_rate; rows with
+        p_sockets other than 2 are ignored.
+
+    Returns
+    -------
+    pandas.DataFrame
+        workload, environment (the paper's label), trial, value, unit, block (Linpack block in
+        its file, else 1), block_complete, in_table (True for the trials Table I averages:
+        everything except the aborted tuned-KVM Linpack block), view ("table" or
+        "aborted block"), source, mod_z, outlier (flag_outliers per workload, environment and
+        block; never removed).
+    """
+    parts = []
+    two = lambda df: df[(df["p_sockets"] == 2).fillna(False)] if "p_sockets" in df else df  # noqa: E731
+    lp = two(linpack)
+    lp = lp[lp["metric"] == "flop_rate"]
+    parts.append(pd.DataFrame({
+        "workload": "Linpack", "environment": lp["label"], "trial": lp["trial"], "raw": lp["value"],
+        "block": lp["p_block"].astype("Int64"), "block_complete": lp["p_block_complete"].astype("boolean"),
+        "source": lp["source"]}))
+    st = two(stream)
+    st = st[st["metric"] == "bandwidth"]
+    parts.append(pd.DataFrame({
+        "workload": "STREAM " + st["p_kernel"].astype("string").str.capitalize(),
+        "environment": st["label"], "trial": st["trial"], "raw": st["value"],
+        "block": pd.array([1] * len(st), dtype="Int64"), "block_complete": pd.array([True] * len(st), dtype="boolean"),
+        "source": st["source"]}))
+    gu = two(gups)
+    gu = gu[gu["metric"] == "update_rate"]
+    parts.append(pd.DataFrame({
+        "workload": "RandomAccess", "environment": gu["label"], "trial": gu["trial"], "raw": gu["value"],
+        "block": pd.array([1] * len(gu), dtype="Int64"), "block_complete": pd.array([True] * len(gu), dtype="boolean"),
+        "source": gu["source"]}))
+    df = pd.concat(parts, ignore_index=True)
+    df["workload"] = df["workload"].astype("string")
+    df["environment"] = df["environment"].astype("string")
+    df["unit"] = df["workload"].map(lambda w: UNITS[w][0]).astype("string")
+    df["value"] = df["raw"].astype("float64") * df["workload"].map(lambda w: UNITS[w][1]).astype("float64")
+    df = df.drop(columns="raw")
+    # Table I: for each workload and environment, the last complete block (Linpack vm.log has an
+    # aborted 6-trial block before the complete one; the other files have one block).
+    df["in_table"] = False
+    for _, rows in df.groupby(["workload", "environment"], sort=False):
+        complete = rows[rows["block_complete"].fillna(False)]
+        if len(complete):
+            last = complete["block"].max()
+            df.loc[complete.index[complete["block"] == last], "in_table"] = True
+    df["view"] = np.where(df["in_table"], "table", "aborted block")
+    df["view"] = df["view"].astype("string")
+    flagged = stats.flag_outliers(df, by=["workload", "environment", "block"])
+    df["mod_z"] = flagged["mod_z"]
+    df["outlier"] = flagged["outlier"]
+    order = {w: i for i, w in enumerate(WORKLOADS)}
+    eorder = {e: i for i, e in enumerate(ENVIRONMENTS)}
+    df = df.assign(_w=df["workload"].map(order), _e=df["environment"].map(eorder))
+    df = df.sort_values(["_w", "_e", "block", "trial"]).drop(columns=["_w", "_e"]).reset_index(drop=True)
+    cols = ["workload", "environment", "trial", "value", "unit", "block", "block_complete", "in_table",
+            "view", "source", "mod_z", "outlier"]
+    return df[cols]
+
+
+# --- Table I ----------------------------------------------------------------------------------
+
+def _published_sd_kind(kind: object) -> str | None:
+    """'population' or 'sample' from paper_numbers' err_kind text."""
+    if kind is None or (not isinstance(kind, str) and pd.isna(kind)):
+        return None
+    return "population" if "population" in str(kind).lower() else "sample"
+
+
+def table1(trial_rows: pd.DataFrame, published: pd.DataFrame | None = None, *,
+           n_resamples: int = 9999, seed: int = 0) -> pd.DataFrame:
+    """Table I: one row per workload and environment (PXZ and unmeasured cells as NaN rows).
+
+    Parameters
+    ----------
+    trial_rows : pandas.DataFrame
+        Output of :func:`trials`; only ``in_table`` rows are summarized.
+    published : pandas.DataFrame or None
+        ``overhead.reference.table1_published(ref, include_open=True)``; None leaves the
+        published columns NaN.
+    n_resamples, seed : int
+        Bootstrap settings for the intervals that need one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`TABLE1_COLUMNS` first, then unit, sd_population, ci_method, delta_ci95_low,
+        delta_ci95_high (bootstrap interval of the percent difference), p_welch_holm (Welch
+        vs native, Holm-corrected over the whole table), verdict_vs_native, n_flagged (trials
+        flagged by stats.flag_outliers, all kept), published_sd_kind, sd_matching_published
+        (our SD under the published SD's definition), sd_pct_diff_vs_published,
+        pct_diff_vs_published, published_status, published_delta_pct (the text's relative
+        claims, PXZ), note.
+    """
+    t = trial_rows[trial_rows["in_table"]].copy()
+    cells = {}
+    for (w, e), rows in t.groupby(["workload", "environment"], sort=False):
+        x = rows["value"].to_numpy(dtype="float64")
+        iv = stats.auto_interval(x, 0.95, n_resamples=n_resamples, rng=seed)
+        cells[(w, e)] = {
+            "mean": float(np.mean(x)), "sd": float(np.std(x, ddof=1)) if x.size > 1 else math.nan,
+            "sd_population": float(np.std(x, ddof=0)), "n": int(x.size),
+            "ci95_low": iv.low, "ci95_high": iv.high, "ci_method": iv.method,
+            "n_flagged": int(rows["outlier"].fillna(False).sum()),
+        }
+    frame = t.rename(columns={"environment": "env"})
+    cmp = stats.compare(frame, baseline=BASELINE, by=["workload", "env"], environment="env")
+    ovh = stats.overhead(frame, baseline=BASELINE, by=["workload", "env"], environment="env",
+                         n_resamples=n_resamples, rng=seed)
+    for r in cmp.itertuples(index=False):
+        cells[(r.workload, r.env)].update(p_welch_holm=r.welch_p_holm, verdict_vs_native=r.verdict)
+    for r in ovh.itertuples(index=False):
+        cells[(r.workload, r.env)].update(delta_ci95_low=r.pct_low, delta_ci95_high=r.pct_high)
+    pub = {}
+    if published is not None:
+        for r in published.itertuples(index=False):
+            pub[(str(r.workload), str(r.environment))] = r
+    records = []
+    for w in WORKLOADS:
+        native = cells.get((w, BASELINE), {}).get("mean", math.nan)
+        for e in ENVIRONMENTS:
+            c = dict(cells.get((w, e), {"n": 0}))
+            rec = {"workload": w, "environment": e, "unit": UNITS[w][0], **c}
+            if e == BASELINE:
+                rec["delta_vs_native_pct"] = 0.0 if c.get("n") else math.nan
+                rec["verdict_vs_native"] = "baseline" if c.get("n") else None
+            elif c.get("n"):
+                rec["delta_vs_native_pct"] = 100.0 * (c["mean"] / native - 1.0)
+            p = pub.get((w, e))
+            if p is not None:
+                kind = _published_sd_kind(p.sd_kind)
+                rec.update(published_mean=float(p.mean), published_sd=float(p.sd), published_sd_kind=kind,
+                           published_status=str(p.status))
+                if c.get("n"):
+                    mine = c["sd_population"] if kind == "population" else c["sd"]
+                    rec["sd_matching_published"] = mine
+                    rec["pct_diff_vs_published"] = 100.0 * (c["mean"] / float(p.mean) - 1.0)
+                    rec["sd_pct_diff_vs_published"] = 100.0 * (mine / float(p.sd) - 1.0)
+            notes = []
+            if w == "PXZ":
+                notes.append(PXZ_NOTE)
+                if e.startswith("KVM"):
+                    rec["published_delta_pct"] = -22.0
+            elif not c.get("n"):
+                notes.append(NOT_MEASURED_NOTE)
+            if (w, e) == ("Linpack", "KVM-untuned") and c.get("n"):
+                notes.append(UNTUNED_LINPACK_NOTE)
+            if (w, e) == ("Linpack", "KVM-tuned") and c.get("n"):
+                notes.append("last complete block of vm.log; the aborted 6-trial block before it is not averaged in")
+            if w.startswith("STREAM") and c.get("n"):
+                notes.append("authors' SD is the population SD (compare sd_population)")
+            if c.get("n_flagged") and (w, e) != ("Linpack", "KVM-untuned"):
+                notes.append(f"{c['n_flagged']} trial(s) flagged by modified z > 3.5 (tiny MAD), kept")
+            rec["note"] = "; ".join(notes) or None
+            records.append(rec)
+    extra = ["unit", "sd_population", "ci_method", "delta_ci95_low", "delta_ci95_high", "p_welch_holm",
+             "verdict_vs_native", "n_flagged", "published_sd_kind", "sd_matching_published",
+             "sd_pct_diff_vs_published", "pct_diff_vs_published", "published_status",
+             "published_delta_pct", "note"]
+    out = pd.DataFrame.from_records(records).reindex(columns=TABLE1_COLUMNS + extra)
+    out["n"] = out["n"].fillna(0).astype("int64")
+    out["n_flagged"] = out["n_flagged"].fillna(0).astype("int64")
+    for col in ("workload", "environment", "unit", "ci_method", "verdict_vs_native", "published_sd_kind",
+                "published_status", "note"):
+        out[col] = out[col].astype("string")
+    return out
+
+
+def linpack_views(trial_rows: pd.DataFrame, *, n_resamples: int = 9999, seed: int = 0) -> pd.DataFrame:
+    """The Linpack KVM cells under each selection, labelled: the Table I cell, the untuned cell
+    without its flagged trial (a sensitivity view, not Table I), and the aborted tuned block.
+
+    Parameters: trial_rows, output of :func:`trials`; n_resamples, seed, bootstrap settings.
+    Returns environment, view, n, mean, sd, ci95_low, ci95_high, ci_method, excluded, source.
+    """
+    lp = trial_rows[trial_rows["workload"] == "Linpack"]
+    views = []
+    for env in ("KVM-untuned", "KVM-tuned"):
+        rows = lp[(lp["environment"] == env) & lp["in_table"]]
+        views.append((env, "Table I cell (all trials of the block)", rows, None))
+    un = lp[(lp["environment"] == "KVM-untuned") & lp["in_table"]]
+    kept = un[~un["outlier"].fillna(False)]
+    gone = un[un["outlier"].fillna(False)]
+    views.append(("KVM-untuned", "sensitivity view: without the flagged trial (NOT Table I)", kept,
+                  ", ".join(f"trial {int(r.trial)} ({r.value:.1f} GFLOPS, mod z {r.mod_z:.0f})"
+                            for r in gone.itertuples())))
+    ab = lp[(lp["environment"] == "KVM-tuned") & ~lp["in_table"]]
+    views.append(("KVM-tuned", "aborted block (6 of 10 trials; not averaged in)", ab, None))
+    records = []
+    for env, view, rows, excluded in views:
+        x = rows["value"].to_numpy(dtype="float64")
+        iv = stats.auto_interval(x, 0.95, n_resamples=n_resamples, rng=seed) if x.size else None
+        records.append({
+            "environment": env, "view": view, "n": int(x.size),
+            "mean": float(np.mean(x)) if x.size else math.nan,
+            "sd": float(np.std(x, ddof=1)) if x.size > 1 else math.nan,
+            "ci95_low": iv.low if iv else math.nan, "ci95_high": iv.high if iv else math.nan,
+            "ci_method": iv.method if iv else None, "excluded": excluded,
+            "source": ", ".join(sorted({s.rsplit(":", 1)[0] for s in rows["source"]}))
+            + (f" lines {rows['source'].str.rsplit(':', n=1).str[1].astype(int).min()}-"
+               f"{rows['source'].str.rsplit(':', n=1).str[1].astype(int).max()}" if len(rows) else ""),
+        })
+    return pd.DataFrame.from_records(records)
+
+
+def _num(x: float, d: int) -> str:
+    return f"{x:.{d}f}"
+
+
+def table1_display(trial_rows: pd.DataFrame, table: pd.DataFrame, *, n_resamples: int = 9999,
+                   seed: int = 0) -> pd.DataFrame:
+    """Table I as a frame of strings in the paper's style, for Markdown/LaTeX/HTML.
+
+    Each cell: ``mean (delta% vs native) [SD]; n=N; 95% CI lo to hi`` (stats.tables), then the
+    significance verdict vs native and, where one exists, the published value with its percent
+    difference. Rows are workloads with their unit, columns the four environments.
+
+    Parameters: trial_rows, output of :func:`trials`; table, output of :func:`table1`;
+    n_resamples, seed, bootstrap settings (the same as for :func:`table1`, so the CIs agree).
+    """
+    t = trial_rows[trial_rows["in_table"]].assign(
+        row=lambda d: d["workload"] + " (" + d["unit"] + ")")
+    grid = stats.overhead_table(t, baseline=BASELINE, rows="row", ci="mean", environment="environment",
+                                n_resamples=n_resamples, rng=seed)
+    info = table.set_index(["workload", "environment"])
+    rows = {}
+    for w in WORKLOADS:
+        label = f"{w} ({UNITS[w][0]})"
+        measured = table[(table["workload"] == w) & (table["n"] > 0)]
+        d = max((stats.tables.decimals_for(float(r.sd), float(r.mean)) for r in measured.itertuples()),
+                default=2)
+        cells = []
+        for e in ENVIRONMENTS:
+            r = info.loc[(w, e)]
+            if label in grid.index and e in grid.columns and r["n"] > 0:
+                text = grid.loc[label, e]
+            else:
+                text = stats.tables.MISSING
+            extra = []
+            if r["n"] > 0 and e != BASELINE and pd.notna(r["p_welch_holm"]):
+                word = "significant" if r["p_welch_holm"] < 0.05 else "no significant difference"
+                extra.append(f"{word} (Welch, Holm p={r['p_welch_holm']:.2g})")
+            if pd.notna(r["published_mean"]):
+                kind = " pop." if r["published_sd_kind"] == "population" else ""
+                pub = f"spreadsheet: {_num(r['published_mean'], d)} [{_num(r['published_sd'], d)}{kind}]"
+                if pd.notna(r["pct_diff_vs_published"]):
+                    pub += f" ({round(float(r['pct_diff_vs_published']), 2) + 0.0:+.2f}%)"
+                extra.append(pub)
+            if w == "PXZ":
+                extra.append("no data; text: KVM 22% slower" if e.startswith("KVM") else "no data")
+            elif r["n"] == 0:
+                extra.append("not measured")
+            if (w, e) == ("Linpack", "KVM-untuned") and r["n"] > 0:
+                extra.append("incl. flagged trial 8 (108.8)")
+            cells.append("\n".join([text, *extra]))
+        rows[label] = cells
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=list(ENVIRONMENTS))
+    out.index.name = "workload (unit)"
+    out.columns.name = "environment"
+    return out
+
+
+# --- Table II ---------------------------------------------------------------------------------
+
+def table2() -> pd.DataFrame:
+    """Table II: the STREAM kernels with bytes and FLOPs per iteration (definitions of the
+    STREAM benchmark, not measurements).
+
+    Returns operation, kernel, bytes_per_iteration, flops_per_iteration, words_read,
+    words_written, source.
+    """
+    rows = []
+    for op, kernel, nbytes, flops in STREAM_KERNELS:
+        written = 1
+        read = nbytes // 8 - written
+        rows.append({"operation": op, "kernel": kernel, "bytes_per_iteration": nbytes,
+                     "flops_per_iteration": flops, "words_read": read, "words_written": written,
+                     "source": "STREAM benchmark definition (McCalpin), 8-byte words; not a measurement"})
+    out = pd.DataFrame(rows)
+    for c in ("operation", "kernel", "source"):
+        out[c] = out[c].astype("string")
+    return out
+
+
+def table2_derived(table: pd.DataFrame) -> pd.DataFrame:
+    """Achieved iterations/s and FLOP/s implied by the measured STREAM bandwidth (Table I).
+
+    FLOP/s = bandwidth / bytes_per_iteration * flops_per_iteration; a derived quantity (STREAM
+    does not measure FLOPs), with the bandwidth CI carried through (linear).
+
+    Parameters: table, output of :func:`table1`. Returns operation, environment, n,
+    bandwidth_gbs, bandwidth_ci95_low, bandwidth_ci95_high, giga_iterations_per_s, gflops,
+    gflops_ci95_low, gflops_ci95_high.
+    """
+    k = table2().set_index("operation")
+    rows = []
+    for r in table[table["workload"].str.startswith("STREAM") & (table["n"] > 0)].itertuples(index=False):
+        op = r.workload.split(" ", 1)[1]
+        b, f = k.loc[op, "bytes_per_iteration"], k.loc[op, "flops_per_iteration"]
+        rows.append({"operation": op, "environment": r.environment, "n": r.n, "bandwidth_gbs": r.mean,
+                     "bandwidth_ci95_low": r.ci95_low, "bandwidth_ci95_high": r.ci95_high,
+                     "giga_iterations_per_s": r.mean / b, "gflops": r.mean / b * f,
+                     "gflops_ci95_low": r.ci95_low / b * f, "gflops_ci95_high": r.ci95_high / b * f})
+    return pd.DataFrame(rows)
+
+
+def stream_median_spread(trial_rows: pd.DataFrame) -> pd.DataFrame:
+    """The text's check: "the median data exhibiting a difference of only 1.4% across the three
+    execution environments". Per kernel: the median of each environment and the spread
+    (max - min) / max of those medians, in percent.
+
+    Parameters: trial_rows, output of :func:`trials`.
+    """
+    st = trial_rows[trial_rows["workload"].str.startswith("STREAM") & trial_rows["in_table"]]
+    med = st.groupby(["workload", "environment"])["value"].median().unstack("environment")
+    med = med[[e for e in ENVIRONMENTS if e in med.columns]]
+    med["spread_pct"] = 100.0 * (med.max(axis=1) - med.min(axis=1)) / med.max(axis=1)
+    return med.reindex([w for w in WORKLOADS if w in med.index]).reset_index()
+
+
+def claims(table: pd.DataFrame, views: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Table I statements next to what the data gives.
+
+    Parameters: table, output of :func:`table1`; views, of :func:`linpack_views`; spread, of
+    :func:`stream_median_spread`. Returns claim, data (text built from the numbers).
+    """
+    t = table.set_index(["workload", "environment"])
+
+    def cell(w: str, e: str) -> str:
+        r = t.loc[(w, e)]
+        sig = "no significant difference" if r["p_welch_holm"] >= 0.05 else "significant"
+        d = 1 if abs(r["delta_vs_native_pct"]) >= 0.1 else 2
+        return (f"{r['delta_vs_native_pct']:+.{d}f}% (95% CI {r['delta_ci95_low']:+.1f}% to "
+                f"{r['delta_ci95_high']:+.1f}%), {sig}")
+
+    native = t.loc[("Linpack", BASELINE), "mean"]
+    sens = views[views["view"].str.startswith("sensitivity")]
+    sens_txt = (f"; {100 * (float(sens['mean'].iloc[0]) / native - 1):+.1f}% without the flagged trial"
+                if len(sens) else "")
+    st = [w for w in WORKLOADS if w.startswith("STREAM")]
+    kvm = [t.loc[(w, "KVM-untuned"), "delta_vs_native_pct"] for w in st]
+    dock_sig = all(t.loc[(w, "Docker"), "p_welch_holm"] >= 0.05 for w in st)
+    kvm_sig = all(t.loc[(w, "KVM-untuned"), "p_welch_holm"] < 0.05 for w in st)
+    sp = spread.set_index("workload")["spread_pct"]
+    rows = [
+        ("Linpack: native and Docker almost identical", "Docker " + cell("Linpack", "Docker")),
+        ("Linpack: untuned KVM markedly worse", "untuned KVM " + cell("Linpack", "KVM-untuned") + sens_txt),
+        ("Linpack: tuned KVM nearly at par with native", "tuned KVM " + cell("Linpack", "KVM-tuned")),
+        ("STREAM: almost identical; median difference only 1.4%",
+         f"Docker: {'no significant difference' if dock_sig else 'mixed'} on all four kernels; untuned KVM "
+         f"{min(kvm):+.1f}% to {max(kvm):+.1f}% ({'significant' if kvm_sig else 'mixed'}); median spread "
+         + ", ".join(f"{w.split()[1]} {sp[w]:.2f}%" for w in st)),
+        ("RandomAccess: same overheads for all environments",
+         "Docker " + cell("RandomAccess", "Docker") + "; KVM " + cell("RandomAccess", "KVM-untuned")),
+        ("PXZ: KVM 22% slower; tuning makes little difference", "no PXZ data in the repository: cannot be checked"),
+    ]
+    return pd.DataFrame(rows, columns=["claim", "data"]).astype("string")

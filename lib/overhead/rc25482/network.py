@@ -1,0 +1,202 @@
+"""RC25482 Sections III-E and III-F: network bandwidth (nuttcp, Fig 2) and latency (netperf,
+Fig 3), from the authors' spreadsheets.
+
+The repository holds no nuttcp or netperf output: only ``nuttcp/results/nuttcp.xlsx``
+(goodput in Mbps, typed in by hand, one value per environment and direction) and
+``netperf/results/netperf.xlsx`` (transactions/s, one value per environment and test). The
+ingest stores them as reference rows (``load(tidy, table="reference")``, tool "spreadsheet").
+So every value here has **n = 1**: no SD, no confidence interval and no significance test can
+be computed, and none is invented. The paper's second Fig 2 panel (CPU cycles per byte from
+``perf stat -a``) was never saved; the spreadsheets' "Docker Host" (nuttcp) and "Docker NAT"
+(netperf) columns are empty.
+
+Entry points: :func:`tcp_goodput_limit`, :func:`goodput` (Fig 2), :func:`latency` (Fig 3),
+:func:`claims`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+#: Fig 2 / Fig 3 environments (the paper's labels), in plotting order.
+ENVIRONMENTS = ("Native", "Docker NAT", "KVM")
+#: nuttcp directions: (p_direction in the tidy rows, label). Client->server: the system under
+#: test transmits; server->client: it receives.
+DIRECTIONS = (("client_to_server", "client->server (SUT transmits)"),
+              ("server_to_client", "server->client (SUT receives)"))
+TESTS = ("TCP_RR", "UDP_RR")
+LINE_RATE_GBPS = 10.0
+#: The paper: "very close to the theoretical limit of 9.41 Gbps due to packet headers".
+PAPER_MAX_GOODPUT_GBPS = 9.41
+
+FIG02_COLUMNS = ["environment", "direction", "goodput_gbps", "n", "ci95_low", "ci95_high",
+                 "line_rate_gbps", "max_goodput_gbps", "pct_of_max_goodput", "published_gbps",
+                 "pct_diff_vs_published", "source", "note"]
+FIG03_COLUMNS = ["environment", "test", "transactions_per_s", "latency_us", "n", "ci95_low",
+                 "ci95_high", "delta_vs_native_us", "delta_vs_native_pct", "published_latency_us",
+                 "pct_diff_vs_published", "source", "note"]
+
+N1_NOTE = "n=1: one hand-entered spreadsheet value; no SD or CI possible"
+NO_NAT_NOTE = "no Docker NAT value in the data (netperf.xlsx columns D/E are empty)"
+
+
+def tcp_goodput_limit(link_gbps: float = LINE_RATE_GBPS, mtu: int = 1500, ip_header: int = 20,
+                      tcp_header: int = 20, tcp_options: int = 12, ethernet_overhead: int = 38) -> float:
+    """Maximum TCP goodput (Gbps) of a link: payload per frame over bytes on the wire.
+
+    Parameters: link_gbps, line rate; mtu, IP MTU in bytes; ip_header, tcp_header, header
+    bytes; tcp_options, TCP options per segment (12: timestamps, Linux's default);
+    ethernet_overhead, bytes per frame outside the MTU (14 header + 4 FCS + 8 preamble/SFD +
+    12 inter-frame gap). With the defaults: 10 * 1448 / 1538 = 9.4148 Gbps, the paper's 9.41.
+    """
+    payload = mtu - ip_header - tcp_header - tcp_options
+    return link_gbps * payload / (mtu + ethernet_overhead)
+
+
+def _published_rows(published: pd.DataFrame | None, item_prefix: str) -> pd.DataFrame:
+    if published is None:
+        return pd.DataFrame(columns=["item", "metric", "env", "value"])
+    return published[published["item"].fillna("").str.startswith(item_prefix)]
+
+
+def goodput(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fig 2 data: nuttcp goodput per environment and direction.
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame
+        Reference rows (``load(tidy, table="reference")``); the nuttcp ``goodput`` rows (B/s)
+        are used.
+    published : pandas.DataFrame or None
+        ``overhead.reference.published(ref)`` (paper_numbers.csv); None leaves the published
+        columns NaN.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`FIG02_COLUMNS`: one row per environment in :data:`ENVIRONMENTS` and direction
+        (an environment without a value gets a NaN row and a note); goodput in Gbps (10^9
+        bit/s); n = 1 and NaN CI; the 10 Gbps line rate and the header-limited maximum.
+    """
+    rows = reference[(reference["benchmark"] == "nuttcp") & (reference["metric"] == "goodput")]
+    pub = _published_rows(published, "Fig 2")
+    limit = tcp_goodput_limit()
+    records = []
+    for env in ENVIRONMENTS:
+        for key, label in DIRECTIONS:
+            r = rows[(rows["label"] == env) & (rows["p_direction"] == key)]
+            rec = {"environment": env, "direction": label, "line_rate_gbps": LINE_RATE_GBPS,
+                   "max_goodput_gbps": limit, "ci95_low": math.nan, "ci95_high": math.nan}
+            if len(r):
+                if len(r) != 1:
+                    raise ValueError(f"nuttcp: {len(r)} spreadsheet rows for {env} {key}, expected 1")
+                g = float(r["value"].iloc[0]) * 8 / 1e9
+                rec.update(goodput_gbps=g, n=1, pct_of_max_goodput=100 * g / limit,
+                           source=str(r["source"].iloc[0]), note=N1_NOTE)
+            else:
+                rec.update(goodput_gbps=math.nan, n=0, note="no value in nuttcp.xlsx")
+            direction_text = "client->server" if key == "client_to_server" else "server->client"
+            p = pub[pub["metric"].str.contains(direction_text, regex=False) & (pub["env"] == env)]
+            if len(p):
+                rec["published_gbps"] = float(p["value"].iloc[0])
+                if not math.isnan(rec["goodput_gbps"]):
+                    rec["pct_diff_vs_published"] = 100 * (rec["goodput_gbps"] / rec["published_gbps"] - 1)
+            records.append(rec)
+    out = pd.DataFrame.from_records(records).reindex(columns=FIG02_COLUMNS)
+    out["n"] = out["n"].astype("int64")
+    for c in ("environment", "direction", "source", "note"):
+        out[c] = out[c].astype("string")
+    return out
+
+
+def latency(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fig 3 data: netperf TCP_RR / UDP_RR round-trip latency, 1e6 / transactions per second.
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame
+        Reference rows; the netperf ``transaction_rate`` rows (tx/s) are used.
+    published : pandas.DataFrame or None
+        paper_numbers.csv rows (``overhead.reference.published``) or None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`FIG03_COLUMNS`: one row per environment and test; Docker NAT rows have NaN and a
+        note (no value in the data); n = 1 with NaN CI; the difference from native in us and %.
+    """
+    rows = reference[(reference["benchmark"] == "netperf") & (reference["metric"] == "transaction_rate")]
+    pub = _published_rows(published, "Fig 3")
+    records = []
+    native = {}
+    for env in ENVIRONMENTS:
+        for test in TESTS:
+            r = rows[(rows["label"] == env) & (rows["p_test"] == test)]
+            rec = {"environment": env, "test": test, "ci95_low": math.nan, "ci95_high": math.nan}
+            if len(r):
+                if len(r) != 1:
+                    raise ValueError(f"netperf: {len(r)} spreadsheet rows for {env} {test}, expected 1")
+                tps = float(r["value"].iloc[0])
+                rec.update(transactions_per_s=tps, latency_us=1e6 / tps, n=1,
+                           source=str(r["source"].iloc[0]), note=N1_NOTE)
+                if env == "Native":
+                    native[test] = rec["latency_us"]
+            else:
+                rec.update(transactions_per_s=math.nan, latency_us=math.nan, n=0,
+                           note=NO_NAT_NOTE if env == "Docker NAT" else "no value in netperf.xlsx")
+            p = pub[pub["metric"].str.startswith(f"netperf {test}") & (pub["env"] == env)
+                    & pub["value"].notna()]
+            if len(p):
+                rec["published_latency_us"] = float(p["value"].iloc[0])
+                if not math.isnan(rec["latency_us"]):
+                    rec["pct_diff_vs_published"] = 100 * (rec["latency_us"] / rec["published_latency_us"] - 1)
+            records.append(rec)
+    for rec in records:
+        base = native.get(rec["test"], math.nan)
+        if rec["environment"] != "Native" and not math.isnan(rec["latency_us"]):
+            rec["delta_vs_native_us"] = rec["latency_us"] - base
+            rec["delta_vs_native_pct"] = 100 * (rec["latency_us"] / base - 1)
+        elif rec["environment"] == "Native" and not math.isnan(rec["latency_us"]):
+            rec["delta_vs_native_us"] = 0.0
+            rec["delta_vs_native_pct"] = 0.0
+    out = pd.DataFrame.from_records(records).reindex(columns=FIG03_COLUMNS)
+    out["n"] = out["n"].astype("int64")
+    for c in ("environment", "test", "source", "note"):
+        out[c] = out[c].astype("string")
+    return out
+
+
+def claims(fig02: pd.DataFrame, fig03: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Section III-E/F statements next to what the spreadsheet values give.
+
+    Parameters: fig02, output of :func:`goodput`; fig03, of :func:`latency`. Returns claim,
+    data, verdict ("consistent", "not consistent", "cannot be checked").
+    """
+    g = fig02.dropna(subset=["goodput_gbps"])
+    lat = fig03.set_index(["environment", "test"])
+    kvm = [lat.loc[("KVM", t)] for t in TESTS]
+    rows = [
+        ("All three configurations reach 9.3 Gbps in both directions",
+         f"{g['goodput_gbps'].min():.2f} to {g['goodput_gbps'].max():.2f} Gbps over {len(g)} values (n=1 each)",
+         "consistent" if round(g["goodput_gbps"].min(), 1) >= 9.3 else "not consistent"),
+        ("Theoretical limit 9.41 Gbps due to packet headers",
+         f"10 Gbps x 1448 / 1538 bytes = {tcp_goodput_limit():.3f} Gbps (1500-byte MTU, TCP timestamps); "
+         f"measured {g['pct_of_max_goodput'].min():.1f}-{g['pct_of_max_goodput'].max():.1f}% of it",
+         "consistent" if abs(tcp_goodput_limit() - PAPER_MAX_GOODPUT_GBPS) < 0.005 else "not consistent"),
+        ("CPU cycles per byte: NAT lengthens the TX path; vhost-net cheap on TX, costly on RX",
+         "perf stat output was never committed: no data", "cannot be checked"),
+        ("KVM adds 30 us per transaction, an increase of 80%",
+         "; ".join(f"{t}: +{k['delta_vs_native_us']:.1f} us ({k['delta_vs_native_pct']:+.0f}%)"
+                   for t, k in zip(TESTS, kvm, strict=True)),
+         "consistent" if all(abs(k["delta_vs_native_us"] - 30) <= 3 and abs(k["delta_vs_native_pct"] - 80) <= 5
+                             for k in kvm) else "not consistent"),
+        ("NAT, as used in Docker, doubles latency", NO_NAT_NOTE, "cannot be checked"),
+        ("TCP and UDP have very similar latency",
+         "; ".join(f"{e}: TCP {lat.loc[(e, 'TCP_RR'), 'latency_us']:.1f} vs UDP "
+                   f"{lat.loc[(e, 'UDP_RR'), 'latency_us']:.1f} us"
+                   for e in ENVIRONMENTS if not math.isnan(lat.loc[(e, 'TCP_RR'), 'latency_us'])),
+         "consistent"),
+    ]
+    return pd.DataFrame(rows, columns=["claim", "data", "verdict"]).astype("string")
