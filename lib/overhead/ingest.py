@@ -142,39 +142,85 @@ def _plan(root: Path) -> tuple[dict[str, ibm.Rule], dict[str, list[str]], list[s
     return ingest, skipped, unmapped
 
 
-def _apply_rule(df, rel: str, rule: ibm.Rule):
-    """Add the context a rule gives to one parsed file; returns (frame, rows dropped, extras)."""
+@dataclass
+class _Context:
+    """What a rule says about one file: its place in the study and the parameters it adds."""
+
+    environment: str | None
+    variant: str | None
+    trial: int | None
+    params: dict
+    extras: dict
+
+
+def _context(rel: str, rule: ibm.Rule) -> _Context:
+    """Evaluate ``rule`` for file ``rel``."""
     ctx = dict(rule.context(rel)) if rule.context else {}
     environment = ctx.pop("environment", rule.environment)
     variant = ctx.pop("variant", rule.variant)
     trial = ctx.pop("trial", None)
     params = {**rule.params, **{k: v for k, v in ctx.items() if k.startswith("p_")}}
     extras = {k: v for k, v in ctx.items() if not k.startswith("p_")}
-    dropped = 0
-    if rule.keep is not None:
-        mask = rule.keep(df).to_numpy(dtype=bool)
-        dropped = int((~mask).sum())
-        df = df[mask].reset_index(drop=True)
-        if "trial" in df.columns and df["trial"].notna().any():
-            # Renumber the trials that are left 1..n (the file's first half was left out).
-            order = {t: i + 1 for i, t in enumerate(sorted(df["trial"].dropna().unique()))}
-            df["trial"] = df["trial"].map(order).astype("Int64")
-    from overhead.schema import MEASUREMENT_COLUMNS, constant
+    return _Context(environment, variant, trial, params, extras)
 
-    n = len(df)
-    df = df.copy()
-    fixed = {"campaign": ibm.CAMPAIGN, "environment": environment, "variant": variant,
-             "benchmark": rule.benchmark}
-    if trial is not None:
-        fixed["trial"] = trial
-    for k, v in {**fixed, **params}.items():
-        df[k] = constant(v, n, MEASUREMENT_COLUMNS.get(k))
+
+def _keep(df, rule: ibm.Rule):
+    """Apply the rule's row filter to a parsed frame; returns (frame, rows dropped)."""
+    if rule.keep is None:
+        return df, 0
+    mask = rule.keep(df).to_numpy(dtype=bool)
+    df = df[mask].reset_index(drop=True)
+    if df["trial"].notna().any():
+        # Renumber the trials that are left 1..n (the file's first half was left out).
+        order = {t: i + 1 for i, t in enumerate(sorted(df["trial"].dropna().unique()))}
+        df["trial"] = df["trial"].map(order).astype("Int64")
+    return df, int((~mask).sum())
+
+
+def _with_context(table, rel: str, rule: ibm.Rule, ctx: _Context):
+    """The parsed rows (a pyarrow Table) with the context columns a rule gives set.
+
+    Constant columns are built as one-entry dictionaries: no string is repeated per row, which
+    matters for millions of dstat samples; Parquet stores them dictionary-encoded anyway.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+
+    def const(value, kind):
+        if value is None:
+            return pa.nulls(n, kind)
+        if kind == pa.string():
+            return pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), pa.array([str(value)]))
+        return pa.array(np.full(n, value), type=kind)
+
+    def kind_of(value):
+        return (pa.bool_() if isinstance(value, bool) else pa.int64() if isinstance(value, int)
+                else pa.float64() if isinstance(value, float) else pa.string())
+
     run = run_id(rel)
-    if "p_block" in df.columns and df["p_block"].notna().any():
-        df["run_id"] = (run + "#block" + df["p_block"].astype("string").fillna("")).astype("string")
+    if "p_block" in table.column_names and table.column("p_block").null_count < n:
+        blocks = pc.cast(table.column("p_block"), pa.string())
+        runs = pc.binary_join_element_wise(pa.scalar(run), pa.scalar("#block"), blocks, "")
     else:
-        df["run_id"] = constant(run, n, "string")
-    return df, dropped, extras
+        runs = const(run, pa.string())
+    fixed = {"campaign": (ibm.CAMPAIGN, pa.string()), "environment": (ctx.environment, pa.string()),
+             "variant": (ctx.variant, pa.string()), "benchmark": (rule.benchmark, pa.string())}
+    if ctx.trial is not None:
+        fixed["trial"] = (ctx.trial, pa.int64())
+    columns = {name: const(v, k) for name, (v, k) in fixed.items()}
+    columns["run_id"] = runs
+    for name, value in ctx.params.items():
+        columns[name] = const(value, kind_of(value))
+    for name, col in columns.items():
+        if name in table.column_names:
+            table = table.set_column(table.column_names.index(name), name, col)
+        else:
+            table = table.append_column(name, col)
+    params = sorted(c for c in table.column_names if c.startswith("p_"))
+    return table.select([c for c in table.column_names if not c.startswith("p_")] + params)
 
 
 def run_id(rel: str) -> str:
@@ -186,31 +232,37 @@ def run_id(rel: str) -> str:
     return f"{ibm.CAMPAIGN}:{hashlib.sha256(rel.encode()).hexdigest()[:12]}"
 
 
-def _provenance(df, rel: str, sha: str, rule: ibm.Rule, extras: dict):
-    """One provenance row per run_id of a file's frame (JSON-serializable values)."""
+def _provenance(df, table, rel: str, sha: str, rule: ibm.Rule, ctx: _Context):
+    """One provenance row per run_id of a file (JSON-serializable values).
+
+    Parameters: df, the parsed (and filtered) rows; table, the same rows with context; rel and
+    sha, the raw file; rule and ctx, what the rule says about it.
+    """
+    import pyarrow.compute as pc
+
     rows = []
-    runs = df["run_id"].unique()
-    groups = [(runs[0], df)] if len(runs) == 1 else df.groupby("run_id", sort=False)
-    for run, g in groups:
-        numa = g["p_numa"].dropna().iloc[0] if "p_numa" in g and g["p_numa"].notna().any() else None
-        notes = [rule.why]
-        if rule.keep_why:
-            notes.append("left out: " + rule.keep_why)
+    runs = pc.unique(table.column("run_id")).to_pylist()
+    run_col = table.column("run_id").to_pandas() if len(runs) > 1 else None
+    for run in runs:
+        g = df if run_col is None else df[(run_col == run).to_numpy()]
+
+        def first(col, g=g):
+            if col not in g or not g[col].notna().any():
+                return None
+            v = g[col].dropna().iloc[0]
+            return v.item() if hasattr(v, "item") else v
+
+        numa = first("p_numa")
+        notes = [rule.why] + (["left out: " + rule.keep_why] if rule.keep_why else [])
+        started = g["started_at"].min() if g["started_at"].notna().any() else None
         rows.append({
-            "run_id": run,
-            "campaign": ibm.CAMPAIGN,
-            "environment": g["environment"].iloc[0],
-            "variant": g["variant"].iloc[0],
-            "host": g["host"].dropna().iloc[0] if g["host"].notna().any() else None,
-            "tool": rule.tool,
-            "tool_version": g["tool_version"].dropna().iloc[0] if g["tool_version"].notna().any() else None,
-            "source_file": rel,
-            "source_sha256": sha,
-            "started_at": g["started_at"].min().isoformat() if g["started_at"].notna().any() else None,
-            "cpu_ghz": float(g["p_cpu_ghz"].dropna().iloc[0]) if "p_cpu_ghz" in g and g["p_cpu_ghz"].notna().any() else None,
-            "governor": extras.get("governor"),
+            "run_id": run, "campaign": ibm.CAMPAIGN, "environment": ctx.environment,
+            "variant": ctx.variant, "host": first("host"), "tool": rule.tool,
+            "tool_version": first("tool_version"), "source_file": rel, "source_sha256": sha,
+            "started_at": started.isoformat() if started is not None else None,
+            "cpu_ghz": first("p_cpu_ghz"), "governor": ctx.extras.get("governor"),
             # The authors ran KVM with hardware acceleration; no TCG anywhere in their data.
-            "accelerator": "kvm" if g["environment"].iloc[0] == "kvm" else None,
+            "accelerator": "kvm" if ctx.environment == "kvm" else None,
             "command_line": f"numactl {numa}" if numa else None,
             "notes": "; ".join(notes),
         })
@@ -235,16 +287,19 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
     frames, prov, dropped = [], [], {}
     for rel in rels:
         rule = ibm.rule_for(rel)  # rules hold lambdas, which do not pickle: look up by path
+        ctx = _context(rel, rule)
+        if not ctx.environment:
+            raise ParseError(rel, None, "the ingest rule gives this file no environment")
         df = parsers.parse_file(rule.tool, root / rel, name=rel)
-        df, n_dropped, extras = _apply_rule(df, rel, rule)
-        prov.extend(_provenance(df, rel, hashes[rel], rule, extras))
+        df, n_dropped = _keep(schema.validate(df), rule)
+        table = _with_context(schema.to_arrow(df), rel, rule, ctx)
+        prov.extend(_provenance(df, table, rel, hashes[rel], rule, ctx))
         if n_dropped:
             dropped[rel] = n_dropped
-        df = schema.validate(df if schema.is_conformed(df) else schema.conform(df), require_context=True)
         if rule.tool in MONITOR_TOOLS:
-            schema.write_table(schema.to_arrow(df), monitor_dir / monitor_part(rel))
+            schema.write_table(table, monitor_dir / monitor_part(rel))
         else:
-            frames.append(schema.to_arrow(df))
+            frames.append(table)
     # Arrow concatenates the per-file tables without copying; pandas' concat of ~80 frames
     # with ~60 extension-typed columns each took a second.
     table = schema.concat_arrow(frames) if frames else None
