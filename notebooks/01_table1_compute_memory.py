@@ -32,14 +32,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from overhead import plots, stats
-from overhead.rc25482 import compute, find_reference_dir, prepare
-from overhead.rc25482 import out_dir as resolve_out
+from overhead.rc25482 import compute, setup
 from overhead.reference import table1_published
 
-tidy_dir = tidy_dir or str(prepare(ibm_data or None))
-out = resolve_out(out_dir or None)
-ref = find_reference_dir(reference_dir or None) if compare_published else None
-plots.theme()
+tidy_dir, out, ref = setup(tidy_dir, ibm_data, out_dir, reference_dir, compare_published)
 pd.set_option("display.width", 220, "display.max_columns", 40, "display.precision", 4,
               "display.max_colwidth", 80)
 if ref is None:

@@ -35,14 +35,10 @@ import pandas as pd
 from IPython.display import display
 
 from overhead import plots
-from overhead.rc25482 import diagrams, find_reference_dir, load, network, prepare
-from overhead.rc25482 import out_dir as resolve_out
+from overhead.rc25482 import diagrams, load, network, setup
 from overhead.reference import published
 
-tidy_dir = tidy_dir or str(prepare(ibm_data or None))
-out = resolve_out(out_dir or None)
-ref = find_reference_dir(reference_dir or None) if compare_published else None
-plots.theme()
+tidy_dir, out, ref = setup(tidy_dir, ibm_data, out_dir, reference_dir, compare_published)
 pd.set_option("display.width", 220, "display.max_columns", 30, "display.precision", 4,
               "display.max_colwidth", 100)
 paper = published(ref) if ref is not None else None

@@ -32,14 +32,10 @@ from IPython.display import display
 from plotly.subplots import make_subplots
 
 from overhead import plots
-from overhead.rc25482 import blockio, diagrams, find_reference_dir, load, prepare
-from overhead.rc25482 import out_dir as resolve_out
+from overhead.rc25482 import blockio, diagrams, load, setup
 from overhead.reference import published
 
-tidy_dir = tidy_dir or str(prepare(ibm_data or None))
-out = resolve_out(out_dir or None)
-ref = find_reference_dir(reference_dir or None) if compare_published else None
-plots.theme()
+tidy_dir, out, ref = setup(tidy_dir, ibm_data, out_dir, reference_dir, compare_published)
 pd.set_option("display.width", 200, "display.max_columns", 30, "display.precision", 4)
 
 # %%

@@ -53,15 +53,11 @@ from IPython.display import Markdown, display
 from plotly.subplots import make_subplots
 
 from overhead import plots, stats
-from overhead.rc25482 import find_ibm_data, find_reference_dir, load, prepare
+from overhead.rc25482 import find_ibm_data, load, setup
 from overhead.rc25482 import mysql as my
-from overhead.rc25482 import out_dir as resolve_out
 from overhead.reference import published
 
-tidy_dir = tidy_dir or str(prepare(ibm_data or None))
-out = resolve_out(out_dir or None)
-ref = find_reference_dir(reference_dir or None) if compare_published else None
-plots.theme()
+tidy_dir, out, ref = setup(tidy_dir, ibm_data, out_dir, reference_dir, compare_published)
 pd.set_option("display.width", 220, "display.max_columns", 30, "display.precision", 4)
 
 # %%

@@ -118,3 +118,20 @@ def out_dir(path: str | os.PathLike[str] | None = None) -> Path:
     p = Path(path) if path else ROOT / "figures" / "rc25482"
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+
+def setup(tidy_dir: str = "", ibm_data: str = "", out_dir_: str = "", reference_dir: str = "",
+          compare_published: bool = True) -> tuple[str, Path, Path | None]:
+    """Resolve a notebook's parameters (empty = the defaults) and apply the figure theme.
+
+    Parameters: the five values of the notebooks' ``parameters`` cell. Ingests the authors' data
+    when ``tidy_dir`` is empty (cached). Returns (tidy_dir, output folder, reference folder or
+    None when no published comparison is wanted or possible).
+    """
+    from overhead import plots
+
+    tidy = tidy_dir or str(prepare(ibm_data or None))
+    out = out_dir(out_dir_ or None)
+    ref = find_reference_dir(reference_dir or None) if compare_published else None
+    plots.theme()
+    return tidy, out, ref

@@ -35,7 +35,9 @@ def run_notebook(name: str, parameters: dict, executed_dir: Path) -> NotebookRun
     started = time.perf_counter()
     try:
         pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(ROOT),
-                            kernel_name="python3", language="python", progress_bar=False, log_output=False)
+                            kernel_name="python3", language="python", progress_bar=False, log_output=False,
+                            # the kernel's own start/stop chatter is not the notebook's output
+                            extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
     except Exception as exc:  # papermill wraps the cell's error; keep its message
         return NotebookRun(name, dst, time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
     return NotebookRun(name, dst, time.perf_counter() - started)
