@@ -144,10 +144,8 @@ def plotly_curves(frame, mean, low, high, ytitle, title, scale=1.0):
         rows = frame[frame["environment"] == env]
         y = rows[mean] / scale
         fig.add_scatter(x=rows["connections"], y=y, name=env, mode="lines+markers",
-                        line=dict(color=plots.colour(env)),
-                        marker=dict(symbol=plots.plotly_symbols([env])[env], color=plots.colour(env)),
-                        error_y=dict(type="data", symmetric=False, array=rows[high] / scale - y,
-                                     arrayminus=y - rows[low] / scale),
+                        **plots.plotly_style(env),
+                        error_y=plots.plotly_ci(y, rows[low] / scale, rows[high] / scale),
                         customdata=np.stack([rows["n_runs"], rows["verdict"].astype(str),
                                              rows["ratio_vs_native"]], axis=-1),
                         hovertemplate=f"{env}<br>N=%{{x}}: %{{y:.1f}}<br>n=%{{customdata[0]}} runs"

@@ -204,10 +204,8 @@ pf = make_subplots(specs=[[{"secondary_y": True}]])
 for env in ENVS:
     rows = fig10[fig10["environment"] == env]
     pf.add_scatter(x=rows["threads"], y=rows["tps_mean"], name=f"{env}: tx/s", mode="lines+markers",
-                   line=dict(color=plots.colour(env)),
-                   marker=dict(symbol=plots.plotly_symbols([env])[env], color=plots.colour(env)),
-                   error_y=dict(type="data", symmetric=False, array=rows["tps_ci95_high"] - rows["tps_mean"],
-                                arrayminus=rows["tps_mean"] - rows["tps_ci95_low"]),
+                   **plots.plotly_style(env),
+                   error_y=plots.plotly_ci(rows["tps_mean"], rows["tps_ci95_low"], rows["tps_ci95_high"]),
                    customdata=np.stack([rows["n"], rows["tps_sd"], rows["verdict"].astype(str)], axis=-1),
                    hovertemplate=f"{env}<br>%{{x}} threads: %{{y:.0f}} tx/s<br>SD %{{customdata[1]:.0f}}, "
                                  "n=%{customdata[0]}<br>%{customdata[2]}<extra></extra>")
@@ -215,9 +213,7 @@ for env in ENVS[1:]:
     rows = fig10[fig10["environment"] == env]
     pf.add_scatter(x=rows["threads"], y=rows["loss_vs_native_pct"], name=f"{env}: loss %", mode="lines",
                    line=dict(color=plots.colour(env), dash="dash"),
-                   error_y=dict(type="data", symmetric=False,
-                                array=rows["loss_ci95_high"] - rows["loss_vs_native_pct"],
-                                arrayminus=rows["loss_vs_native_pct"] - rows["loss_ci95_low"]),
+                   error_y=plots.plotly_ci(rows["loss_vs_native_pct"], rows["loss_ci95_low"], rows["loss_ci95_high"]),
                    customdata=rows["verdict"].astype(str),
                    hovertemplate=f"{env}<br>%{{x}} threads: loss %{{y:.1f}}%<br>%{{customdata}}<extra></extra>",
                    secondary_y=True)
@@ -325,12 +321,9 @@ pf = go.Figure()
 for env in ENVS:
     rows = fig11[fig11["environment"] == env]
     pf.add_scatter(x=rows["cpu_util_mean"], y=rows["tps_mean"], name=env, mode="lines+markers",
-                   line=dict(color=plots.colour(env)),
-                   marker=dict(symbol=plots.plotly_symbols([env])[env], color=plots.colour(env)),
-                   error_x=dict(type="data", symmetric=False, array=rows["cpu_util_ci95_high"] - rows["cpu_util_mean"],
-                                arrayminus=rows["cpu_util_mean"] - rows["cpu_util_ci95_low"]),
-                   error_y=dict(type="data", symmetric=False, array=rows["tps_ci95_high"] - rows["tps_mean"],
-                                arrayminus=rows["tps_mean"] - rows["tps_ci95_low"]),
+                   **plots.plotly_style(env),
+                   error_x=plots.plotly_ci(rows["cpu_util_mean"], rows["cpu_util_ci95_low"], rows["cpu_util_ci95_high"]),
+                   error_y=plots.plotly_ci(rows["tps_mean"], rows["tps_ci95_low"], rows["tps_ci95_high"]),
                    customdata=np.stack([rows["threads"], rows["n"], rows["cpu_verdict"].astype(str)], axis=-1),
                    hovertemplate=f"{env}<br>%{{customdata[0]}} threads<br>CPU %{{x:.2f}}%, %{{y:.0f}} tx/s"
                                  "<br>n=%{customdata[1]} runs<br>CPU vs native: %{customdata[2]}<extra></extra>")
@@ -416,9 +409,8 @@ for env in ENVS:
                                          ("latency_p95_ms_mean", "latency_p95_ms_ci95_low",
                                           "latency_p95_ms_ci95_high")), start=1):
         pf.add_scatter(x=rows["threads"], y=rows[y], name=env, legendgroup=env, showlegend=col == 1,
-                       mode="lines+markers", line=dict(color=plots.colour(env)),
-                       marker=dict(symbol=plots.plotly_symbols([env])[env], color=plots.colour(env)),
-                       error_y=dict(type="data", symmetric=False, array=rows[yhi] - rows[y], arrayminus=rows[y] - rows[ylo]),
+                       mode="lines+markers", **plots.plotly_style(env),
+                       error_y=plots.plotly_ci(rows[y], rows[ylo], rows[yhi]),
                        customdata=np.stack([rows["n"], rows["littles_rel_residual_pct"], rows["verdict"].astype(str)],
                                            axis=-1),
                        hovertemplate=f"{env}<br>%{{x}} threads: %{{y:.2f}} ms<br>n=%{{customdata[0]}}"
@@ -470,12 +462,9 @@ pf = go.Figure()
 for env in ENVS:
     rows = fig13[fig13["environment"] == env]
     pf.add_scatter(x=rows["tps_mean"], y=rows["latency_ms_mean"], name=env, mode="lines+markers",
-                   line=dict(color=plots.colour(env)),
-                   marker=dict(symbol=plots.plotly_symbols([env])[env], color=plots.colour(env)),
-                   error_x=dict(type="data", symmetric=False, array=rows["tps_ci95_high"] - rows["tps_mean"],
-                                arrayminus=rows["tps_mean"] - rows["tps_ci95_low"]),
-                   error_y=dict(type="data", symmetric=False, array=rows["latency_ms_ci95_high"] - rows["latency_ms_mean"],
-                                arrayminus=rows["latency_ms_mean"] - rows["latency_ms_ci95_low"]),
+                   **plots.plotly_style(env),
+                   error_x=plots.plotly_ci(rows["tps_mean"], rows["tps_ci95_low"], rows["tps_ci95_high"]),
+                   error_y=plots.plotly_ci(rows["latency_ms_mean"], rows["latency_ms_ci95_low"], rows["latency_ms_ci95_high"]),
                    customdata=np.stack([rows["threads"], rows["n"]], axis=-1),
                    hovertemplate=f"{env}<br>%{{customdata[0]}} threads: %{{x:.0f}} tx/s, %{{y:.2f}} ms"
                                  "<br>n=%{customdata[1]}<extra></extra>")

@@ -122,3 +122,15 @@ def plotly_symbols(names: Iterable[str]) -> dict[str, str]:
     mpl_to_plotly = {"o": "circle", "s": "square", "D": "diamond", "v": "triangle-down",
                      "^": "triangle-up", "<": "triangle-left", "x": "x", "_": "line-ew"}
     return {n: mpl_to_plotly[marker(n)] for n in names}
+
+
+def plotly_style(name: str) -> dict:
+    """plotly trace keywords (line and marker) in an environment's colour and symbol."""
+    c = colour(name)
+    return {"line": {"color": c}, "marker": {"symbol": plotly_symbols([name])[name], "color": c}}
+
+
+def plotly_ci(center, low, high) -> dict:
+    """A plotly ``error_x``/``error_y`` dict drawing the interval [low, high] around ``center``
+    (asymmetric: bootstrap and Fieller intervals need not be symmetric)."""
+    return {"type": "data", "symmetric": False, "array": high - center, "arrayminus": center - low}
