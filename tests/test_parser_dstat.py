@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -101,24 +100,14 @@ def test_whole_tree(ibm):
     files = sorted(p for p in (ibm / MYSQL).rglob("dstat-*.csv")
                    if read_text(p).startswith('"Dstat 0.7.2 CSV output"'))
     assert len(files) == 12
-    started = time.perf_counter()
     total = sum(len(parse_file("dstat", p)) for p in files)
-    seconds = time.perf_counter() - started
-    assert total == 2_190_426
-    assert seconds < 6  # about 0.7 s here; a per-value Python loop would take far longer
+    assert total == 2_190_426  # (speed: `make bench` prints the dstat parser's rows/s)
 
 
-def test_biggest_file_is_parsed_vectorized(ibm):
+def test_biggest_file(ibm):
     text = read_text(ibm / BIGGEST)  # 38,908 lines
     df = parse_text("dstat", text, "big.csv")
     assert len(df) == 38901 * 14
-    assert _timed(lambda: parse_text("dstat", text, "big.csv")) < 1.0  # about 0.12 s on this machine
-
-
-def _timed(fn) -> float:
-    started = time.perf_counter()
-    fn()
-    return time.perf_counter() - started
 
 
 def test_dstat_0_8_files(fixtures):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -45,10 +44,8 @@ def ibm_mysql(ibm):
             continue
         if sb.detect(text) > 0:
             texts[path.relative_to(ibm).as_posix()] = text
-    t0 = time.perf_counter()
     frames = {name: sb.parse(text, name) for name, text in texts.items()}
-    elapsed = time.perf_counter() - t0
-    return texts, frames, elapsed
+    return texts, frames, None
 
 
 # ---------------------------------------------------------------- sysbench 0.4.12 OLTP (IBM)
@@ -102,9 +99,7 @@ def test_ibm_littles_law_first_report(ibm):
 
 
 def test_ibm_all_1489_reports(ibm_mysql):
-    texts, frames, elapsed = ibm_mysql
-    print(f"\nparsed {len(texts)} sysbench files ({sum(len(t) for t in texts.values())} chars) "
-          f"in {elapsed:.3f} s")
+    texts, frames, _ = ibm_mysql
     assert len(texts) == 114
     df = pd.concat([f.assign(file=n) for n, f in frames.items()], ignore_index=True)
     for f in frames.values():
@@ -138,7 +133,6 @@ def test_ibm_all_1489_reports(ibm_mysql):
     pg = tr[tr.file.str.startswith("mysql/results/performance-governor/")]
     assert set(pg.groupby("file").size()) == {15}
     assert sorted(set(pg.p_threads)) == list(range(10, 300, 20))
-    assert elapsed < 10  # measured about 0.9 s on 2 cores, of which 0.15 s is text scanning
 
 
 def test_ibm_internal_consistency(ibm_mysql):
