@@ -100,6 +100,17 @@ def test_provenance_and_run_ids(tidy, measurements):
     assert prov.source_sha256.str.fullmatch(r"[0-9a-f]{64}").all()
 
 
+def test_tables_read_back_with_the_model_dtypes(tidy):
+    from overhead import schema
+
+    df = schema.read_parquet(tidy / "measurements.parquet")
+    schema.validate(df, require_context=True)
+    assert str(df.trial.dtype) == "Int64" and str(df.p_threads.dtype) == "Int64"
+    assert str(df.higher_is_better.dtype) == "boolean" and str(df.environment.dtype) == "string"
+    prov = schema.read_parquet(tidy / "provenance.parquet")
+    assert list(prov.columns) == list(schema.PROVENANCE_COLUMNS)
+
+
 def test_monitor_samples(tidy):
     mon = pd.read_parquet(tidy / "monitor")
     assert len(mon) == 2190426

@@ -1,7 +1,7 @@
 """The tidy data model: one row per measured value, plus provenance per run.
 
 Every writer calls :func:`conform` and :func:`validate` before it writes, and writes through
-:func:`write_parquet`, which renames a finished temporary file into place so that a crash never
+:func:`write_table`, which renames a finished temporary file into place so that a crash never
 leaves a half-written table.
 """
 
@@ -96,27 +96,8 @@ class SchemaError(ValueError):
     """A table does not follow the tidy data model; the message names the column and row."""
 
 
-def constant(value, n: int, dtype: str | None = None):
-    """A pandas array of ``n`` copies of ``value`` in the column's dtype, built without a
-    Python-level loop (context columns of multi-million-row time series).
-
-    Strings come back as a one-category Categorical: no string is copied n times, and Arrow
-    and Parquet store it dictionary-encoded. :func:`conform` accepts that for string columns;
-    readers of the written tables see plain strings.
-    """
-    if dtype is None:
-        dtype = ("boolean" if isinstance(value, bool) else "Int64" if isinstance(value, int)
-                 else "Float64" if isinstance(value, float) else "string")
-    if value is None:
-        return pd.Series(pd.NA, index=pd.RangeIndex(n), dtype=dtype).array
-    if dtype == "string":
-        return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
-                                         categories=pd.Index([str(value)], dtype="string"))
-    return pd.array([value], dtype=dtype).take(np.zeros(n, dtype=np.intp))
-
-
 def _is_string_categorical(dtype) -> bool:
-    """Whether ``dtype`` is a Categorical of strings (what :func:`constant` builds)."""
+    """Whether ``dtype`` is a Categorical of strings (what the dstat parser builds for its line sources)."""
     return isinstance(dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(dtype.categories.dtype)
 
 
@@ -161,7 +142,7 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str] = MEASUREMENT_COLUMNS) 
 
     Parameters: df, a frame from a parser or ingest; columns, the core column spec.
     Unknown non-parameter columns are an error, so that a typo cannot create a silent column.
-    String columns may be string Categoricals (see :func:`constant`).
+    String columns may be string Categoricals (the dstat parser's shared line sources).
     """
     extra = [c for c in df.columns if c not in columns and not c.startswith("p_")]
     if extra:
@@ -303,17 +284,6 @@ def to_arrow(df: pd.DataFrame):
     return pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)
 
 
-def dictionary_encode(table):
-    """``table`` with its string columns dictionary-encoded (they repeat: environment, unit,
-    source of a 14-counter dstat line...), which makes caches and concatenation cheap."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    cols = [pc.dictionary_encode(c) if pa.types.is_string(c.type) or pa.types.is_large_string(c.type) else c
-            for c in table.columns]
-    return pa.Table.from_arrays(cols, names=table.column_names)
-
-
 def concat_arrow(tables: list):
     """Concatenate pyarrow Tables of conformed frames into one, unifying parameter columns.
 
@@ -378,32 +348,10 @@ def write_table(table, path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def write_parquet(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """Write ``df`` to ``path`` atomically: a temporary file in the same folder, then rename.
-
-    String columns are stored dictionary-encoded (they repeat a lot), which keeps the file small
-    and fast to read. Returns the path written.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        df.to_parquet(tmp, index=False, engine="pyarrow", compression="zstd")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
 def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read a table written by :func:`write_parquet`, restoring the data model's dtypes."""
+    """Read a table written by :func:`write_table`, restoring the data model's dtypes."""
     df = pd.read_parquet(path, engine="pyarrow", dtype_backend="numpy_nullable")
     columns = PROVENANCE_COLUMNS if "source_file" in df.columns else MEASUREMENT_COLUMNS
     return conform(df, columns)
 
 
-def empty_provenance() -> pd.DataFrame:
-    """An empty provenance table with the right columns and dtypes."""
-    return conform(pd.DataFrame({"run_id": []}), PROVENANCE_COLUMNS)
