@@ -177,43 +177,63 @@ def _keep(df, rule: ibm.Rule):
     return df, int((~mask).sum())
 
 
-def _with_context(table, rel: str, rule: ibm.Rule, ctx: _Context):
-    """The parsed rows (a pyarrow Table) with the context columns a rule gives set.
+def _with_context(table, items: list[tuple[str, ibm.Rule, _Context, int]]):
+    """Parsed rows of one or more files (a pyarrow Table, the files' rows one after another)
+    with the context columns their rules give: campaign, environment, variant, benchmark,
+    run_id, trial (where the rule numbers it) and the rules' parameters.
 
-    Constant columns are built as one-entry dictionaries: no string is repeated per row, which
-    matters for millions of dstat samples; Parquet stores them dictionary-encoded anyway.
+    ``items`` lists (path, rule, context, row count) per file, in table order. Each column is
+    built from one value per file repeated by code (a dictionary for strings), so neither
+    millions of dstat samples nor a hundred small sysbench files cost a Python loop per row.
     """
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    n = table.num_rows
+    counts = np.array([n for *_, n in items], dtype=np.int64)
+    codes = pa.array(np.repeat(np.arange(len(items), dtype=np.int32), counts))
 
-    def const(value, kind):
-        if value is None:
-            return pa.nulls(n, kind)
+    def per_file(values, kind):
         if kind == pa.string():
-            return pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), pa.array([str(value)]))
-        return pa.array(np.full(n, value), type=kind)
+            # distinct non-null values as the dictionary (Parquet cannot store a null in one)
+            distinct = [v for v in dict.fromkeys(values) if v is not None]
+            index = {v: k for k, v in enumerate(distinct)}
+            file_codes = np.array([index.get(v, -1) for v in values], dtype=np.int32)
+            row_codes = np.repeat(file_codes, counts)
+            return pa.DictionaryArray.from_arrays(pa.array(row_codes, mask=row_codes < 0),
+                                                  pa.array(distinct, pa.string()))
+        return pa.array(values, kind).take(codes)
 
-    def kind_of(value):
-        return (pa.bool_() if isinstance(value, bool) else pa.int64() if isinstance(value, int)
-                else pa.float64() if isinstance(value, float) else pa.string())
+    def kind_of(values):
+        v = next((x for x in values if x is not None), None)
+        return (pa.bool_() if isinstance(v, bool) else pa.int64() if isinstance(v, int)
+                else pa.float64() if isinstance(v, float) else pa.string())
 
-    run = run_id(rel)
-    if "p_block" in table.column_names and table.column("p_block").null_count < n:
-        blocks = pc.cast(table.column("p_block"), pa.string())
-        runs = pc.binary_join_element_wise(pa.scalar(run), pa.scalar("#block"), blocks, "")
-    else:
-        runs = const(run, pa.string())
-    fixed = {"campaign": (ibm.CAMPAIGN, pa.string()), "environment": (ctx.environment, pa.string()),
-             "variant": (ctx.variant, pa.string()), "benchmark": (rule.benchmark, pa.string())}
-    if ctx.trial is not None:
-        fixed["trial"] = (ctx.trial, pa.int64())
-    columns = {name: const(v, k) for name, (v, k) in fixed.items()}
+    columns = {
+        "campaign": per_file([ibm.CAMPAIGN] * len(items), pa.string()),
+        "environment": per_file([c.environment for _, _, c, _ in items], pa.string()),
+        "variant": per_file([c.variant for _, _, c, _ in items], pa.string()),
+        "benchmark": per_file([r.benchmark for _, r, _, _ in items], pa.string()),
+    }
+    runs = per_file([run_id(rel) for rel, *_ in items], pa.string())
+    if "p_block" in table.column_names and table.column("p_block").null_count < table.num_rows:
+        blocks = table.column("p_block")
+        joined = pc.binary_join_element_wise(pc.cast(runs, pa.string()), "#block",
+                                             pc.cast(blocks, pa.string()), "")
+        runs = pc.if_else(pc.is_valid(blocks), joined, pc.cast(runs, pa.string()))
     columns["run_id"] = runs
-    for name, value in ctx.params.items():
-        columns[name] = const(value, kind_of(value))
+    trials = [c.trial for _, _, c, _ in items]
+    if any(t is not None for t in trials):
+        fixed = per_file(trials, pa.int64())
+        columns["trial"] = pc.if_else(pc.is_valid(fixed), fixed, table.column("trial"))
+    for name in sorted({k for _, _, c, _ in items for k in c.params}):
+        values = [c.params.get(name) for _, _, c, _ in items]
+        kind = kind_of(values)
+        col = per_file(values, kind)
+        if name in table.column_names and kind != pa.string():
+            # a rule's parameter wins where it gives one; elsewhere the parsed value stays
+            col = pc.if_else(pc.is_valid(col), col, pc.cast(table.column(name), kind))
+        columns[name] = col
     for name, col in columns.items():
         if name in table.column_names:
             table = table.set_column(table.column_names.index(name), name, col)
@@ -221,6 +241,14 @@ def _with_context(table, rel: str, rule: ibm.Rule, ctx: _Context):
             table = table.append_column(name, col)
     params = sorted(c for c in table.column_names if c.startswith("p_"))
     return table.select([c for c in table.column_names if not c.startswith("p_")] + params)
+
+
+def _run_ids(df, rel: str):
+    """The run id of every row of one file's parsed frame (LINPACK blocks are runs of their own)."""
+    base = run_id(rel)
+    if "p_block" in df.columns and df["p_block"].notna().any():
+        return (base + "#block" + df["p_block"].astype("string")).fillna(base)
+    return None
 
 
 def run_id(rel: str) -> str:
@@ -232,19 +260,16 @@ def run_id(rel: str) -> str:
     return f"{ibm.CAMPAIGN}:{hashlib.sha256(rel.encode()).hexdigest()[:12]}"
 
 
-def _provenance(df, table, rel: str, sha: str, rule: ibm.Rule, ctx: _Context):
-    """One provenance row per run_id of a file (JSON-serializable values).
+def _provenance(df, rel: str, sha: str, rule: ibm.Rule, ctx: _Context):
+    """One provenance row per run of a file (JSON-serializable values).
 
-    Parameters: df, the parsed (and filtered) rows; table, the same rows with context; rel and
-    sha, the raw file; rule and ctx, what the rule says about it.
+    Parameters: df, the parsed (and filtered) rows; rel and sha, the raw file; rule and ctx,
+    what the rule says about it.
     """
-    import pyarrow.compute as pc
-
     rows = []
-    runs = pc.unique(table.column("run_id")).to_pylist()
-    run_col = table.column("run_id").to_pandas() if len(runs) > 1 else None
-    for run in runs:
-        g = df if run_col is None else df[(run_col == run).to_numpy()]
+    ids = _run_ids(df, rel)
+    groups = [(run_id(rel), df)] if ids is None else [(r, df[(ids == r).to_numpy()]) for r in ids.unique()]
+    for run, g in groups:
 
         def first(col, g=g):
             if col not in g or not g[col].notna().any():
@@ -284,26 +309,29 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
     """
     from overhead import parsers, schema
 
-    frames, prov, dropped = [], [], {}
+    frames, items, prov, dropped = [], [], [], {}
     for rel in rels:
         rule = ibm.rule_for(rel)  # rules hold lambdas, which do not pickle: look up by path
         ctx = _context(rel, rule)
         if not ctx.environment:
             raise ParseError(rel, None, "the ingest rule gives this file no environment")
         df = parsers.parse_file(rule.tool, root / rel, name=rel)
-        df, n_dropped = _keep(schema.validate(df), rule)
-        table = _with_context(schema.to_arrow(df), rel, rule, ctx)
-        prov.extend(_provenance(df, table, rel, hashes[rel], rule, ctx))
+        df, n_dropped = _keep(df, rule)
+        prov.extend(_provenance(df, rel, hashes[rel], rule, ctx))
         if n_dropped:
             dropped[rel] = n_dropped
         if rule.tool in MONITOR_TOOLS:
+            table = _with_context(schema.to_arrow(schema.validate(df)), [(rel, rule, ctx, len(df))])
             schema.write_table(table, monitor_dir / monitor_part(rel))
-        else:
-            frames.append(table)
-    # Arrow concatenates the per-file tables without copying; pandas' concat of ~80 frames
-    # with ~60 extension-typed columns each took a second.
-    table = schema.concat_arrow(frames) if frames else None
-    return table, prov, dropped
+        elif len(df):
+            frames.append(df)
+            items.append((rel, rule, ctx, len(df)))
+    if not frames:
+        return None, prov, dropped
+    # One conversion for the whole chunk: per file, conform/validate/to_arrow cost more than
+    # parsing a small sysbench file. schema.concat unifies the files' parameter columns.
+    rows = schema.validate(schema.concat(frames))
+    return _with_context(schema.to_arrow(rows), items), prov, dropped
 
 
 def _chunks(root: Path, rels: list[str], n: int) -> list[list[str]]:

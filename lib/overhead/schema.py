@@ -262,19 +262,15 @@ def concat(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
     target = {c: ("string" if d == "category" else d) for c, d in target.items()}
     aligned = []
     for f in frames:
-        data = {c: (f[c].astype("string").array if _is_string_categorical(f[c].dtype) else f[c].array)
-                for c in MEASUREMENT_COLUMNS}
-        for c in sorted(target):
-            dtype = target[c]
-            if c in f.columns:
-                col = f[c]
-                if str(col.dtype) != dtype:
-                    col = col.astype("string") if dtype == "string" else col.astype(dtype)
-                data[c] = col.array
-            else:
-                data[c] = pd.Series(pd.NA, index=pd.RangeIndex(len(f)), dtype=dtype).array
-        aligned.append(pd.DataFrame(data))
-    return pd.concat(aligned, ignore_index=True)
+        casts = {c: "string" for c in f.columns if _is_string_categorical(f[c].dtype)}
+        aligned.append(f.astype(casts) if casts else f)
+    # pandas fills a column that some frames lack with NA and finds a common dtype where frames
+    # differ; one cast per column afterwards (not per frame and column) gives the target dtype
+    merged = pd.concat(aligned, ignore_index=True, sort=False)
+    for c, t in target.items():
+        if str(merged[c].dtype) != t:
+            merged[c] = merged[c].astype(t)
+    return merged[list(MEASUREMENT_COLUMNS) + sorted(target)]
 
 
 def to_arrow(df: pd.DataFrame):
