@@ -619,9 +619,22 @@ class _Parser:
             if any(v is not None for v in c[key]):
                 data[col] = c[key]
         names = sorted({k for r in self.reports for k in r.params} | {"p_test"})
-        for name in names:  # object dtype, so that None next to ints does not make floats
-            data[name] = pd.Series([r.params.get(name) for r in reps], dtype=object)
+        for name in names:  # typed here, so that None next to ints does not make floats
+            values = [r.params.get(name) for r in reps]
+            data[name] = pd.array(values, dtype=_dtype_of(values))
         return conform(pd.DataFrame(data))
+
+
+def _dtype_of(values: list) -> str:
+    """The nullable dtype for a parameter column holding ``values`` (None = absent)."""
+    kinds = {type(v) for v in values if v is not None}
+    if kinds == {bool}:
+        return "boolean"
+    if kinds == {int}:
+        return "Int64"
+    if kinds and kinds <= {int, float}:
+        return "Float64"
+    return "string" if kinds <= {str} else "object"
 
 
 def _size_param(name: str, test: str | None):
