@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,10 @@ def reference() -> Path:
 def fixtures() -> Path:
     """tests/fixtures, where genuine outputs produced on this machine are kept."""
     return FIXTURES
+
+
+def free_port() -> int:
+    """A free TCP port on loopback, for a server a live tool test starts itself."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from conftest import free_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
@@ -168,17 +169,11 @@ def test_random_bytes():
     hypothesis_random_bytes(TOOL)()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.tool
 @pytest.mark.skipif(shutil.which("ab") is None, reason="ab (apache2-utils) is not installed")
 def test_live_ab_against_loopback(tmp_path):
     (tmp_path / "index.html").write_text("x" * 1000)
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 
 import pytest
+from conftest import free_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from overhead.parsers.netperf import throughput_scale
@@ -206,17 +206,11 @@ def test_random_bytes():
     hypothesis_random_bytes(TOOL)()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.tool
 def test_live_netperf():
     if shutil.which("netperf") is None or shutil.which("netserver") is None:
         pytest.skip("netperf is not installed")
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(["netserver", "-D", "-L", "127.0.0.1", "-p", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

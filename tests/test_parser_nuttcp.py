@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 
 import pytest
+from conftest import free_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
@@ -144,17 +144,11 @@ def test_random_bytes():
     hypothesis_random_bytes(TOOL)()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.tool
 def test_live_nuttcp():
     if shutil.which("nuttcp") is None:
         pytest.skip("nuttcp is not installed")
-    ctl, data = _free_port(), _free_port()
+    ctl, data = free_port(), free_port()
     server = subprocess.Popen(["nuttcp", "-S", "--nofork", f"-P{ctl}"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import free_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text, read_text
 from overhead.parsers import redis_benchmark as rb
@@ -352,17 +353,11 @@ def test_random_bytes():
 
 # ---- live: redis-server and redis-benchmark on loopback ---------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.tool
 @pytest.mark.skipif(not (shutil.which("redis-server") and shutil.which("redis-benchmark")),
                     reason="redis-server/redis-benchmark not installed (Debian redis-server, redis-tools)")
 def test_live_csv_and_default_agree(tmp_path):
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
          "--dir", str(tmp_path), "--daemonize", "no"],
