@@ -290,6 +290,31 @@ def baseline_pairs(df: pd.DataFrame, baseline: str, keys: Sequence[str], environ
         yield key, rows, base.get(tuple(norm_key(key[k]) for k in others))
 
 
+
+def baseline_samples(df: pd.DataFrame, baseline: str, keys: Sequence[str], environment: str,
+                     value: str, what: str):
+    """Per group, the record started for a comparison with the baseline and the two samples.
+
+    Yields (record, x, y): record holds the group keys, baseline, n and n_baseline; x and y are
+    the group's and the baseline's values. When the pair cannot be compared (no baseline rows
+    with the same keys, or mixed units) the record carries a ``reason`` and x, y are None.
+    """
+    for key, rows, base in baseline_pairs(df, baseline, keys, environment, what):
+        x = values_of(rows, value)
+        rec = {**key, "baseline": baseline, "n": x.size}
+        if base is None:
+            rec["reason"] = f"no {baseline!r} rows with the same keys"
+            yield rec, None, None
+            continue
+        y = values_of(base, value)
+        rec["n_baseline"] = y.size
+        mix = mixed_units(pd.concat([rows, base])) if "unit" in rows else None
+        if mix:
+            rec["reason"] = mix
+            yield rec, None, None
+            continue
+        yield rec, x, y
+
 def overhead(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] | None = None, *,
              level: float = 0.95, n_resamples: int = 9999, rng: int | None = 0,
              environment: str = "environment", value: str = "value") -> pd.DataFrame:
@@ -328,18 +353,8 @@ def overhead(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str]
     require_rows(df, "overhead")
     keys = group_keys(df, by, what="overhead")
     records = []
-    for key, rows, base in baseline_pairs(df, baseline, keys, environment, "overhead"):
-        x = values_of(rows, value)
-        rec = {**key, "baseline": baseline, "n": x.size}
-        if base is None:
-            rec["reason"] = f"no {baseline!r} rows with the same keys"
-            records.append(rec)
-            continue
-        y = values_of(base, value)
-        rec["n_baseline"] = y.size
-        mix = join_reasons(mixed_units(pd.concat([rows, base])) if "unit" in rows else None)
-        if mix:
-            rec["reason"] = mix
+    for rec, x, y in baseline_samples(df, baseline, keys, environment, value, "overhead"):
+        if x is None:
             records.append(rec)
             continue
         rec["mean"] = float(np.mean(x))

@@ -37,7 +37,7 @@ from overhead.stats._common import (
     sample,
     values_of,
 )
-from overhead.stats.compare import baseline_pairs
+from overhead.stats.compare import baseline_samples
 
 
 @dataclass(frozen=True)
@@ -308,18 +308,8 @@ def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] 
     if missing:
         require_columns(df, missing, "compare (family)")
     records = []
-    for key, rows, base in baseline_pairs(df, baseline, keys, environment, "compare"):
-        x = values_of(rows, value)
-        rec = {**key, "baseline": baseline, "n": x.size}
-        if base is None:
-            rec["reason"] = f"no {baseline!r} rows with the same keys"
-            records.append(rec)
-            continue
-        y = values_of(base, value)
-        rec["n_baseline"] = y.size
-        mix = mixed_units(pd.concat([rows, base])) if "unit" in rows else None
-        if mix:
-            rec["reason"] = mix
+    for rec, x, y in baseline_samples(df, baseline, keys, environment, value, "compare"):
+        if x is None:
             records.append(rec)
             continue
         w, m = welch(x, y), mann_whitney(x, y)
