@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -48,8 +49,39 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+def free_ports(n: int) -> list[int]:
+    """n distinct free TCP ports on loopback, for servers a live tool test starts itself.
+
+    All n sockets are held open together before any is closed, so the kernel cannot hand the
+    same port out twice (two separate calls can, and did: nuttcp then refused ctlport == data port).
+    """
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 def free_port() -> int:
     """A free TCP port on loopback, for a server a live tool test starts itself."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def wait_for_port(port: int, server, timeout: float = 10.0) -> None:
+    """Block until something accepts TCP connections on 127.0.0.1:port, or fail the test.
+
+    Fails at once if the server process has already exited (its port was taken, say)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if server.poll() is not None:
+                pytest.fail(f"server {server.args!r} exited with {server.returncode} before listening on {port}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"nothing listened on 127.0.0.1:{port} within {timeout} s")
+            time.sleep(0.05)

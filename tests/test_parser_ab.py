@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
-from conftest import free_port
+from conftest import free_port, wait_for_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
@@ -177,12 +175,7 @@ def test_live_ab_against_loopback(tmp_path):
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(50):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_port(port, server)
         out = subprocess.run(["ab", "-n", "50", "-c", "2", "-e", str(tmp_path / "e.csv"),
                               "-g", str(tmp_path / "g.tsv"), f"http://127.0.0.1:{port}/index.html"],
                              capture_output=True, text=True, timeout=30, check=True)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 
 import pytest
-from conftest import free_port
+from conftest import free_port, wait_for_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from overhead.parsers.netperf import throughput_scale
@@ -214,7 +213,7 @@ def test_live_netperf():
     server = subprocess.Popen(["netserver", "-D", "-L", "127.0.0.1", "-p", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(0.5)
+        wait_for_port(port, server)
         base = ["netperf", "-H", "127.0.0.1", "-p", str(port), "-l", "1"]
         classic = subprocess.run([*base, "-t", "TCP_RR"], capture_output=True, text=True, timeout=30)
         omni = subprocess.run([*base, "-t", "TCP_RR", "--", "-k", LAT + ",TRANSACTION_RATE"],

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 
 import pytest
-from conftest import free_port
+from conftest import free_ports, wait_for_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
@@ -148,11 +147,11 @@ def test_random_bytes():
 def test_live_nuttcp():
     if shutil.which("nuttcp") is None:
         pytest.skip("nuttcp is not installed")
-    ctl, data = free_port(), free_port()
+    ctl, data = free_ports(2)
     server = subprocess.Popen(["nuttcp", "-S", "--nofork", f"-P{ctl}"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(0.5)
+        wait_for_port(ctl, server)
         proc = subprocess.run(["nuttcp", f"-P{ctl}", f"-p{data}", "-T1", "-fparse", "127.0.0.1"],
                               capture_output=True, text=True, timeout=30)
         assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import free_port
+from conftest import free_port, wait_for_port
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text, read_text
 from overhead.parsers import redis_benchmark as rb
@@ -363,15 +361,7 @@ def test_live_csv_and_default_agree(tmp_path):
          "--dir", str(tmp_path), "--daemonize", "no"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("redis-server did not start")
-                time.sleep(0.05)
+        wait_for_port(port, server)
         base = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", "10000", "-c", "10",
                 "-t", "set,get"]
         csv = subprocess.run([*base, "--csv"], capture_output=True, text=True, timeout=60, check=True).stdout
