@@ -33,6 +33,7 @@ debian:
 
 lint: setup
 	$(BIN)/ruff check lib tests notebooks scripts
+	shellcheck -x -s sh runners/*.sh scripts/*.sh
 
 test: debian setup lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup

@@ -1,0 +1,177 @@
+# Shared by every runner in this folder; each runner sources it. POSIX sh (Debian's dash).
+#
+# A runner runs ON the measured host (native, inside a container, inside a VM) as
+#     sh runners/<benchmark>.sh OUTDIR [name=value ...]
+# and leaves one trial directory OUTDIR holding
+#     output   the tool's report, byte for byte as the tool wrote it (what the parser reads)
+#     stderr   the tool's standard error
+#     meta     name=value lines: runner, tool, parser, tool_version, command, exit_status,
+#              started_at/finished_at (UTC), kernel, cpu_model, nproc, mem_total_bytes,
+#              governor, mitigations, virtualization, and p_<name> for every parameter
+# The trial is assembled in OUTDIR.partial.<pid> and renamed into place at the end, so OUTDIR
+# either does not exist or is complete; an existing OUTDIR is never overwritten. A tool that
+# fails still leaves its trial (exit_status, stderr), and the runner exits with its status.
+#
+# Runner exit status: the tool's own; 2 for a usage error (nothing is written).
+
+set -eu
+
+RN_OUT=""
+RN_TMP=""
+RN_PARAMS=""
+
+# rn_die MESSAGE: usage error, nothing recorded, exit 2.
+rn_die() {
+    echo "$(basename "$0"): $*" >&2
+    [ -n "$RN_TMP" ] && rm -rf "$RN_TMP"
+    exit 2
+}
+
+# rn_declare NAME=DEFAULT ...: the parameters this runner accepts, with their defaults; each
+# becomes the shell variable P_NAME.
+rn_declare() {
+    for _decl in "$@"; do
+        _name=${_decl%%=*}
+        case "$_name" in *[!a-z0-9_]*|"") rn_die "bad parameter declaration '$_decl'" ;; esac
+        eval "P_$_name=\${_decl#*=}"
+        RN_PARAMS="$RN_PARAMS $_name"
+    done
+}
+
+# rn_args "$@": OUTDIR, then name=value for declared names. An unknown name, a missing or an
+# existing OUTDIR is a usage error; the trial is then started in OUTDIR.partial.<pid>.
+rn_args() {
+    [ $# -gt 0 ] || rn_die "usage: $(basename "$0") OUTDIR [name=value ...] (names:$RN_PARAMS)"
+    case "$1" in *=*) rn_die "the first argument must be the trial directory, not '$1'" ;; esac
+    RN_OUT=$1
+    case "$RN_OUT" in /*) ;; *) RN_OUT="$(pwd)/$RN_OUT" ;; esac  # runners may cd
+    shift
+    for _arg in "$@"; do
+        case "$_arg" in
+            *=*) _name=${_arg%%=*} ;;
+            *) rn_die "argument '$_arg' is not name=value" ;;
+        esac
+        case " $RN_PARAMS " in
+            *" $_name "*) eval "P_$_name=\${_arg#*=}" ;;
+            *) rn_die "unknown parameter '$_name' (known:$RN_PARAMS)" ;;
+        esac
+    done
+    [ -e "$RN_OUT" ] && rn_die "trial directory '$RN_OUT' already exists; a finished trial is never overwritten"
+    mkdir -p "$(dirname "$RN_OUT")"
+    RN_TMP="$RN_OUT.partial.$$"
+    rm -rf "$RN_TMP"
+    mkdir "$RN_TMP"
+    : > "$RN_TMP/meta"
+    trap 'rm -rf "$RN_TMP"; exit 130' INT TERM HUP
+}
+
+# rn_unused NAME...: these parameters do not apply to this run (another sysbench test's options,
+# say): they are left out of meta, so no row claims a setting the tool never saw.
+rn_unused() {
+    for _u in "$@"; do
+        _keep=""
+        for _n in $RN_PARAMS; do [ "$_n" = "$_u" ] || _keep="$_keep $_n"; done
+        RN_PARAMS=$_keep
+    done
+}
+
+# rn_meta NAME VALUE: one meta line; newlines in VALUE become spaces so a line is a field.
+rn_meta() {
+    printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n' ' ')" >> "$RN_TMP/meta"
+}
+
+# rn_require CMD...: each command must exist on this host, or it is a usage error.
+rn_require() {
+    for _c in "$@"; do
+        command -v "$_c" >/dev/null 2>&1 || rn_die "'$_c' is not installed on this host"
+    done
+}
+
+# rn_int NAME: parameter NAME must be a non-negative integer.
+rn_int() {
+    eval "_v=\$P_$1"
+    case "$_v" in ''|*[!0-9]*) rn_die "parameter $1='$_v' is not a non-negative integer" ;; esac
+}
+
+# rn_oneof NAME CHOICE...: parameter NAME must be one of the choices.
+rn_oneof() {
+    _n=$1; shift
+    eval "_v=\$P_$_n"
+    for _c in "$@"; do [ "$_v" = "$_c" ] && return 0; done
+    rn_die "parameter $_n='$_v' must be one of: $*"
+}
+
+# rn_host_facts: what the host is (the provenance the tidy tables carry per run_id).
+rn_host_facts() {
+    rn_meta kernel "$(uname -sr)"
+    rn_meta machine "$(uname -m)"
+    rn_meta cpu_model "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+    rn_meta nproc "$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
+    rn_meta mem_total_bytes "$(awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo 2>/dev/null)"
+    _gov=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
+    rn_meta governor "$( [ -r $_gov ] && cat $_gov || echo unavailable)"
+    _vul=/sys/devices/system/cpu/vulnerabilities
+    if [ -d $_vul ]; then
+        rn_meta mitigations "$(for f in "$_vul"/*; do printf '%s: %s; ' "$(basename "$f")" "$(cat "$f")"; done)"
+    else
+        rn_meta mitigations unavailable
+    fi
+    # systemd-detect-virt says "none", "kvm", "qemu", "docker", ...; absent on minimal images
+    if command -v systemd-detect-virt >/dev/null 2>&1; then
+        rn_meta virtualization "$(systemd-detect-virt 2>/dev/null || true)"
+    elif [ -f /.dockerenv ]; then
+        rn_meta virtualization docker
+    else
+        rn_meta virtualization unknown
+    fi
+}
+
+# rn_params: every declared parameter as p_<name>, after the arguments were applied.
+rn_params() {
+    for _n in $RN_PARAMS; do
+        eval "_v=\$P_$_n"
+        rn_meta "p_$_n" "$_v"
+    done
+}
+
+# rn_begin RUNNER TOOL PARSER VERSION -- CMD...: record who runs what where (CMD is recorded,
+# not run) and the start time.
+rn_begin() {
+    rn_meta runner "$1"
+    rn_meta tool "$2"
+    rn_meta parser "$3"
+    rn_meta tool_version "$4"
+    shift 5
+    rn_meta command "$*"
+    rn_host_facts
+    rn_params
+    rn_meta started_at "$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)"
+}
+
+# rn_exec CMD...: run CMD with stdout appended to output and stderr to stderr; its exit status
+# is left in RN_STATUS (a failure is recorded, not fatal).
+rn_exec() {
+    set +e
+    "$@" >> "$RN_TMP/output" 2>> "$RN_TMP/stderr"
+    RN_STATUS=$?
+    set -e
+}
+
+# rn_run RUNNER TOOL PARSER VERSION -- CMD...: rn_begin, rn_exec, rn_finish in one.
+rn_run() {
+    rn_begin "$@"
+    shift 5
+    rn_exec "$@"
+    rn_finish "$RN_STATUS"
+}
+
+# rn_finish STATUS: close the meta, rename the trial into place, exit with STATUS.
+rn_finish() {
+    rn_meta finished_at "$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)"
+    rn_meta exit_status "$1"
+    [ -e "$RN_TMP/output" ] || : > "$RN_TMP/output"
+    [ -e "$RN_TMP/stderr" ] || : > "$RN_TMP/stderr"
+    mv "$RN_TMP" "$RN_OUT"
+    RN_TMP=""
+    exit "$1"
+}
