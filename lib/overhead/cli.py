@@ -79,15 +79,49 @@ def parse_cmd(
             if exc.path == "<input>":
                 exc.path = str(path)
             _fail(str(exc))
-        records = df.to_dict(orient="records")
-        for rec in records:
-            row = {}
-            for k, v in rec.items():
-                v = _json_value(v)
-                if k.startswith("p_") and v is None:
-                    continue
-                row[k] = v
-            out.write(json.dumps(row) + "\n")
+        _write_rows(df, out)
+
+
+def _write_rows(df, out) -> None:
+    """Write each row of ``df`` as one JSON object, leaving out parameters the row lacks."""
+    for rec in df.to_dict(orient="records"):
+        row = {}
+        for k, v in rec.items():
+            v = _json_value(v)
+            if k.startswith("p_") and v is None:
+                continue
+            row[k] = v
+        out.write(json.dumps(row) + "\n")
+
+
+@app.command("read-trial")
+def read_trial_cmd(
+    trials: Annotated[list[Path], typer.Argument(help="Trial directories a runner wrote.")],
+) -> None:
+    """Parse runner trial directories (runners/*.sh) and print their tidy rows as JSON lines.
+
+    A failed trial (the tool's exit status was not 0) is reported on stderr with the end of its
+    stderr; the command then exits 1 after printing the rows of the others.
+    """
+    from overhead import runners
+
+    failed = 0
+    for path in trials:
+        if not (path / "meta").is_file():
+            _fail(f"{path}: not a trial directory (no meta file)")
+        try:
+            trial = runners.read_trial(path)
+        except runners.ParseError as exc:
+            _fail(str(exc))
+        if not trial.ok:
+            failed += 1
+            tail = trial.stderr.strip().splitlines()[-3:]
+            typer.echo(f"{path}: {trial.meta['tool']} exited with status {trial.exit_status}: "
+                       + " / ".join(tail), err=True)
+            continue
+        _write_rows(trial.measurements, sys.stdout)
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command("ingest-ibm")

@@ -1,0 +1,163 @@
+"""The benchmark runners (``runners/*.sh``) and the trial directories they leave.
+
+A runner is a POSIX sh script that runs ON the measured host (native, in a container, in a VM)
+and writes one trial directory: ``output`` (the tool's report, what its parser reads),
+``stderr`` and ``meta`` (``name=value`` lines: runner, tool, parser, tool version, command,
+exit status, start and finish times, host facts and the ``p_<name>`` parameters). See
+``runners/common.sh`` for the contract. This module finds the scripts and turns a trial
+directory into tidy rows plus one provenance record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from overhead.errors import ParseError
+from overhead.paths import ROOT
+
+#: Where the runner scripts live (a checkout's runners/ folder).
+RUNNERS_DIR = ROOT / "runners"
+
+#: Meta fields every finished trial has; a trial without one of them is not a runner's trial.
+REQUIRED_META = ("runner", "tool", "parser", "tool_version", "command", "started_at",
+                 "finished_at", "exit_status")
+
+#: meta field -> provenance column (schema.PROVENANCE_COLUMNS).
+PROVENANCE_FROM_META = {
+    "tool": "tool",
+    "tool_version": "tool_version",
+    "started_at": "started_at",
+    "kernel": "kernel",
+    "cpu_model": "cpu_model",
+    "governor": "governor",
+    "mitigations": "mitigations",
+    "command": "command_line",
+}
+
+
+def available() -> list[str]:
+    """Names of the runners in RUNNERS_DIR (``fio`` for ``runners/fio.sh``), sorted."""
+    return sorted(p.stem for p in RUNNERS_DIR.glob("*.sh") if p.name != "common.sh")
+
+
+def script(name: str) -> Path:
+    """Path of runner ``name``; KeyError naming the known runners when there is none."""
+    path = RUNNERS_DIR / f"{name}.sh"
+    if name == "common" or not path.is_file():
+        raise KeyError(f"unknown runner {name!r}; known runners: {', '.join(available())}")
+    return path
+
+
+def command(name: str, outdir: str | Path, **params) -> list[str]:
+    """The argv that runs runner ``name`` into ``outdir`` with ``params`` (name=value each)."""
+    return ["sh", str(script(name)), str(outdir), *(f"{k}={v}" for k, v in params.items())]
+
+
+def read_meta(path: str | Path) -> dict[str, str]:
+    """The ``name=value`` lines of a trial's meta file, in order.
+
+    Raises ParseError naming the file and line for a line without ``=``, an empty or repeated
+    name, and for a file that lacks one of REQUIRED_META (an interrupted runner never leaves
+    such a file in place, so it is not a runner's trial).
+    """
+    path = Path(path)
+    meta: dict[str, str] = {}
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(str(path), data[: exc.start].count(b"\n") + 1, "not UTF-8 text") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        name, sep, value = line.partition("=")
+        if not sep or not name:
+            raise ParseError(str(path), number, f"expected name=value, found {line[:60]!r}")
+        if name in meta:
+            raise ParseError(str(path), number, f"{name!r} appears twice")
+        meta[name] = value
+    missing = [k for k in REQUIRED_META if k not in meta]
+    if missing:
+        raise ParseError(str(path), len(text.splitlines()) + 1,
+                         f"missing {', '.join(missing)}: not a finished runner trial")
+    try:
+        int(meta["exit_status"])
+    except ValueError:
+        raise ParseError(str(path), list(meta).index("exit_status") + 1,
+                         f"exit_status {meta['exit_status']!r} is not an integer") from None
+    return meta
+
+
+def version_number(text: str) -> str:
+    """The first dotted version number in a tool's version line ("fio-3.33" -> "3.33",
+    "pg_test_fsync (PostgreSQL) 15.20 (Debian ...)" -> "15.20"); the whole line if it has none."""
+    found = re.search(r"\d+(?:\.\d+)+", text)
+    return found.group(0) if found else text
+
+
+def _param_value(text: str):
+    """A runner parameter as the tidy table stores it: int or float where it is one, else str."""
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+@dataclass
+class Trial:
+    """One runner trial: its meta, its tidy rows (None when the tool failed) and provenance."""
+
+    path: Path
+    meta: dict[str, str]
+    exit_status: int
+    stderr: str
+    measurements: object = None  # pandas DataFrame of tidy rows; None for a failed trial
+    provenance: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the tool exited with status 0 (only then were its rows parsed)."""
+        return self.exit_status == 0
+
+
+def read_trial(path: str | Path) -> Trial:
+    """Read a trial directory a runner wrote: meta, stderr and, when the tool succeeded, the
+    tidy rows its parser makes of ``output``.
+
+    The runner's parameters (meta ``p_<name>``) become ``p_<name>`` columns where the output
+    does not state them itself (redis-benchmark never prints its pipeline depth, for
+    instance); where it does, the output's value is kept. The tool version and start time
+    fill the rows' columns the output left empty. A failed trial (non-zero exit status) is
+    returned with ``measurements=None`` and its stderr, so the caller records it; its output
+    is not parsed. Bad meta or output raises ParseError naming the file and line.
+    """
+    from overhead import parsers
+    from overhead.schema import validate
+
+    path = Path(path)
+    meta = read_meta(path / "meta")
+    stderr_path = path / "stderr"
+    stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
+    status = int(meta["exit_status"])
+    provenance = {column: meta[key] for key, column in PROVENANCE_FROM_META.items()
+                  if meta.get(key) not in (None, "", "unavailable")}
+    trial = Trial(path=path, meta=meta, exit_status=status, stderr=stderr, provenance=provenance)
+    if status != 0:
+        return trial
+    df = parsers.parse_file(meta["parser"], path / "output")
+    if df.empty:
+        raise ParseError(str(path / "output"), 1, f"{meta['parser']} found no measurements")
+    import pandas as pd
+
+    for key, value in meta.items():
+        if key.startswith("p_") and (key not in df.columns or df[key].isna().all()):
+            df[key] = _param_value(value)
+    if df["tool_version"].isna().any():
+        df["tool_version"] = df["tool_version"].fillna(version_number(meta["tool_version"]))
+    if df["started_at"].isna().any():
+        df["started_at"] = df["started_at"].fillna(pd.Timestamp(meta["started_at"]))
+    validate(df)
+    trial.measurements = df
+    return trial
