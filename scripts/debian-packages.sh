@@ -5,7 +5,8 @@
 set -eu
 PACKAGES="python3 python3-venv python3-pip git make
 fio sysbench redis-server redis-tools netperf nuttcp hpcc pixz xz-utils time hyperfine
-postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps openmpi-bin shellcheck"
+postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps openmpi-bin shellcheck
+mariadb-server mariadb-client"
 
 missing=""
 for p in $PACKAGES; do
