@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -85,3 +87,41 @@ def wait_for_port(port: int, server, timeout: float = 10.0) -> None:
             if time.monotonic() > deadline:
                 pytest.fail(f"nothing listened on 127.0.0.1:{port} within {timeout} s")
             time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def serving(argv: list[str], port: int, *, cwd=None, stop: list[str] | None = None):
+    """Run a server for a live tool test: start ``argv``, wait until it listens on
+    127.0.0.1:``port``, yield the process; afterwards run ``stop`` (a shutdown command) if
+    given, else terminate it, and kill it if it is still there 10 s later."""
+    server = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, server)
+        yield server
+    finally:
+        if stop:
+            subprocess.run(stop, capture_output=True, timeout=10)
+        else:
+            server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def netserver(port: int):
+    """netperf's netserver on 127.0.0.1:port, in the foreground (-D)."""
+    return serving(["netserver", "-D", "-L", "127.0.0.1", "-p", str(port)], port)
+
+
+def nuttcp_server(ctl_port: int):
+    """nuttcp's server, not forking, listening for control connections on ctl_port."""
+    return serving(["nuttcp", "-S", "--nofork", f"-P{ctl_port}"], ctl_port)
+
+
+def redis_server(port: int, workdir):
+    """A throw-away redis-server on 127.0.0.1:port: no persistence, files in workdir."""
+    return serving(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                    "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no"], port,
+                   stop=["redis-cli", "-p", str(port), "shutdown", "nosave"])

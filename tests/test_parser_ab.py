@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import free_port, wait_for_port
+from conftest import free_port, serving
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
@@ -172,16 +172,11 @@ def test_random_bytes():
 def test_live_ab_against_loopback(tmp_path):
     (tmp_path / "index.html").write_text("x" * 1000)
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, server)
+    with serving([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"], port,
+                 cwd=tmp_path):
         out = subprocess.run(["ab", "-n", "50", "-c", "2", "-e", str(tmp_path / "e.csv"),
                               "-g", str(tmp_path / "g.tsv"), f"http://127.0.0.1:{port}/index.html"],
                              capture_output=True, text=True, timeout=30, check=True)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     df = parse_text(TOOL, out.stdout, "live")
     assert one(df, "complete_requests") == 50 and df.p_document_length.iloc[0] == 1000
     assert len(parse_file(TOOL, tmp_path / "e.csv")) == 101

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import free_port, wait_for_port
+from conftest import free_port, netserver
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from overhead.parsers.netperf import throughput_scale
@@ -210,17 +210,11 @@ def test_live_netperf():
     if shutil.which("netperf") is None or shutil.which("netserver") is None:
         pytest.skip("netperf is not installed")
     port = free_port()
-    server = subprocess.Popen(["netserver", "-D", "-L", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, server)
+    with netserver(port):
         base = ["netperf", "-H", "127.0.0.1", "-p", str(port), "-l", "1"]
         classic = subprocess.run([*base, "-t", "TCP_RR"], capture_output=True, text=True, timeout=30)
         omni = subprocess.run([*base, "-t", "TCP_RR", "--", "-k", LAT + ",TRANSACTION_RATE"],
                               capture_output=True, text=True, timeout=30)
-    finally:
-        server.kill()
-        server.wait(timeout=10)
     assert classic.returncode == 0 and omni.returncode == 0, classic.stderr + omni.stderr
     assert by_metric(parse_text(TOOL, classic.stdout, "classic")).value["transaction_rate"] > 0
     df = parse_text(TOOL, omni.stdout, "omni")

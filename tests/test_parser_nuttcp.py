@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import free_ports, wait_for_port
+from conftest import free_ports, nuttcp_server
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
@@ -148,15 +148,9 @@ def test_live_nuttcp():
     if shutil.which("nuttcp") is None:
         pytest.skip("nuttcp is not installed")
     ctl, data = free_ports(2)
-    server = subprocess.Popen(["nuttcp", "-S", "--nofork", f"-P{ctl}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(ctl, server)
+    with nuttcp_server(ctl):
         proc = subprocess.run(["nuttcp", f"-P{ctl}", f"-p{data}", "-T1", "-fparse", "127.0.0.1"],
                               capture_output=True, text=True, timeout=30)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        v = final(parse_text(TOOL, proc.stdout, "live"))
-        assert v["goodput"] > 0 and v["real_time"] > 0
-    finally:
-        server.kill()
-        server.wait(timeout=10)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    v = final(parse_text(TOOL, proc.stdout, "live"))
+    assert v["goodput"] > 0 and v["real_time"] > 0

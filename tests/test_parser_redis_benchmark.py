@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import free_port, wait_for_port
+from conftest import free_port, redis_server
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text, read_text
 from overhead.parsers import redis_benchmark as rb
@@ -356,23 +356,11 @@ def test_random_bytes():
                     reason="redis-server/redis-benchmark not installed (Debian redis-server, redis-tools)")
 def test_live_csv_and_default_agree(tmp_path):
     port = free_port()
-    server = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(tmp_path), "--daemonize", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, server)
+    with redis_server(port, tmp_path):
         base = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", "10000", "-c", "10",
                 "-t", "set,get"]
         csv = subprocess.run([*base, "--csv"], capture_output=True, text=True, timeout=60, check=True).stdout
         text = subprocess.run(base, capture_output=True, text=True, timeout=60, check=True).stdout
-    finally:
-        subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, timeout=10)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
     a = parse_text(TOOL, csv, "live.csv")
     b = parse_text(TOOL, text, "live.txt")
     validate(a)

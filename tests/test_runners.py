@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import free_port, free_ports, wait_for_port
+from conftest import free_port, free_ports, netserver, nuttcp_server, redis_server
 from typer.testing import CliRunner
 
 from overhead import runners
@@ -286,14 +286,8 @@ def test_pg_test_fsync(tmp_path):
 @needs("netperf", "netserver")
 def test_netperf_tcp_rr_obeys_littles_law(tmp_path):
     port = free_port()
-    server = subprocess.Popen(["netserver", "-D", "-L", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, server)
+    with netserver(port):
         trial = finished("netperf", tmp_path / "t", port=port, test="TCP_RR", length=1)
-    finally:
-        server.kill()
-        server.wait(timeout=10)
     df = trial.measurements
     rates = df[df.metric == "transaction_rate"].value
     assert len(rates) == 2 and rates.max() == pytest.approx(rates.min(), rel=1e-6)
@@ -313,14 +307,8 @@ def test_netperf_tcp_rr_obeys_littles_law(tmp_path):
 @needs("nuttcp")
 def test_nuttcp_goodput(tmp_path):
     ctl, data = free_ports(2)
-    server = subprocess.Popen(["nuttcp", "-S", "--nofork", f"-P{ctl}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(ctl, server)
+    with nuttcp_server(ctl):
         trial = finished("nuttcp", tmp_path / "t", ctl_port=ctl, data_port=data, time=1)
-    finally:
-        server.kill()
-        server.wait(timeout=10)
     df = trial.measurements
     final = df[df.metric == "goodput"]
     assert len(final) >= 1 and (final.value > 0).all()
@@ -337,22 +325,9 @@ def test_nuttcp_refuses_overlapping_ports(tmp_path):
 @pytest.mark.parametrize("fmt", ["text", "csv"])
 def test_redis_benchmark_records_the_pipeline_the_output_omits(tmp_path, fmt):
     port = free_port()
-    server = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-         "no", "--dir", str(tmp_path), "--daemonize", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, server)
+    with redis_server(port, tmp_path):
         trial = finished("redis-benchmark", tmp_path / "t", port=port, clients=5, requests=4000,
                          tests="set,get", pipeline=4, format=fmt)
-    finally:
-        subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True,
-                       timeout=10)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
     df = trial.measurements
     assert set(df.p_test) == {"SET", "GET"}
     assert (df.p_pipeline == 4).all()  # from the runner's meta: redis-benchmark never prints it
