@@ -101,13 +101,19 @@ def serving(argv: list[str], port: int, *, cwd=None, stop: list[str] | None = No
     finally:
         if stop:
             subprocess.run(stop, capture_output=True, timeout=10)
-        else:
-            server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server, terminate=not stop)
+
+
+def stop_process(proc: subprocess.Popen, *, terminate: bool = True, timeout: float = 10) -> None:
+    """Stop a server process: SIGTERM (unless it was already asked to shut down), then SIGKILL
+    if it has not exited ``timeout`` seconds later."""
+    if terminate:
+        proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def netserver(port: int):

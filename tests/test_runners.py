@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import free_port, free_ports, netserver, nuttcp_server, redis_server
+from conftest import free_port, free_ports, netserver, nuttcp_server, redis_server, stop_process
 from typer.testing import CliRunner
 
 from overhead import runners
@@ -378,12 +378,7 @@ def mariadb(tmp_path_factory):
     subprocess.run(["mariadb", "--no-defaults", "-S", str(sock), "-e", "CREATE DATABASE sbtest"],
                    check=True, capture_output=True)
     yield sock
-    server.terminate()
-    try:
-        server.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+    stop_process(server, timeout=60)  # mariadbd flushes InnoDB on SIGTERM
 
 
 @pytest.mark.tool
