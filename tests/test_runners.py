@@ -394,7 +394,7 @@ def test_sysbench_oltp_read_only_obeys_littles_law(tmp_path, mariadb):
     assert mean == pytest.approx(value(df, "latency_mean"), abs=0.00001)
     assert tps > 0 and (df.p_threads == 2).all()
     # closed loop with 2 threads: N = X * R, up to thread start/stop (1.995 measured here)
-    assert tps * mean == pytest.approx(2, rel=0.05)
+    assert tps * mean == pytest.approx(2, rel=0.1)
     assert value(df, "queries_write") == 0  # read-only: sysbench counted no writes
     assert "p_host" not in df.columns  # a socket run records no TCP host
 
