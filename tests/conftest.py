@@ -39,6 +39,17 @@ def ibm() -> Path:
 
 
 @pytest.fixture(scope="session")
+def ibm_tidy(ibm, tmp_path_factory) -> Path:
+    """The authors' data ingested once per test process, into a private temporary folder.
+
+    Not into the checkout's data/tidy/ibm: two xdist workers ingesting into one folder at the
+    same time would race on swapping its monitor/ directory."""
+    from overhead.rc25482 import prepare
+
+    return prepare(ibm, tmp_path_factory.mktemp("tidy-ibm"))
+
+
+@pytest.fixture(scope="session")
 def reference() -> Path:
     """The shared reference folder (paper_numbers.csv, history, the authors' tree)."""
     _require_reference()

@@ -13,14 +13,14 @@ import re
 import numpy as np
 import pytest
 
-from overhead.rc25482 import blockio, load, prepare
+from overhead.rc25482 import blockio, load
 
 LOGS = {"Native": "linux.log", "Docker": "docker.log", "KVM": "vm.log"}
 
 
 @pytest.fixture(scope="module")
-def tidy(ibm):
-    return prepare(ibm)
+def tidy(ibm_tidy):
+    return ibm_tidy
 
 
 @pytest.fixture(scope="module")

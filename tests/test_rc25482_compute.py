@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from overhead.rc25482 import compute, prepare
+from overhead.rc25482 import compute
 from overhead.reference import table1_published
 
 # README "Values to reproduce (Table I ...)": mean (SD); KVM-untuned Linpack is the note's
@@ -35,8 +35,8 @@ README_TABLE1 = {
 
 
 @pytest.fixture(scope="module")
-def trials(ibm):
-    return compute.load_trials(prepare(ibm))
+def trials(ibm_tidy):
+    return compute.load_trials(ibm_tidy)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from overhead.parsers import parse_file
-from overhead.rc25482 import load, prepare
+from overhead.rc25482 import load
 from overhead.rc25482 import mysql as my
 from overhead.reference import published
 
@@ -21,8 +21,8 @@ PG = ("mysql", "results", "performance-governor")
 
 
 @pytest.fixture(scope="module")
-def tidy(ibm):
-    return prepare(ibm)
+def tidy(ibm_tidy):
+    return ibm_tidy
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,13 @@ import math
 import matplotlib.pyplot as plt
 import pytest
 
-from overhead.rc25482 import diagrams, load, network, prepare
+from overhead.rc25482 import diagrams, load, network
 from overhead.reference import published
 
 
 @pytest.fixture(scope="module")
-def ref_rows(ibm):
-    return load(prepare(ibm), table="reference")
+def ref_rows(ibm_tidy):
+    return load(ibm_tidy, table="reference")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from overhead.rc25482 import find_reference_dir, load, prepare
+from overhead.rc25482 import find_reference_dir, load
 from overhead.rc25482 import redis as rd
 from overhead.reference import published
 
@@ -22,8 +22,8 @@ LABELS = {"native": "Native", "dockerhost": "Docker net=host", "dockerbridge": "
 
 
 @pytest.fixture(scope="module")
-def raw(ibm):
-    return load(prepare(ibm), "redis")
+def raw(ibm_tidy):
+    return load(ibm_tidy, "redis")
 
 
 @pytest.fixture(scope="module")
