@@ -140,15 +140,10 @@ if published is None:
 md = ("# Table I: compute and memory (RC25482)\n\n" + UNITS_NOTE + "\n\n" + stats.to_markdown(grid)
       + "\nNotes:\n\n" + "".join(f"- {n}\n" for n in NOTES))
 (out / "table1.md").write_text(md)
-esc = stats.tables.latex_escape
-tex = ("% Table I of RC25482 rebuilt from the authors' logs. " + UNITS_NOTE + "\n"
-       "\\begin{table*}\n\\centering\n\\footnotesize\n"
-       f"\\caption{{{esc('Table I: compute and memory. ' + UNITS_NOTE)}}}\n\\label{{tab:rc25482-table1}}\n"
-       + stats.to_latex(grid.apply(lambda c: c.str.replace("\n", "\x00")))
-       .replace("\x00", "\\newline ")
-       .replace("\\begin{tabular}{lrrrr}", "\\begin{tabular}{p{2.1cm}p{3.7cm}p{3.7cm}p{3.7cm}p{3.7cm}}")
-       + "\\par\\smallskip\n"
-       + "".join(f"{esc(n)}\\par\n" for n in NOTES[1:]) + "\\end{table*}\n")
+tex = stats.to_latex(grid, caption="Table I: compute and memory. " + UNITS_NOTE,
+                     label="tab:rc25482-table1", wide=True, size="footnotesize", notes=NOTES[1:],
+                     widths={grid.index.name: "2.1cm", **{c: "3.7cm" for c in grid.columns}},
+                     comment="Table I of RC25482 rebuilt from the authors' logs. " + UNITS_NOTE)
 (out / "table1.tex").write_text(tex)
 (out / "table1.html").write_text(stats.to_html(grid, caption="Table I. " + UNITS_NOTE)
                                  + "<ul>" + "".join(f"<li>{n}</li>" for n in NOTES[1:]) + "</ul>\n")

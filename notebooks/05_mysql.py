@@ -95,7 +95,9 @@ shown = t3.set_index("configuration")
 caption = ("Table III: MySQL configurations (sysbench 0.4.12 OLTP, all runs read-only; network/storage as "
            "the paper describes them; packets per transaction and the observed path from dstat's counters)")
 (out / "table3.md").write_text(caption + "\n\n" + stats.to_markdown(shown))
-(out / "table3.tex").write_text(stats.to_latex(shown, caption=caption, label="tab:mysql-configurations"))
+(out / "table3.tex").write_text(stats.to_latex(
+    shown, caption=caption, label="tab:mysql-configurations", wide=True, size="footnotesize",
+    widths={"configuration": "2.2cm", "network": "2.6cm", "storage": "2.6cm", "observed_network": "3.6cm"}))
 (out / "table3.html").write_text(stats.to_html(shown, caption=caption))
 display(Markdown(stats.to_markdown(shown)))
 display(sig.round(2))

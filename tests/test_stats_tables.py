@@ -94,3 +94,17 @@ def test_markdown_latex_html():
     assert "<th>a&lt;b</th>" in html and "<td>x &amp; y</td>" in html and "<th>r</th>" in html
     with pytest.raises(stats.StatsError):
         stats.to_markdown(np.zeros(3))
+
+
+def test_latex_paragraph_columns_wide_table_and_notes():
+    t = pd.DataFrame({"a": ["x\ny_1", "z"], "b": ["1", "2"]}, index=pd.Index(["r1", "r2"], name="k"))
+    tex = stats.to_latex(t, widths={"k": "2cm", "a": "3.5cm"}, wide=True, size="footnotesize",
+                         caption="C", label="tab:c", notes=["n=10; 95% CI"], comment="made here")
+    lines = tex.splitlines()
+    assert lines[:6] == ["% made here", "\\begin{table*}", "\\centering", "\\footnotesize",
+                         "\\caption{C}", "\\label{tab:c}"]
+    assert "\\begin{tabular}{p{2cm}p{3.5cm}r}" in lines
+    assert "r1 & x\\newline y\\_1 & 1 \\\\" in lines  # a line break in a p{} cell, escaped text
+    assert lines[-3:] == ["\\par\\smallskip", "n=10; 95\\% CI\\par", "\\end{table*}"]
+    with pytest.raises(stats.StatsError, match="lacks: nosuch"):
+        stats.to_latex(t, widths={"nosuch": "1cm"})

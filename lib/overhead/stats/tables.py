@@ -309,7 +309,9 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
-def to_latex(table: pd.DataFrame, *, caption: str | None = None, label: str | None = None) -> str:
+def to_latex(table: pd.DataFrame, *, caption: str | None = None, label: str | None = None,
+             widths: dict[str, str] | None = None, wide: bool = False, size: str | None = None,
+             notes: list[str] | None = None, comment: str | None = None) -> str:
     """Render a frame (index included) as a LaTeX ``tabular`` with booktabs rules.
 
     Parameters
@@ -317,24 +319,56 @@ def to_latex(table: pd.DataFrame, *, caption: str | None = None, label: str | No
     table : pandas.DataFrame
         Usually the output of :func:`overhead_table`. Special characters are escaped.
     caption, label : str or None
-        When given, the tabular is wrapped in a ``table`` environment with them.
+        When given (or when any option below needs one), the tabular is wrapped in a ``table``
+        environment with them.
+    widths : dict of str to str, optional
+        Column (header name, index names included) -> width such as ``"3.7cm"``: that column
+        becomes a ``p{...}`` paragraph column and line breaks in its cells become ``\\newline``.
+        Other columns: ``l`` for the index, ``r`` for the rest.
+    wide : bool
+        ``table*`` (spanning both columns of a two-column document) instead of ``table``.
+    size : str, optional
+        A font-size command name for the table, e.g. ``"footnotesize"``.
+    notes : list of str, optional
+        Paragraphs set under the tabular (escaped).
+    comment : str, optional
+        A ``%`` comment line put first (what the file is, where it came from).
     """
     if not isinstance(table, pd.DataFrame):
         raise StatsError("to_latex needs a DataFrame")
+    widths = dict(widths or {})
     header, body = _flat(table)
+    unknown = sorted(set(widths) - set(header))
+    if unknown:
+        raise StatsError(f"to_latex widths name columns the table lacks: {', '.join(unknown)}")
     nidx = table.index.nlevels
-    spec = "l" * nidx + "r" * (len(header) - nidx)
+    spec = "".join(f"p{{{widths[h]}}}" if h in widths else ("l" if i < nidx else "r")
+                   for i, h in enumerate(header))
+
+    def cell(text: str, column: str) -> str:
+        if column in widths:
+            return "\\newline ".join(latex_escape(part) for part in text.split("\n"))
+        return latex_escape(text)
+
     lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-             " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]
-    lines += [" & ".join(latex_escape(v) for v in row) + " \\\\" for row in body]
+             " & ".join(cell(h, h) for h in header) + " \\\\", "\\midrule"]
+    lines += [" & ".join(cell(v, h) for v, h in zip(row, header, strict=True)) + " \\\\"
+              for row in body]
     lines += ["\\bottomrule", "\\end{tabular}"]
-    if caption is not None or label is not None:
-        inner = ["\\begin{table}", "\\centering"]
+    if notes:
+        lines += ["\\par\\smallskip"] + [f"{latex_escape(n)}\\par" for n in notes]
+    if caption is not None or label is not None or wide or size or notes:
+        env = "table*" if wide else "table"
+        inner = [f"\\begin{{{env}}}", "\\centering"]
+        if size:
+            inner.append(f"\\{size}")
         if caption is not None:
             inner.append(f"\\caption{{{latex_escape(caption)}}}")
         if label is not None:
             inner.append(f"\\label{{{label}}}")
-        lines = inner + lines + ["\\end{table}"]
+        lines = inner + lines + [f"\\end{{{env}}}"]
+    if comment:
+        lines.insert(0, "% " + comment.replace("\n", " "))
     return "\n".join(lines) + "\n"
 
 
