@@ -25,5 +25,13 @@ elif [ -f /etc/apt/sources.list ] && ! grep -q 'non-free' /etc/apt/sources.list;
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+# Keep the packages' own services (mariadb, redis, postgresql) from starting: the tests start
+# private instances on loopback or unix sockets and stop them again. policy-rc.d exit 101 =
+# "action forbidden"; a policy file already present is left alone.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e $policy ]; then
+  printf '#!/bin/sh\nexit 101\n' > $policy && chmod +x $policy
+  trap 'rm -f $policy' EXIT
+fi
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing
