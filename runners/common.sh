@@ -75,6 +75,15 @@ rn_unused() {
     done
 }
 
+# rn_quote WORD: WORD as a shell would need it typed (single-quoted when it has anything but
+# safe characters), so the recorded command line can be pasted back into a shell.
+rn_quote() {
+    case "$1" in
+        "" | *[!A-Za-z0-9_./=:,+@%^-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+        *) printf '%s' "$1" ;;
+    esac
+}
+
 # rn_meta NAME VALUE: one meta line; newlines in VALUE become spaces so a line is a field.
 rn_meta() {
     printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n' ' ')" >> "$RN_TMP/meta"
@@ -142,7 +151,9 @@ rn_begin() {
     rn_meta parser "$3"
     rn_meta tool_version "$4"
     shift 5
-    rn_meta command "$*"
+    _cmd=""
+    for _a in "$@"; do _cmd="$_cmd${_cmd:+ }$(rn_quote "$_a")"; done
+    rn_meta command "$_cmd"
     rn_host_facts
     rn_params
     rn_meta started_at "$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)"

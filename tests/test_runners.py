@@ -8,6 +8,7 @@ tool is recorded with its status and stderr, an interrupted runner leaves nothin
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -153,6 +154,15 @@ def test_values_with_spaces_survive_and_meta_is_complete(tmp_path):
     assert (df.p_command == "sleep 0.01").all()
     assert trial.provenance["command_line"].startswith("hyperfine --style basic --runs 3")
     assert trial.provenance["kernel"] == meta["kernel"]
+
+
+@needs("hyperfine")
+def test_recorded_command_line_can_be_pasted_back(tmp_path):
+    command = """echo "a  b" 'it'"'"'s' $HOME"""
+    trial = finished("hyperfine", tmp_path / "t", runs=2, shell="sh", command=command)
+    argv = shlex.split(trial.meta["command"])
+    assert argv[0] == "hyperfine" and argv[-2:] == ["--", command]
+    assert trial.meta["p_command"] == command
 
 
 def test_bad_meta_names_file_and_line(tmp_path):
