@@ -154,6 +154,13 @@ def test_values_with_spaces_survive_and_meta_is_complete(tmp_path):
     assert (df.p_command == "sleep 0.01").all()
     assert trial.provenance["command_line"].startswith("hyperfine --style basic --runs 3")
     assert trial.provenance["kernel"] == meta["kernel"]
+    assert f"nproc={os.cpu_count()}" in trial.provenance["notes"]
+    # the provenance record fits the provenance table's model
+    import pandas as pd
+
+    from overhead.schema import PROVENANCE_COLUMNS, conform
+    row = conform(pd.DataFrame([{**trial.provenance, "run_id": "t"}]), PROVENANCE_COLUMNS)
+    assert row.started_at.iloc[0] == pd.Timestamp(meta["started_at"])
 
 
 @needs("hyperfine")

@@ -37,6 +37,10 @@ PROVENANCE_FROM_META = {
 }
 
 
+#: meta fields kept in the provenance notes (no column of their own).
+NOTE_FIELDS = ("runner", "virtualization", "machine", "nproc", "mem_total_bytes", "exit_status")
+
+
 def available() -> list[str]:
     """Names of the runners in RUNNERS_DIR (``fio`` for ``runners/fio.sh``), sorted."""
     return sorted(p.stem for p in RUNNERS_DIR.glob("*.sh") if p.name != "common.sh")
@@ -143,6 +147,10 @@ def read_trial(path: str | Path) -> Trial:
     status = int(meta["exit_status"])
     provenance = {column: meta[key] for key, column in PROVENANCE_FROM_META.items()
                   if meta.get(key) not in (None, "", "unavailable")}
+    # host facts the provenance table has no column for go into its notes
+    extra = [f"{k}={meta[k]}" for k in NOTE_FIELDS if meta.get(k)]
+    if extra:
+        provenance["notes"] = "; ".join(extra)
     trial = Trial(path=path, meta=meta, exit_status=status, stderr=stderr, provenance=provenance)
     if status != 0:
         return trial
