@@ -148,6 +148,22 @@ def test_warm_rerun_is_a_noop_and_a_change_invalidates(ibm, tidy, tmp_path):
     assert not ingest.ingest_ibm(root, out).unchanged
 
 
+def test_concurrent_ingests_into_one_folder_take_turns(ibm, tmp_path):
+    """Two ingests of the whole tree into one folder at once (two notebooks opened together):
+    the second waits for the first's lock and then finds everything up to date, instead of
+    both parsing and swapping monitor/ under each other."""
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "overhead.cli", "ingest-ibm", str(ibm), "--out", str(out)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], results
+    said = [stdout for stdout, _ in results]
+    assert sum("nothing changed" in s for s in said) == 1, said
+    assert pd.read_parquet(out / "measurements.parquet").shape[0] == 76_922
+    assert not [p for p in out.iterdir() if p.name.startswith((".monitor.", ".monitor.old"))]
+
+
 def _digest(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.*"))}
 

@@ -15,6 +15,7 @@ previous tables intact. pandas is imported inside functions for that fast path.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -32,6 +33,7 @@ __all__ = ["IngestResult", "ParseError", "ingest_ibm", "summary_table"]
 MANIFEST = "manifest.json"
 TABLES = ("measurements.parquet", "provenance.parquet", "reference.parquet")
 MONITOR = "monitor"
+LOCK = ".ingest.lock"
 #: Tools whose output is a system-monitor time series (one row per sample and counter). Their
 #: rows keep the tidy schema but go to monitor/, one Parquet part per raw file: they are 97% of
 #: the IBM rows, share no parameters with the benchmarks, and would otherwise make every
@@ -406,6 +408,27 @@ def ingest_ibm(root: str | os.PathLike[str], out: str | os.PathLike[str], *, for
     started = time.perf_counter()
     root, out = Path(root), Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    # One ingest per output folder at a time (two notebooks opened together, two test workers):
+    # a second one waits, then finds the tables up to date.
+    with _locked(out / LOCK):
+        return _ingest(root, out, force, workers, started)
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """Hold an exclusive advisory lock (flock) on ``path`` for the duration of the block."""
+    import fcntl
+
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _ingest(root: Path, out: Path, force: bool, workers: int | None, started: float) -> IngestResult:
+    """ingest_ibm's work, with the folder's lock held."""
     plan, skipped, unmapped = _plan(root)
     hashes = {rel: _sha256(root / rel) for rel in plan}
     chash = code_hash()
