@@ -37,6 +37,9 @@ lint: setup
 
 test: debian setup lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	@# and each notebook as a user opens it: default parameters (data/tidy/ibm, figures/rc25482),
+	@# executed by nbmake in order (the report notebook assembles the others' outputs)
+	$(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider --nbmake $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
 ingest: setup
 	@if [ -z "$(IBM_DATA)" ] || [ ! -d "$(IBM_DATA)" ]; then \
