@@ -8,6 +8,7 @@
 #     meta     name=value lines: runner, tool, parser, tool_version, command, exit_status,
 #              started_at/finished_at (UTC), kernel, cpu_model, nproc, mem_total_bytes,
 #              governor, mitigations, virtualization, and p_<name> for every parameter
+#              that applied to the run (see rn_unused)
 # The trial is assembled in OUTDIR.partial.<pid> and renamed into place at the end, so OUTDIR
 # either does not exist or is complete; an existing OUTDIR is never overwritten. A tool that
 # fails still leaves its trial (exit_status, stderr), and the runner exits with its status.
