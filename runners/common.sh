@@ -153,7 +153,11 @@ rn_begin() {
     rn_meta tool_version "$4"
     shift 5
     _cmd=""
-    for _a in "$@"; do _cmd="$_cmd${_cmd:+ }$(rn_quote "$_a")"; done
+    for _a in "$@"; do
+        # an argument naming the trial being assembled is recorded with its final path
+        case "$_a" in *"$RN_TMP"*) _a="${_a%%"$RN_TMP"*}$RN_OUT${_a#*"$RN_TMP"}" ;; esac
+        _cmd="$_cmd${_cmd:+ }$(rn_quote "$_a")"
+    done
     rn_meta command "$_cmd"
     rn_host_facts
     rn_params

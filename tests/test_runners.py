@@ -169,6 +169,8 @@ def test_recorded_command_line_can_be_pasted_back(tmp_path):
     trial = finished("hyperfine", tmp_path / "t", runs=2, shell="sh", command=command)
     argv = shlex.split(trial.meta["command"])
     assert argv[0] == "hyperfine" and argv[-2:] == ["--", command]
+    # the JSON went to the trial's final place, not the .partial folder it was written in
+    assert argv[argv.index("--export-json") + 1] == str(tmp_path / "t" / "output")
     assert trial.meta["p_command"] == command
 
 
