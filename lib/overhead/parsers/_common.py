@@ -14,6 +14,7 @@ Rules every parser follows:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -87,3 +88,63 @@ def checked_frame(rows: list[dict], path: str):
                 line = r["source"].rsplit(":", 1)[-1]
                 raise ParseError(path, int(line) if line.isdigit() else None, f"{k[2:]} {v} is out of range")
     return frame(rows)
+
+
+# ---- JSON with the text and line of every value ----------------------------------------------
+
+class JsonNumber(float):
+    """A JSON number that remembers the text the tool printed for it (``tok``)."""
+
+    tok: str
+
+
+def _json_number(token: str) -> JsonNumber:
+    n = JsonNumber(token)
+    n.tok = token
+    return n
+
+
+#: json's decoder with numbers kept as JsonNumber and NaN/Infinity read as absent (None).
+JSON_DECODER = json.JSONDecoder(parse_float=_json_number, parse_int=_json_number,
+                                parse_constant=lambda _tok: None)
+_JSON_KEY = re.compile(r'^"((?:[^"\\]|\\.)*)"\s*:\s*(.*)$')
+
+
+def json_line_map(lines: list[str], first: int, last: int) -> dict[tuple, int]:
+    """Map JSON paths (keys and list indices) to 1-based line numbers, for the pretty-printed
+    layout of one value per line that fio and hyperfine write (``lines[first..last]`` hold the
+    document). Other layouts just give fewer entries: look a path up, then its parents.
+    """
+    out: dict[tuple, int] = {}
+    stack: list[list] = []  # [name, is_list, next_index]
+    for idx in range(first, last + 1):
+        s = lines[idx].strip()
+        lineno = idx + 1
+        m = _JSON_KEY.match(s)
+        if m and stack:
+            key = m.group(1).replace('\\"', '"').replace("\\\\", "\\")
+            rest = m.group(2).rstrip(",").strip()
+            path = tuple(e[0] for e in stack[1:]) + (key,)
+            out[path] = lineno
+            if rest in ("{", "["):
+                stack.append([key, rest == "[", 0])
+            continue
+        bare = s.rstrip(",").strip()
+        if bare in ("{", "["):
+            if not stack:
+                stack.append([None, bare == "[", 0])
+                out[()] = lineno
+            elif stack[-1][1]:
+                i = stack[-1][2]
+                stack[-1][2] += 1
+                out[tuple(e[0] for e in stack[1:]) + (i,)] = lineno
+                stack.append([i, bare == "[", 0])
+            continue
+        if s.startswith(("}", "]")) and stack:
+            stack.pop()
+            continue
+        if bare and stack and stack[-1][1]:  # a scalar element of a list (hyperfine's "times")
+            i = stack[-1][2]
+            stack[-1][2] += 1
+            out[tuple(e[0] for e in stack[1:]) + (i,)] = lineno
+    return out

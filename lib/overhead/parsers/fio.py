@@ -99,7 +99,14 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, source
+from overhead.parsers._common import (
+    JSON_DECODER,
+    JsonNumber,
+    ParseError,
+    frame,
+    json_line_map,
+    source,
+)
 
 TOOL = "fio"
 BENCHMARK = "fio"
@@ -304,57 +311,6 @@ def _bs_from_jobdef(bs: str, legacy: bool, path: str, line: int) -> dict[str, fl
 
 # ---------------------------------------------------------------------------------------------
 # JSON helpers
-class _Num(float):
-    """A JSON number that remembers the text fio printed for it."""
-
-    tok: str
-
-
-def _json_num(token: str) -> _Num:
-    n = _Num(token)
-    n.tok = token
-    return n
-
-
-_DECODER = json.JSONDecoder(parse_float=_json_num, parse_int=_json_num,
-                            parse_constant=lambda _tok: None)
-_JSON_KEY = re.compile(r'^"((?:[^"\\]|\\.)*)"\s*:\s*(.*)$')
-
-
-def _json_line_map(lines: list[str], first: int, last: int) -> dict[tuple, int]:
-    """Map JSON paths (keys and list indices) to 1-based line numbers, for fio's layout of one
-    value per line. Other layouts just give fewer entries (lookups then fall back to a parent).
-    """
-    out: dict[tuple, int] = {}
-    stack: list[list] = []  # [name, is_list, next_index]
-    for idx in range(first, last + 1):
-        s = lines[idx].strip()
-        lineno = idx + 1
-        m = _JSON_KEY.match(s)
-        if m and stack:
-            key = m.group(1).replace('\\"', '"').replace("\\\\", "\\")
-            rest = m.group(2).rstrip(",").strip()
-            path = tuple(e[0] for e in stack[1:]) + (key,)
-            out[path] = lineno
-            if rest in ("{", "["):
-                stack.append([key, rest == "[", 0])
-            continue
-        bare = s.rstrip(",").strip()
-        if bare in ("{", "["):
-            if not stack:
-                stack.append([None, bare == "[", 0])
-                out[()] = lineno
-            elif stack[-1][1]:
-                i = stack[-1][2]
-                stack[-1][2] += 1
-                out[tuple(e[0] for e in stack[1:]) + (i,)] = lineno
-                stack.append([i, bare == "[", 0])
-            continue
-        if s.startswith(("}", "]")) and stack:
-            stack.pop()
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class _Block:
@@ -766,7 +722,7 @@ class _Parser:
         # line numbers follow str.splitlines (as everywhere in this module), which also breaks at
         # a lone "\r" before the document (terminal progress lines), unlike JSONDecodeError.lineno
         try:
-            doc, end = _DECODER.raw_decode(self.text, offsets[start])
+            doc, end = JSON_DECODER.raw_decode(self.text, offsets[start])
         except json.JSONDecodeError as exc:
             line = bisect.bisect_right(offsets, exc.pos) if exc.pos < len(self.text) else len(lines)
             raise ParseError(self.path, line, f"fio JSON output is broken or truncated: {exc.msg}") from None
@@ -778,7 +734,7 @@ class _Parser:
         self._new_run_if_needed("json")
         self.run_results.add("json")
         self.found = True
-        where = _json_line_map(lines, start, last)
+        where = json_line_map(lines, start, last)
         _JsonDoc(self, doc, where, start + 1).emit()
         return last
 
@@ -801,17 +757,17 @@ class _JsonDoc:
             keys = keys[:-1]
         return self.first_line
 
-    def num(self, obj: dict, key: str, *where) -> _Num | None:
+    def num(self, obj: dict, key: str, *where) -> JsonNumber | None:
         """A number from ``obj[key]``; None when absent or NaN; ParseError when not a number."""
         if not isinstance(obj, dict) or key not in obj or obj[key] is None:
             return None
         v = obj[key]
-        if not isinstance(v, _Num):
+        if not isinstance(v, JsonNumber):
             raise ParseError(self.path, self.line(*where, key), f"JSON {key!r}: expected a number, found {v!r}")
         return v
 
-    def add(self, metric: str, value: float, raw: _Num | str, params: dict, *where) -> None:
-        tok = raw.tok if isinstance(raw, _Num) else raw
+    def add(self, metric: str, value: float, raw: JsonNumber | str, params: dict, *where) -> None:
+        tok = raw.tok if isinstance(raw, JsonNumber) else raw
         self.p.add(metric, value, self.line(*where), tok, params)
 
     def emit(self) -> None:
