@@ -42,14 +42,23 @@ there is one). Other lines (warnings, shell prompts) are skipped.
 
 from __future__ import annotations
 
-import json.decoder
+import json
 import re
-from bisect import bisect_right
 from typing import NamedTuple
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, checked_frame, integer, number, numbered, source
+from overhead.parsers._common import (
+    JSON_DECODER,
+    JsonNumber,
+    ParseError,
+    checked_frame,
+    integer,
+    json_line_map,
+    number,
+    numbered,
+    source,
+)
 
 TOOL = "hyperfine"
 BENCHMARK = "hyperfine"
@@ -197,91 +206,36 @@ class _List(list):
     line = 1
 
 
-_WS = re.compile(r"[ \t\n\r]*")
-_NUM = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-_MAX_DEPTH = 64
-
-
 def _load_json(text: str, path: str):
-    """Parse JSON keeping each scalar's raw text and line number (dicts/lists of _Leaf)."""
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    """Parse JSON (the json module) into _Dict/_List/_Leaf, each knowing its line (from the
+    one-value-per-line layout hyperfine writes; line 1 for other layouts) and each number the
+    text it was written as."""
+    try:
+        doc, end = JSON_DECODER.raw_decode(text, len(text) - len(text.lstrip()))
+    except json.JSONDecodeError as exc:
+        raise ParseError(path, exc.lineno, f"malformed or truncated JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ParseError(path, 1, "JSON nested too deeply for a hyperfine export") from None
+    if text[end:].strip():
+        raise ParseError(path, text.count("\n", 0, end) + 1,
+                         "malformed JSON: text after the end of the document")
+    lines = text.split("\n")
+    where = json_line_map(lines, 0, len(lines) - 1)
 
-    def line_of(pos: int) -> int:
-        return bisect_right(starts, pos)
+    def wrap(obj, key: tuple, line: int):
+        line = where.get(key, line)
+        if isinstance(obj, dict):
+            out = _Dict((k, wrap(v, (*key, k), line)) for k, v in obj.items())
+        elif isinstance(obj, list):
+            out = _List(wrap(v, (*key, i), line) for i, v in enumerate(obj))
+        elif isinstance(obj, JsonNumber):
+            return _Leaf(float(obj), obj.tok, line)
+        else:  # str, bool or None (null, and NaN/Infinity, which JSON does not allow)
+            return _Leaf(obj, json.dumps(obj), line)
+        out.line = line
+        return out
 
-    def fail(pos: int, message: str):
-        raise ParseError(path, line_of(min(pos, len(text))), message)
-
-    def skip(pos: int) -> int:
-        return _WS.match(text, pos).end()
-
-    def value(pos: int, depth: int):
-        pos = skip(pos)
-        if depth > _MAX_DEPTH:
-            fail(pos, "JSON nested too deeply for a hyperfine export")
-        if pos >= len(text):
-            fail(pos, "truncated JSON: expected a value")
-        c = text[pos]
-        if c == "{":
-            out = _Dict()
-            out.line = line_of(pos)
-            pos = skip(pos + 1)
-            if text.startswith("}", pos):
-                return out, pos + 1
-            while True:
-                pos = skip(pos)
-                if not text.startswith('"', pos):
-                    fail(pos, "malformed JSON: expected a string key")
-                key, pos = string(pos)
-                pos = skip(pos)
-                if not text.startswith(":", pos):
-                    fail(pos, "malformed JSON: expected ':' after a key")
-                out[key.value], pos = value(pos + 1, depth + 1)
-                pos = skip(pos)
-                if text.startswith(",", pos):
-                    pos += 1
-                    continue
-                if text.startswith("}", pos):
-                    return out, pos + 1
-                fail(pos, "malformed or truncated JSON: expected ',' or '}'")
-        if c == "[":
-            items = _List()
-            items.line = line_of(pos)
-            pos = skip(pos + 1)
-            if text.startswith("]", pos):
-                return items, pos + 1
-            while True:
-                item, pos = value(pos, depth + 1)
-                items.append(item)
-                pos = skip(pos)
-                if text.startswith(",", pos):
-                    pos += 1
-                    continue
-                if text.startswith("]", pos):
-                    return items, pos + 1
-                fail(pos, "malformed or truncated JSON: expected ',' or ']'")
-        if c == '"':
-            return string(pos)
-        for word, val in (("true", True), ("false", False), ("null", None)):
-            if text.startswith(word, pos):
-                return _Leaf(val, word, line_of(pos)), pos + len(word)
-        m = _NUM.match(text, pos)
-        if m:
-            return _Leaf(float(m.group(0)), m.group(0), line_of(pos)), m.end()
-        fail(pos, f"malformed JSON: unexpected {text[pos:pos + 10]!r}")
-
-    def string(pos: int):
-        try:
-            s, end = json.decoder.scanstring(text, pos + 1)
-        except ValueError as exc:
-            fail(pos, f"malformed JSON string: {exc}")
-        return _Leaf(s, text[pos:end], line_of(pos)), end
-
-    doc, pos = value(0, 0)
-    pos = skip(pos)
-    if pos != len(text):
-        fail(pos, "malformed JSON: text after the end of the document")
-    return doc
+    return wrap(doc, (), 1)
 
 
 def _param_value(v: str):
