@@ -33,15 +33,16 @@ if [ -n "$P_config_file" ]; then
     [ -r "$P_config_file" ] || rn_die "config_file '$P_config_file' is not readable"
     set -- "$@" --config-file="$P_config_file"
 fi
-rn_begin sysbench-oltp sysbench sysbench "$(sysbench --version)" -- "$@" \
-    --threads="$P_threads" --time="$P_time" --report-interval="$P_report_interval" \
-    --histogram="$P_histogram" run
+# the run's own options (validated integers and on/off, so word splitting is safe)
+run_opts="--threads=$P_threads --time=$P_time --report-interval=$P_report_interval --histogram=$P_histogram"
+# shellcheck disable=SC2086
+rn_begin sysbench-oltp sysbench sysbench "$(sysbench --version)" -- "$@" $run_opts run
 if [ "$P_prepare" = yes ]; then
     "$@" cleanup >> "$RN_TMP/stderr" 2>&1 || true
     if ! "$@" prepare >> "$RN_TMP/stderr" 2>&1; then
         rn_finish 1
     fi
 fi
-rn_exec "$@" --threads="$P_threads" --time="$P_time" --report-interval="$P_report_interval" \
-    --histogram="$P_histogram" run
+# shellcheck disable=SC2086
+rn_exec "$@" $run_opts run
 rn_finish "$RN_STATUS"
