@@ -309,6 +309,7 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
     concatenated into one Arrow table and returned with the provenance rows and drop counts.
     A ParseError propagates with the file and line.
     """
+    import numpy as np
     import pandas as pd
 
     from overhead import parsers, schema
@@ -345,8 +346,6 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
               for members in groups.values()]
     table = schema.concat_arrow(tables)
     # back to the files' order (rows in tree order, as one concat over all files gave them)
-    import numpy as np
-
     starts = np.cumsum([0] + [len(frames[i]) for i in order])
     where = dict(zip(order, starts[:-1], strict=True))
     table = table.take(np.concatenate([np.arange(where[i], where[i] + len(f)) for i, f in enumerate(frames)]))
