@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
-from overhead.parsers._ibmdate import sockets, started_at
-from overhead.reference import published
+from overhead.parsers._datestamp import sockets, started_at
+from overhead.rc25482.files import HOST_NODES
+from overhead.rc25482.published import published
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 RESULTS = "Stream/results"
@@ -42,7 +43,7 @@ def test_gigabytes_are_decimal(ibm):
 
 
 @pytest.mark.parametrize("mode, threads, sockets_", [
-    ("two-socket.interleavedalloc", 32, 2), ("single-socket.localalloc", 16, 1)])
+    ("two-socket.interleavedalloc", 32, 2), ("single-socket.localalloc", 16, None)])
 @pytest.mark.parametrize("env", ENVS)
 def test_counts_and_parameters(ibm, env, mode, threads, sockets_):
     df = parse_file("stream", ibm / RESULTS / f"{env}.{mode}.log")
@@ -50,7 +51,9 @@ def test_counts_and_parameters(ibm, env, mode, threads, sockets_):
     assert b.groupby("p_kernel").trial.nunique().to_dict() == {k: 10 for k in ("add", "copy", "scale", "triad")}
     assert len(df) == 10 * 4 * 4
     assert set(b.p_threads) == {threads} and b.p_validated.all()
-    if env == "linux":  # only the native runs name numactl options
+    if env == "linux" and sockets_ is None:  # --physcpubind alone: the host's topology would tell
+        assert set(b.p_numa) == {"--physcpubind=0-7,16-23 --localalloc"} and "p_sockets" not in df.columns
+    elif env == "linux":  # only the native runs name numactl options
         assert set(b.p_sockets) == {sockets_}
     else:
         assert "p_numa" not in df.columns and "p_sockets" not in df.columns
@@ -62,8 +65,8 @@ def _mean_sd(df, kernel):
 
 
 @pytest.mark.parametrize("env", ENVS)
-def test_two_socket_means_reproduce_table_one(ibm, reference, env):
-    pub = published(reference)
+def test_two_socket_means_reproduce_table_one(ibm, env):
+    pub = published()
     df = parse_file("stream", ibm / RESULTS / f"{env}.two-socket.interleavedalloc.log")
     for kernel in ("Copy", "Scale", "Add", "Triad"):
         row = pub[(pub.metric == f"Stream {kernel} (two-socket, 32 thr, interleaved)") & (pub.env == ENVS[env])]
@@ -79,8 +82,8 @@ def test_two_socket_means_reproduce_table_one(ibm, reference, env):
 
 
 @pytest.mark.parametrize("env", ENVS)
-def test_single_socket_means_match_the_spreadsheet(ibm, reference, env):
-    pub = published(reference)
+def test_single_socket_means_match_the_spreadsheet(ibm, env):
+    pub = published()
     df = parse_file("stream", ibm / RESULTS / f"{env}.single-socket.localalloc.log")
     row = pub[(pub.metric == "Stream Triad (single socket, 16 thr, localalloc)") & (pub.env == ENVS[env])]
     mean, sd = _mean_sd(df, "triad")
@@ -103,11 +106,12 @@ def test_combined_log_is_two_socket_then_single_socket(ibm, env):
 
 def test_sockets_from_numactl_options():
     assert sockets("--physcpubind=0-31 --interleave=0,1") == 2
-    assert sockets("--physcpubind=0-7,16-23 --localalloc") == 1
-    assert sockets("--physcpubind=8-15,24-31 --localalloc") == 1
-    assert sockets("--physcpubind=0-31 --localalloc") == 2
+    assert sockets("--physcpubind=0-7,16-23 --localalloc", HOST_NODES) == 1
+    assert sockets("--physcpubind=8-15,24-31 --localalloc", HOST_NODES) == 1
+    assert sockets("--physcpubind=0-31 --localalloc", HOST_NODES) == 2
+    assert sockets("--physcpubind=0-7,16-23 --localalloc") is None  # a CPU list needs the host's nodes
     assert sockets("--interleave=all") is None
-    assert sockets("--physcpubind=0-63 --localalloc") is None  # not the authors' host
+    assert sockets("--physcpubind=0-63 --localalloc", HOST_NODES) is None  # not the authors' host
     assert sockets("") is None and sockets(None) is None
 
 

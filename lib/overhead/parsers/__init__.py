@@ -1,8 +1,9 @@
-"""One parser module per tool; this registry maps TOOL names to them.
+"""One parser module (or package) per tool; this registry maps TOOL names to them.
 
-Adding a tool is one module (with ``TOOL``, ``parse(text, path)`` and ``detect(text)``), one line
-in :data:`PARSERS`, one fixture folder under ``tests/fixtures/<tool>/`` and one test file.
-Modules are imported only when used, so the CLI starts fast.
+Adding a tool is one module (with ``TOOL``, ``parse(text, path)`` and ``detect(text)``, building
+its rows with :class:`overhead.parsers._common.Rows`), one line in :data:`PARSERS`, one fixture
+folder under ``tests/fixtures/<tool>/`` and one test file. Modules are imported only when used,
+so the CLI starts fast.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
+from overhead.errors import OverheadError
 from overhead.parsers._common import ParseError
 
 #: TOOL name -> module that parses its output.
@@ -36,15 +38,32 @@ PARSERS: dict[str, str] = {
 }
 
 
-class UnknownTool(KeyError):
+class UnknownTool(OverheadError, KeyError):
     """The TOOL name is not in the registry; the message lists the known ones."""
 
     def __str__(self) -> str:
+        """Name the unknown tool and list the known ones."""
         return f"unknown tool {self.args[0]!r}; known tools: {', '.join(sorted(PARSERS))}"
 
 
 def module(tool: str) -> ModuleType:
-    """Import and return the parser module registered for ``tool``."""
+    """Import and return the parser module registered for ``tool``.
+
+    Parameters
+    ----------
+    tool : str
+        A key of :data:`PARSERS`.
+
+    Returns
+    -------
+    types.ModuleType
+        The module, with ``TOOL``, ``parse`` and ``detect``.
+
+    Raises
+    ------
+    UnknownTool
+        When ``tool`` is not registered.
+    """
     try:
         name = PARSERS[tool]
     except KeyError:
@@ -53,12 +72,50 @@ def module(tool: str) -> ModuleType:
 
 
 def parse_text(tool: str, text: str, path: str = "<string>"):
-    """Parse ``text`` as output of ``tool``; ``path`` is used in ``source`` and in errors."""
+    """Parse ``text`` as output of ``tool``.
+
+    Parameters
+    ----------
+    tool : str
+        A key of :data:`PARSERS`.
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows.
+
+    Raises
+    ------
+    ParseError
+        When ``text`` is not valid output of ``tool``.
+    UnknownTool
+        When ``tool`` is not registered.
+    """
     return module(tool).parse(text, path)
 
 
 def read_text(path: str | Path) -> str:
-    """Read a raw output file as text; undecodable bytes raise ParseError, not a crash."""
+    """Read a raw output file as text.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+
+    Returns
+    -------
+    str
+        Its content, decoded as UTF-8.
+
+    Raises
+    ------
+    ParseError
+        When the bytes are not UTF-8 (naming the line), rather than a crash.
+    """
     data = Path(path).read_bytes()
     try:
         return data.decode("utf-8")
@@ -68,15 +125,48 @@ def read_text(path: str | Path) -> str:
 
 
 def parse_file(tool: str, path: str | Path, *, name: str | None = None):
-    """Read ``path`` and parse it as output of ``tool``; ``name`` overrides the path in sources."""
+    """Read ``path`` and parse it as output of ``tool``.
+
+    Parameters
+    ----------
+    tool : str
+        A key of :data:`PARSERS`.
+    path : str or pathlib.Path
+        The file.
+    name : str, optional
+        The name used in ``source`` and in errors instead of ``path``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows.
+
+    Raises
+    ------
+    ParseError
+        When the file is not valid output of ``tool``.
+    """
     return parse_text(tool, read_text(path), name or str(path))
 
 
 def detect(text: str) -> str:
     """Pick the tool whose output ``text`` is, by asking every parser's ``detect``.
 
-    Raises ParseError when no parser recognizes the text, or when several do with equal
-    confidence (the message names them).
+    Parameters
+    ----------
+    text : str
+        The output.
+
+    Returns
+    -------
+    str
+        The TOOL name of the most confident parser.
+
+    Raises
+    ------
+    ParseError
+        When no parser recognizes the text, or when several do with equal confidence (the
+        message names them).
     """
     scores: dict[str, float] = {}
     for tool in PARSERS:

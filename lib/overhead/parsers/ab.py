@@ -34,8 +34,8 @@ request body, ``transfer_rate_sent``/``transfer_rate_total`` (B/s; ab's Kbytes a
 table has only min/avg/max), ``latency_percentile`` (s; p_percentile 50..100, the total time
 of requests).
 
-Parameters (text): p_percentile (on every row of a report, NA except on the percentile rows,
-so that a cut report has the same columns as the whole), p_concurrency, p_requests (from "Finished N requests", the -n asked for),
+Parameters (text): p_percentile (Float64 on every row of a report, NA except on the percentile
+rows, so that a cut report has the same columns as the whole), p_concurrency, p_requests (from "Finished N requests", the -n asked for),
 p_document_length (bytes; absent when ab says "Variable"), p_document_path,
 p_server_software, p_server_hostname, p_server_port, p_tls_protocol. tool_version from
 "This is ApacheBench, Version 2.3".
@@ -57,11 +57,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
-from overhead.schema import conform
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
 
 TOOL = "ab"
 BENCHMARK = "ab"
@@ -107,7 +105,18 @@ _STRINGS = {
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is ab output (report, -e CSV or -g TSV)."""
+    """Tell whether ``text`` is ab output (report, -e CSV or -g TSV).
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not ab output) to 1.
+    """
     head = text[:20000]
     first = head.lstrip().split("\n", 1)[0].strip()
     if "This is ApacheBench" in head or first == _CSV_HEADER or first.split("\t") == _TSV_HEADER:
@@ -120,8 +129,22 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse ab output (text report, ``-e`` CSV or ``-g`` TSV) into tidy rows.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError when the text is none of ab's layouts or a field is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text is none of ab's layouts or a field is malformed.
     """
     for _lineno, line in numbered(text):
         if not line.strip():
@@ -134,19 +157,20 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     return _parse_report(text, path)
 
 
-def _row(metric: str, value: float, unit: str, hib, raw: str, path: str, lineno: int) -> dict:
-    return {"benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value, "unit": unit,
-            "higher_is_better": hib, "raw": raw, "source": source(path, lineno)}
+def _rows(path: str) -> Rows:
+    """Start the rows of one output; p_percentile is on every row (NA where it does not apply)."""
+    return Rows(path, benchmark=BENCHMARK, tool=TOOL, dtypes={"p_percentile": "Float64"})
 
 
 def _first(value: str, path: str, lineno: int, label: str) -> tuple[float, str]:
-    """The leading number of a field value and its token."""
+    """Read the leading number of a field value; return it and its token."""
     token = value.split()[0] if value.split() else ""
     return number(token, path, lineno, label), token
 
 
 def _parse_report(text: str, path: str) -> pd.DataFrame:
-    rows: list[dict] = []
+    """Parse the text report."""
+    rows = _rows(path)
     params: dict = {}
     version: str | None = None
     seen = False
@@ -189,8 +213,8 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
             phase = c.group(1).lower()
             for col, tok in zip(table_cols, tokens, strict=True):
                 ms = number(tok, path, lineno, f"{c.group(1)} {col}")
-                rows.append(_row(f"{phase}_time_{col}", ms / 1e3, "s", False if col != "sd" else None,
-                                 f"{tok} ms", path, lineno))
+                rows.add(lineno, f"{phase}_time_{col}", ms / 1e3, "s",
+                         False if col != "sd" else None, f"{tok} ms")
             continue
         if stripped.startswith("Percentage of the requests served within"):
             seen = True
@@ -202,50 +226,45 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
             if p:
                 pct = number(p.group(1), path, lineno, "percentage")
                 ms = number(p.group(2), path, lineno, "time (ms)")
-                rows.append({**_row("latency_percentile", ms / 1e3, "s", False, f"{p.group(2)} ms",
-                                    path, lineno), "p_percentile": pct})
+                rows.add(lineno, "latency_percentile", ms / 1e3, "s", False, f"{p.group(2)} ms",
+                         p_percentile=pct)
                 continue
             in_percent = False
         f = _FAIL_DETAIL.match(line)
         if f:
             for name, tok in zip(("connect", "receive", "length", "exceptions"), f.groups(), strict=True):
-                rows.append(_row(f"failed_{name}", float(tok), "count", False, tok, path, lineno))
+                rows.add(lineno, f"failed_{name}", float(tok), "count", False, tok)
             continue
         e = _EXTRA_RATE.match(line)
         if e:
             value = number(e.group(1), path, lineno, f"kb/s {e.group(2)}")
-            rows.append(_row(f"transfer_rate_{e.group(2)}", value * 1024, "B/s", True,
-                             f"{e.group(1)} kb/s {e.group(2)}", path, lineno))
+            rows.add(lineno, f"transfer_rate_{e.group(2)}", value * 1024, "B/s", True,
+                     f"{e.group(1)} kb/s {e.group(2)}")
             continue
         labels = list(_LABEL_RE.finditer(line))
         for i, lab in enumerate(labels):
             seen = True
             end = labels[i + 1].start() if i + 1 < len(labels) else len(line)
-            _field(lab.group(1), line[lab.end():end].strip(), path, lineno, rows, params)
+            _field(lab.group(1), line[lab.end():end].strip(), lineno, rows, params)
     if not seen:
         if errors:
             lineno, msg = errors[0]
             raise ParseError(path, lineno, f"ab did not finish: {msg}")
         raise ParseError(path, 1, "no ApacheBench output found (no 'This is ApacheBench' or 'Requests per second:' line)")
-    if not rows and errors:
+    if not len(rows) and errors:
         lineno, msg = errors[0]
         raise ParseError(path, lineno, f"ab did not finish: {msg}")
-    for r in rows:
-        r.update(params)
-        # Every row carries p_percentile (NA except on percentile rows), so that a frame from
-        # part of a report has the same columns as the whole (the prefix contract keys on it).
-        r.setdefault("p_percentile", None)
-        if version:
-            r["tool_version"] = version
-    df = frame(rows)
-    for col in ("p_concurrency", "p_requests", "p_document_length", "p_server_port"):
-        if col in df.columns:
-            df[col] = df[col].astype("Int64")
-    return df
+    # what the report states once applies to all its rows
+    for name, value in params.items():
+        rows.fill(name, value)
+    if version:
+        rows.fill("tool_version", version)
+    return rows.frame()
 
 
-def _field(label: str, value: str, path: str, lineno: int, rows: list[dict], params: dict) -> None:
+def _field(label: str, value: str, lineno: int, rows: Rows, params: dict) -> None:
     """Turn one "Label: value" field of the text report into rows or parameters."""
+    path = rows.path
     if label in _STRINGS:
         if value:
             params[_STRINGS[label]] = value
@@ -263,30 +282,30 @@ def _field(label: str, value: str, path: str, lineno: int, rows: list[dict], par
         params["p_concurrency"] = integer(value.split()[0], path, lineno, label)
     elif label == "Time taken for tests":
         v, tok = _first(value, path, lineno, label)
-        rows.append(_row("test_time", v, "s", False, f"{tok} seconds", path, lineno))
+        rows.add(lineno, "test_time", v, "s", False, f"{tok} seconds")
     elif label in _COUNTS:
         v, tok = _first(value, path, lineno, label)
         hib = None if label in ("Complete requests", "Keep-Alive requests") else False
-        rows.append(_row(_COUNTS[label], v, "count", hib, tok, path, lineno))
+        rows.add(lineno, _COUNTS[label], v, "count", hib, tok)
     elif label in _BYTES:
         v, tok = _first(value, path, lineno, label)
-        rows.append(_row(_BYTES[label], v, "B", None, f"{tok} bytes", path, lineno))
+        rows.add(lineno, _BYTES[label], v, "B", None, f"{tok} bytes")
     elif label == "Requests per second":
         v, tok = _first(value, path, lineno, label)
-        rows.append(_row("request_rate", v, "req/s", True, f"{tok} [#/sec]", path, lineno))
+        rows.add(lineno, "request_rate", v, "req/s", True, f"{tok} [#/sec]")
     elif label == "Time per request":
         v, tok = _first(value, path, lineno, label)
         metric = ("time_per_request_concurrent_mean" if "across all concurrent" in value
                   else "time_per_request_mean")
-        rows.append(_row(metric, v / 1e3, "s", False, f"{tok} [ms]", path, lineno))
+        rows.add(lineno, metric, v / 1e3, "s", False, f"{tok} [ms]")
     elif label == "Transfer rate":
         v, tok = _first(value, path, lineno, label)
-        rows.append(_row("transfer_rate", v * 1024, "B/s", True, f"{tok} [Kbytes/sec]", path, lineno))
+        rows.add(lineno, "transfer_rate", v * 1024, "B/s", True, f"{tok} [Kbytes/sec]")
 
 
 def _parse_csv(text: str, path: str) -> pd.DataFrame:
-    """The -e file: "Percentage served,Time in ms" then "<pct>,<ms>" lines."""
-    rows: list[dict] = []
+    """Parse the -e file: "Percentage served,Time in ms" then "<pct>,<ms>" lines."""
+    rows = _rows(path)
     header = True
     for lineno, line in numbered(text):
         stripped = line.strip()
@@ -300,16 +319,16 @@ def _parse_csv(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, lineno, f"expected '<percent>,<ms>', found {stripped!r}")
         pct = number(parts[0], path, lineno, "Percentage served")
         ms = number(parts[1], path, lineno, "Time in ms")
-        rows.append({**_row("latency_percentile", ms / 1e3, "s", False, f"{parts[1]} ms", path, lineno),
-                     "p_percentile": pct})
-    return frame(rows)
+        rows.add(lineno, "latency_percentile", ms / 1e3, "s", False, f"{parts[1]} ms",
+                 p_percentile=pct)
+    return rows.frame()
 
 
 def _parse_tsv(text: str, path: str) -> pd.DataFrame:
-    """The -g file: one tab-separated line per request (times in whole ms)."""
+    """Parse the -g file: one tab-separated line per request (times in whole ms)."""
     linenos: list[int] = []
     epoch: list[int] = []
-    cols: list[list[str]] = []
+    cols: list[list[tuple[float, str]]] = []
     header = True
     for lineno, line in numbered(text):
         if not line.strip():
@@ -321,25 +340,17 @@ def _parse_tsv(text: str, path: str) -> pd.DataFrame:
         if len(parts) != 6:
             raise ParseError(path, lineno, f"expected 6 tab-separated fields ({' '.join(_TSV_HEADER)}), found {len(parts)}")
         epoch.append(integer(parts[1].strip(), path, lineno, "seconds"))
-        for i, name in ((2, "ctime"), (3, "dtime"), (4, "ttime"), (5, "wait")):
-            number(parts[i], path, lineno, name)  # validates; the vector below reuses the text
-        cols.append([p.strip() for p in parts[2:6]])
+        cols.append([(number(parts[i], path, lineno, name), parts[i].strip())
+                     for i, name in ((2, "ctime"), (3, "dtime"), (4, "ttime"), (5, "wait"))])
         linenos.append(lineno)
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     if not cols:
-        return frame([])
-    raw = np.array(cols, dtype=object)
-    values = raw.astype(float) / 1e3
+        return rows.frame()
     start = min(epoch)
-    n = len(cols)
-    frames = []
+    # ab writes the requests sorted by total time: rows go metric by metric, in file order
     for j, metric in enumerate(("connect_time", "processing_time", "total_time", "waiting_time")):
-        frames.append(pd.DataFrame({
-            "benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": values[:, j],
-            "unit": "s", "higher_is_better": False,
-            "source": [source(path, ln) for ln in linenos],
-            "raw": [f"{t} ms" for t in raw[:, j]],
-            "started_at": pd.Timestamp(start, unit="s", tz="UTC"),
-            "p_request": np.arange(n, dtype="int64"),
-            "p_time": np.array(epoch, dtype="int64") - start,
-        }))
-    return conform(pd.concat(frames, ignore_index=True))
+        for k, (lineno, values, t) in enumerate(zip(linenos, cols, epoch, strict=True)):
+            ms, tok = values[j]
+            rows.add(lineno, metric, ms / 1e3, "s", False, f"{tok} ms", p_request=k, p_time=t - start)
+    rows.fill("started_at", pd.Timestamp(start, unit="s", tz="UTC"))
+    return rows.frame()

@@ -81,9 +81,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from overhead.parsers._common import ParseError, frame
-from overhead.parsers._ibmdate import started_at as parse_date
-from overhead.schema import conform
+from overhead.parsers._common import ParseError, Rows
+from overhead.parsers._datestamp import started_at as parse_date
 
 TOOL = "dstat"
 BENCHMARK = "dstat"
@@ -125,21 +124,41 @@ _LONG_WITH_ARG = {"--output", "--pidfile"}
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is a dstat CSV file."""
+    """Tell whether ``text`` is a dstat CSV file.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        1 when the first line is dstat's own, else 0.
+    """
     return 1.0 if _FIRST.match(text[:200].split("\n", 1)[0].rstrip("\r")) else 0.0
 
 
 def _fields(line: str) -> list[str]:
-    """The CSV fields of one header line."""
+    """Split one header line into its CSV fields."""
     return next(csv.reader([line]), [])
 
 
 def _delay(cmdline: str) -> int | None:
-    """dstat's delay (seconds between samples) from its command line; 1 when not given.
+    """Read dstat's delay (seconds between samples) from its command line.
 
-    Parameters: cmdline, the ``Cmdline:`` value ("dstat --output f.csv -cndy 5 10").
     Follows dstat's getopt rules: options end at the first argument that is not one; that
-    argument is the delay. Returns None when it is not a positive integer.
+    argument is the delay.
+
+    Parameters
+    ----------
+    cmdline : str
+        The ``Cmdline:`` value ("dstat --output f.csv -cndy 5 10").
+
+    Returns
+    -------
+    int or None
+        The delay; 1 when not given; None when it is not a positive integer.
     """
     tokens = cmdline.split()[1:]
     i = 0
@@ -170,7 +189,7 @@ def _delay(cmdline: str) -> int | None:
 
 
 def _mapping(group: str, column: str) -> tuple[str, str, str | None, str | None] | None:
-    """(metric, unit, device, cpu) for one CSV column, or None when it is not read."""
+    """Map one CSV column to (metric, unit, device, cpu); None when it is not read."""
     if column.startswith(group + ":"):  # dstat 0.8 names repeated groups' columns "group:col"
         column = column[len(group) + 1:]
     for pattern, columns in _GROUPS:
@@ -278,7 +297,7 @@ def _close(s: _Session, lines: list[str], stop: int) -> None:
 
 
 def _column_block(table: pa.Table, j: int) -> pa.Array:
-    """Column ``j`` of the samples as one string array."""
+    """Return column ``j`` of the samples as one string array."""
     col = table.column(j)
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
@@ -336,16 +355,30 @@ def _read_samples(s: _Session, lines: list[str], path: str, final: bool) -> tupl
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse a dstat CSV file into tidy rows, one per sample and known column.
 
-    Parameters: text, the whole file; path, used in ``source`` and in errors.
-    Raises ParseError when the text is not a dstat CSV file or a sample is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring); string columns that repeat (metric,
+        unit, source...) are string Categoricals.
+
+    Raises
+    ------
+    ParseError
+        When the text is not a dstat CSV file or a sample is malformed.
     """
     lines = text.splitlines()
     version, sessions = _sessions(lines, path)
     if not sessions:
         raise ParseError(path, len(lines), "dstat CSV header ends before its column row")
     cut_last = not text.endswith(("\n", "\r"))
-    parts: list[dict] = []
-    line_sources: list[str] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL, tool_version=version)
     for n, s in enumerate(sessions, start=1):
         if len(s.groups) > len(s.columns) + 1 or not s.columns:
             raise ParseError(path, s.first - 1, "dstat group row and column row do not match")
@@ -359,14 +392,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         for g in padded[: len(s.columns)]:
             current = g or current
             groups.append(current)
-        delay = _delay(s.cmdline) if s.cmdline else None
-        base = parse_date(s.date) if s.date else None
         sample = np.arange(nrows, dtype=np.int64)
-        # One source string per sample line, shared by its counters: the rows refer to it by
-        # code (a Categorical), so 14 counters do not copy the same "path:line" 14 times.
-        base_code = len(line_sources)
-        line_sources.extend(f"{path}:{first + k + 1}" for k in range(nrows))
-        line_src = np.arange(base_code, base_code + nrows, dtype=np.int32)
+        line = sample + (first + 1)
+        stamps = _stamps(s, sample)
         for j, (group, column) in enumerate(zip(groups, s.columns, strict=True)):
             mapped = _mapping(group, column)
             if mapped is None:
@@ -383,26 +411,32 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             v = values.to_numpy(zero_copy_only=False)
             keep = np.isfinite(v)
             if keep.all():  # the usual case: no take (copy) needed
-                parts.append(_part(metric, unit, device, cpu, n, s, delay, base,
-                                   v, raw, line_src, sample))
-                continue
-            idx = np.flatnonzero(keep)
-            if len(idx):
-                taken = pa.array(idx)
-                parts.append(_part(metric, unit, device, cpu, n, s, delay, base,
-                                   v[idx], raw.take(taken), line_src[idx], sample[idx]))
-    return _assemble(parts, version, line_sources)
+                idx = slice(None)
+            else:
+                idx = np.flatnonzero(keep)
+                if not len(idx):
+                    continue
+                raw = raw.take(pa.array(idx))
+            rows.add_columns(line[idx], metric, v[idx], unit, None, raw,
+                             warmup=sample[idx] == 0,
+                             started_at=stamps[idx] if stamps is not None else None,
+                             host=s.host, p_session=n, p_sample=sample[idx], p_device=device,
+                             p_cpu=int(cpu) if cpu is not None else None)
+    return rows.frame()
 
 
-def _part(metric, unit, device, cpu, session, s, delay, base, values, raw, src, sample) -> dict:
-    """One column's rows of one session, with what they share."""
-    return {"value": values, "raw": raw, "source": src, "metric": metric, "unit": unit,
-            "device": device, "cpu": cpu, "sample": sample, "session": session, "host": s.host,
-            "delay": delay, "base": base}
+def _stamps(s: _Session, sample: np.ndarray) -> np.ndarray | None:
+    """Give the samples' times (naive UTC datetime64): ``Date:`` + sample x delay, if known."""
+    delay = _delay(s.cmdline) if s.cmdline else None
+    base = parse_date(s.date) if s.date else None
+    if base is None or delay is None:
+        return None
+    start = np.datetime64(base.tz_convert("UTC").tz_localize(None).to_datetime64(), "ns")
+    return start + sample * np.timedelta64(delay, "s")
 
 
 def _first_bad(raw: pa.Array) -> int:
-    """Index of the first non-empty token that is not a number (only used to report an error)."""
+    """Find the first non-empty token that is not a number (only used to report an error)."""
     for k, tok in enumerate(raw.to_pylist()):
         if tok:
             try:
@@ -410,71 +444,3 @@ def _first_bad(raw: pa.Array) -> int:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 return k
     return 0
-
-
-def _strings(values: list, counts: np.ndarray) -> pd.Series:
-    """A string column repeating values[i] counts[i] times, as a Categorical (codes only: no
-    string is copied per row; Arrow and Parquet keep it dictionary-encoded)."""
-    categories = list(dict.fromkeys(values))
-    index = {v: k for k, v in enumerate(categories)}
-    codes = np.repeat(np.array([index[v] for v in values], dtype=np.int32), counts)
-    return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="string"),
-                                               validate=False))
-
-
-def _integers(values: np.ndarray) -> pd.Series:
-    """An Int64 Series over an int64 array without copying it value by value."""
-    return pd.Series(pd.arrays.IntegerArray(values.astype(np.int64, copy=False), np.zeros(len(values), bool)))
-
-
-def _booleans(values: np.ndarray) -> pd.Series:
-    """A nullable boolean Series over a numpy bool array."""
-    return pd.Series(pd.arrays.BooleanArray(values, np.zeros(len(values), bool)))
-
-
-def _assemble(parts: list[dict], version: str, line_sources: list[str]) -> pd.DataFrame:
-    """Stack the per-column pieces into one conformed frame."""
-    if not parts:
-        return frame([])
-    counts = np.array([len(p["value"]) for p in parts])
-    total = int(counts.sum())
-    sample = np.concatenate([p["sample"] for p in parts])
-    data: dict[str, object] = {
-        "benchmark": _strings([BENCHMARK], np.array([total])),
-        "tool": _strings([TOOL], np.array([total])),
-        "tool_version": _strings([version], np.array([total])),
-        "metric": _strings([p["metric"] for p in parts], counts),
-        "value": np.concatenate([p["value"] for p in parts]),
-        "unit": _strings([p["unit"] for p in parts], counts),
-        "warmup": _booleans(sample == 0),
-        "source": pd.Series(pd.Categorical.from_codes(
-            np.concatenate([p["source"] for p in parts]),
-            categories=pd.Index(line_sources, dtype="string"), validate=False)),
-        "raw": pd.Series(pd.arrays.ArrowStringArray(pa.concat_arrays([p["raw"] for p in parts]))),
-        "p_session": _integers(np.repeat(np.array([p["session"] for p in parts], dtype=np.int64), counts)),
-        "p_sample": _integers(sample),
-    }
-    # The context columns ingest fills, empty here; built at once (conform would build them
-    # from a list of n Nones, which costs more than the whole parse for the biggest files).
-    for name in ("campaign", "run_id", "environment", "variant"):
-        data[name] = pd.Series(pd.NA, index=pd.RangeIndex(total), dtype="string")
-    data["trial"] = pd.Series(pd.NA, index=pd.RangeIndex(total), dtype="Int64")
-    data["higher_is_better"] = pd.Series(pd.NA, index=pd.RangeIndex(total), dtype="boolean")
-    if any(p["host"] for p in parts):
-        data["host"] = _strings([p["host"] for p in parts], counts)
-    stamps = np.full(total, np.datetime64("NaT"), dtype="datetime64[ns]")
-    offset = 0
-    for p, c in zip(parts, counts, strict=True):
-        if p["base"] is not None and p["delay"] is not None:
-            base = np.datetime64(p["base"].tz_convert("UTC").tz_localize(None).to_datetime64(), "ns")
-            stamps[offset:offset + c] = base + p["sample"] * np.timedelta64(p["delay"], "s")
-        offset += c
-    data["started_at"] = pd.DatetimeIndex(stamps).tz_localize("UTC")
-    if any(p["device"] for p in parts):
-        # object with None (not pd.NA) for the totals: conform turns it into a string column
-        data["p_device"] = pd.Series(np.repeat(np.array([p["device"] for p in parts], dtype=object), counts))
-    if any(p["cpu"] is not None for p in parts):
-        cpus = [int(p["cpu"]) if p["cpu"] is not None else None for p in parts]
-        data["p_cpu"] = pd.Series(pd.array(np.repeat(np.array(cpus, dtype=object), counts), dtype="Int64"))
-    df = pd.DataFrame(data)
-    return conform(df)

@@ -18,7 +18,7 @@ Rows per run (``trial`` = 1-based run number in the file): ``update_rate`` (upda
 tolerates up to 1% of the table, and says "passed" or "failed").
 
 Parameters: p_numa (numactl options of the wrapper line, whitespace-normalized), p_sockets
-(derived from p_numa, see :func:`overhead.parsers._ibmdate.sockets`; absent when the options do
+(derived from p_numa, see :func:`overhead.parsers._datestamp.sockets`; absent when the options do
 not tell), p_table_size (words), p_table_log2, p_updates, p_validation ("passed"/"failed", on
 every row of the run once the verification line has been read; absent when the run was cut
 off before it). started_at comes from the wrapper's ``started at``.
@@ -34,8 +34,8 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
-from overhead.parsers._ibmdate import wrapper_context
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._datestamp import wrapper_context
 
 TOOL = "gups"
 BENCHMARK = "randomaccess"
@@ -49,7 +49,18 @@ _FOUND = re.compile(r"^Found (\d+) errors in (\d+) locations \((passed|failed)\)
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is stand-alone RandomAccess output (not a whole HPCC report)."""
+    """Tell whether ``text`` is stand-alone RandomAccess output (not a whole HPCC report).
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not RandomAccess output) to 1.
+    """
     head = text[:20000]
     if "HPC Challenge" in head or "Begin of " in head:
         return 0.0
@@ -61,35 +72,43 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse RandomAccess text into tidy rows, up to four per run.
 
-    Parameters: text, the whole file; path, used in ``source`` and in errors.
-    Raises ParseError when the text holds no GUP/s result, or a recognized line carries a
-    malformed number.
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text holds no GUP/s result, or a recognized line carries a malformed number.
     """
-    rows: list[dict] = []
-    run_rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     ctx: dict = {}
     trial = 0
+    run_start = 0  # first row of the run in progress
     seen_rate = False
 
     def close_run() -> None:
-        for r in run_rows:
-            if "_validation" in ctx:
-                r["p_validation"] = ctx["_validation"]
-        rows.extend(run_rows)
-        run_rows.clear()
+        if "_validation" in ctx:
+            rows.fill("p_validation", ctx["_validation"], run_start)
 
     def open_run() -> dict:
-        nonlocal trial
+        nonlocal trial, run_start
         close_run()
         trial += 1
+        run_start = len(rows)
         return {"trial": trial}
 
     def add(lineno: int, metric: str, value: float, unit: str, hib: bool | None, raw: str) -> None:
-        params = {k: v for k, v in ctx.items() if not k.startswith("_")}
-        run_rows.append({
-            "benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value, "unit": unit,
-            "higher_is_better": hib, "source": source(path, lineno), "raw": raw, **params,
-        })
+        rows.add(lineno, metric, value, unit, hib, raw,
+                 {k: v for k, v in ctx.items() if not k.startswith("_")})
 
     for lineno, line in numbered(text):
         stripped = line.strip()
@@ -142,4 +161,4 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     close_run()
     if not seen_rate:
         raise ParseError(path, 1, "no RandomAccess output found (no '... Billion(10^9) Updates per second [GUP/s]' line)")
-    return frame(rows)
+    return rows.frame()

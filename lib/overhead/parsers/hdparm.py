@@ -34,7 +34,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, number, numbered
 
 TOOL = "hdparm"
 BENCHMARK = "hdparm"
@@ -51,7 +51,18 @@ _DEVICE = re.compile(r"^\s*(?P<dev>/\S+?):(?:\s*$|\s+(?=Timing ))")
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is hdparm timing output."""
+    """Tell whether ``text`` is hdparm timing output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not hdparm output) to 1.
+    """
     head = text[:20000]
     if _LABEL.search(head) and "seconds =" in head:
         return 1.0
@@ -61,10 +72,24 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse hdparm timing output into tidy rows.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError when no timing is found or a timing result is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When no timing is found or a timing result is malformed.
     """
-    rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     device: str | None = None
     seen = False
     trials: dict[tuple, int] = {}
@@ -97,20 +122,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 params["p_device"] = device
             if m.group("offset") is not None:
                 params["p_offset"] = int(m.group("offset")) * 1024**3
-            base = {"benchmark": BENCHMARK, "tool": TOOL, "trial": trials[key],
-                    "source": source(path, lineno), **params}
+            params["trial"] = trials[key]
             unit_text = r.group("unit") + "B/sec"
-            rows += [
-                {**base, "metric": f"{kind}_read_rate", "value": rate * scale, "unit": "B/s",
-                 "higher_is_better": True, "raw": f"{r.group('rate')} {unit_text}"},
-                {**base, "metric": f"{kind}_read_bytes", "value": mb * _MIB, "unit": "B",
-                 "higher_is_better": None, "raw": f"{r.group('mb')} MB"},
-                {**base, "metric": f"{kind}_read_time", "value": secs, "unit": "s",
-                 "higher_is_better": None, "raw": f"{r.group('secs')} seconds"},
-            ]
+            rows.add(lineno, f"{kind}_read_rate", rate * scale, "B/s", True,
+                     f"{r.group('rate')} {unit_text}", params)
+            rows.add(lineno, f"{kind}_read_bytes", mb * _MIB, "B", None, f"{r.group('mb')} MB", params)
+            rows.add(lineno, f"{kind}_read_time", secs, "s", None, f"{r.group('secs')} seconds", params)
     if not seen:
         raise ParseError(path, 1, "no hdparm timing found (no 'Timing ... reads:' line)")
-    df = frame(rows)
-    if "p_offset" in df.columns:
-        df["p_offset"] = df["p_offset"].astype("Int64")
-    return df
+    return rows.frame()

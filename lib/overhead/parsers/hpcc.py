@@ -47,7 +47,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, checked_frame, integer, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
 
 TOOL = "hpcc"
 
@@ -109,7 +109,18 @@ _SUMMARY_PARAMS = {
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is an HPCC output file."""
+    """Tell whether ``text`` is an HPCC output file.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not HPCC output) to 1.
+    """
     head = text[:20000]
     if "HPC Challenge Benchmark" in head:
         return 1.0
@@ -121,11 +132,25 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse an HPCC output file into tidy rows (see the module docstring).
 
-    Parameters: text, the whole file; path, used in ``source`` and in errors.
-    Raises ParseError for text that is not HPCC output or holds no result, and for malformed
-    HPL result lines or summary values.
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        For text that is not HPCC output or holds no result, for malformed HPL result lines
+        or summary values, and for a whole-number parameter out of the 64-bit range.
     """
-    rows: list[dict] = []
+    rows = Rows(path, tool=TOOL)
     run: dict = {}
     trial = 0
     seen_hpcc = False
@@ -135,7 +160,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     summary: dict[str, tuple[str, int]] | None = None
 
     def base() -> dict:
-        out = {"tool": TOOL, "trial": trial}
+        out = {"trial": trial}
         for k in ("tool_version", "started_at", "host"):
             if k in run:
                 out[k] = run[k]
@@ -153,16 +178,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if check is not None:
             params["p_check"] = check
         common = {**base(), "benchmark": "hpl", **params}
-        where = source(path, p["line"])
-        rows.append({**common, "metric": "flop_rate", "value": p["gflops"] * 1e9, "unit": "FLOP/s",
-                     "higher_is_better": True, "source": where, "raw": f"{p['gflops_raw']} Gflops"})
-        rows.append({**common, "metric": "solve_time", "value": p["time"], "unit": "s",
-                     "higher_is_better": False, "source": where, "raw": f"{p['time_raw']} s"})
+        rows.add(p["line"], "flop_rate", p["gflops"] * 1e9, "FLOP/s", True,
+                 f"{p['gflops_raw']} Gflops", common)
+        rows.add(p["line"], "solve_time", p["time"], "s", False, f"{p['time_raw']} s", common)
         if resid is not None:
             value = number(resid[0], path, resid[1], "HPL scaled residual")
-            rows.append({**common, "metric": "residual", "value": value, "unit": "ratio",
-                         "higher_is_better": None, "source": source(path, resid[1]),
-                         "raw": resid[0]})
+            rows.add(resid[1], "residual", value, "ratio", None, resid[0], common)
 
     for lineno, line in numbered(text):
         stripped = line.strip()
@@ -201,7 +222,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             if section == "HPL":
                 flush_hpl()
             if section == "Summary" and summary is not None:
-                rows.extend(_summary_rows(summary, path, base(), hpl_rows == 0))
+                _summary_rows(rows, summary, base(), hpl_rows == 0)
                 summary = None
             section = None
             continue
@@ -232,15 +253,16 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if not seen_hpcc:
         raise ParseError(path, 1, "not HPCC output (no 'HPC Challenge Benchmark' banner and no "
                          "'Begin of Summary section.')")
-    if not rows:
+    if not len(rows):
         raise ParseError(path, len(text.splitlines()) or 1,
                          "HPCC output holds no result (cut off before the HPL table and the summary)")
-    return checked_frame(rows, path)
+    return rows.frame()
 
 
-def _summary_rows(summary: dict[str, tuple[str, int]], path: str, base: dict,
-                  use_hpl: bool) -> list[dict]:
-    """Rows from one run's summary (key -> (value text, line))."""
+def _summary_rows(rows: Rows, summary: dict[str, tuple[str, int]], base: dict,
+                  use_hpl: bool) -> None:
+    """Add the rows of one run's summary (key -> (value text, line))."""
+    path = rows.path
 
     def num(key: str) -> float | None:
         if key not in summary:
@@ -263,16 +285,14 @@ def _summary_rows(summary: dict[str, tuple[str, int]], path: str, base: dict,
              "mpi_randomaccess": whole("MPIRandomAccess_N"),
              "mpi_randomaccess_lcg": whole("MPIRandomAccess_LCG_N")}
     fft_n = {"star": whole("FFT_N"), "single": whole("FFT_N"), "mpi": whole("MPIFFT_N")}
-    out: list[dict] = []
 
     def add(key: str, benchmark: str, metric: str, unit: str, scale: float, hib, params: dict) -> None:
         value = num(key)
         if value is None or value < 0:  # HPCC writes -1 for what it did not measure
             return
         tok, lineno = summary[key]
-        out.append({**common, "benchmark": benchmark, "metric": metric, "value": value * scale,
-                    "unit": unit, "higher_is_better": hib, "source": source(path, lineno),
-                    "raw": f"{key}={tok}", **params})
+        rows.add(lineno, metric, value * scale, unit, hib, f"{key}={tok}", common,
+                 benchmark=benchmark, **params)
 
     if use_hpl:
         hpl = {"p_scope": "mpi", "p_kernel": "hpl"}
@@ -294,4 +314,3 @@ def _summary_rows(summary: dict[str, tuple[str, int]], path: str, base: dict,
         if benchmark == "fft" and fft_n[params["p_scope"]] is not None:
             params["p_n"] = fft_n[params["p_scope"]]
         add(key, benchmark, metric, unit, scale, hib, params)
-    return out

@@ -52,12 +52,11 @@ from overhead.parsers._common import (
     JSON_DECODER,
     JsonNumber,
     ParseError,
-    checked_frame,
+    Rows,
     integer,
     json_line_map,
     number,
     numbered,
-    source,
 )
 
 TOOL = "hyperfine"
@@ -73,7 +72,18 @@ _RANGE = re.compile(rf"^Range \(min … max\):\s+{_Q}\s+…\s+{_Q}\s+(\d+) runs?
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is hyperfine output (JSON export or text report)."""
+    """Tell whether ``text`` is hyperfine output (JSON export or text report).
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not hyperfine output) to 1.
+    """
     head = text[:20000]
     if "Time (mean ± σ):" in head or "Time (abs ≡):" in head:
         return 1.0
@@ -88,9 +98,24 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse a hyperfine JSON export or text report into tidy rows.
 
-    Parameters: text, the whole file; path, used in ``source`` and in errors.
-    Raises ParseError for malformed or truncated JSON, a JSON document that is not a hyperfine
-    export, a malformed Time/Range line, or text with no hyperfine result at all.
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        For malformed or truncated JSON, a JSON document that is not a hyperfine export, a
+        malformed Time/Range line, text with no hyperfine result at all, or a whole-number
+        parameter out of the 64-bit range.
     """
     if text.lstrip().startswith("{"):
         return _parse_json(text, path)
@@ -101,27 +126,26 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
 
 
 def _seconds(value: str, unit: str, path: str, lineno: int, what: str) -> float:
+    """Read a quantity printed in ``unit`` as seconds."""
     return number(value, path, lineno, what) * _UNITS[unit]
 
 
 def _parse_text(text: str, path: str) -> pd.DataFrame:
-    rows: list[dict] = []
-    block: list[dict] = []
+    """Parse the text report."""
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
+    block = 0  # first row of the benchmark in progress
     ctx: dict = {}
     error: tuple[int, str] | None = None
     seen_time = False
 
     def close() -> None:
-        for r in block:
-            r.update(ctx)
-        rows.extend(block)
-        block.clear()
+        nonlocal block
+        for name, value in ctx.items():
+            rows.fill(name, value, block)
+        block = len(rows)
 
     def add(lineno: int, metric: str, value: float, raw: str) -> None:
-        block.append({
-            "benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value, "unit": "s",
-            "higher_is_better": False, "source": source(path, lineno), "raw": raw,
-        })
+        rows.add(lineno, metric, value, "s", False, raw)
 
     for lineno, line in numbered(text):
         stripped = line.strip()
@@ -146,7 +170,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             if not (m or a):
                 raise ParseError(path, lineno, "malformed Time line (expected 'Time (mean ± σ): "
                                  f"<t> <unit> ± <sd> <unit> [User: ..., System: ...]'): {stripped!r}")
-            if block:  # a second Time line without a new "Benchmark" header
+            if len(rows) > block:  # a second Time line without a new "Benchmark" header
                 close()
             seen_time = True
             g = (m or a).groups()
@@ -180,7 +204,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, error[0], f"hyperfine reported an error and no result: {error[1]}")
         raise ParseError(path, 1, "no hyperfine result found (no 'Time (mean ± σ):' line and not "
                          "a JSON export)")
-    return checked_frame(rows, path)
+    return rows.frame()
 
 
 # --------------------------------------------------------------------------- JSON export
@@ -207,9 +231,11 @@ class _List(list):
 
 
 def _load_json(text: str, path: str):
-    """Parse JSON (the json module) into _Dict/_List/_Leaf, each knowing its line (from the
-    one-value-per-line layout hyperfine writes; line 1 for other layouts) and each number the
-    text it was written as."""
+    """Parse JSON (the json module) into _Dict/_List/_Leaf.
+
+    Each knows its line (from the one-value-per-line layout hyperfine writes; line 1 for other
+    layouts) and each number the text it was written as.
+    """
     try:
         doc, end = JSON_DECODER.raw_decode(text, len(text) - len(text.lstrip()))
     except json.JSONDecodeError as exc:
@@ -223,6 +249,7 @@ def _load_json(text: str, path: str):
     where = json_line_map(lines, 0, len(lines) - 1)
 
     def wrap(obj, key: tuple, line: int):
+        """Wrap ``obj`` (at JSON path ``key``, inside a value on ``line``)."""
         line = where.get(key, line)
         if isinstance(obj, dict):
             out = _Dict((k, wrap(v, (*key, k), line)) for k, v in obj.items())
@@ -239,7 +266,7 @@ def _load_json(text: str, path: str):
 
 
 def _param_value(v: str):
-    """hyperfine stores parameter values as strings; return a number when it is one exactly."""
+    """Read a parameter value (hyperfine stores strings): a number when it is one exactly."""
     if re.fullmatch(r"-?[0-9]+", v) and str(int(v)) == v:
         return int(v)
     if re.fullmatch(r"-?[0-9]*\.[0-9]+", v):
@@ -248,12 +275,13 @@ def _param_value(v: str):
 
 
 def _param_name(name: str) -> str:
+    """Name the parameter column of a hyperfine parameter (``p_`` + snake_case)."""
     snake = re.sub(r"[^0-9a-zA-Z]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)).strip("_")
     return "p_" + (snake.lower() or "parameter")
 
 
 def _num(leaf, path: str, what: str) -> float | None:
-    """The finite number in ``leaf``; None for JSON null; ParseError for anything else."""
+    """Read the finite number in ``leaf``; None for JSON null; ParseError for anything else."""
     if not isinstance(leaf, _Leaf):
         raise ParseError(path, leaf.line, f"{what}: expected a number, found a JSON container")
     if leaf.value is None:
@@ -264,10 +292,12 @@ def _num(leaf, path: str, what: str) -> float | None:
 
 
 def _parse_json(text: str, path: str) -> pd.DataFrame:
+    """Parse a ``--export-json`` document."""
     doc = _load_json(text, path)
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         raise ParseError(path, 1, "not a hyperfine JSON export (no \"results\" list)")
-    rows: list[dict] = []
+    # p_percentile is on every row (NA except on the median row) and always Float64
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL, dtypes={"p_percentile": "Float64"})
     for i, res in enumerate(doc["results"], start=1):
         if not isinstance(res, dict) or not isinstance(res.get("times"), list):
             raise ParseError(path, getattr(res, "line", 1),
@@ -297,12 +327,8 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
 
         def add(leaf: _Leaf, metric: str, value: float, trial: int | None = None,
                 ctx: dict = ctx, **extra) -> None:
-            row = {"benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value,
-                   "unit": "s", "higher_is_better": False, "source": source(path, leaf.line),
-                   "raw": leaf.raw, **ctx, **extra}
-            if trial is not None:
-                row["trial"] = trial
-            rows.append(row)
+            """Add one row read from ``leaf``."""
+            rows.add(leaf.line, metric, value, "s", False, leaf.raw, ctx, trial=trial, **extra)
 
         for k, leaf in enumerate(times, start=1):
             value = _num(leaf, path, f"times[{k - 1}]")
@@ -332,8 +358,6 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
                 value = _num(item, path, key)
                 if value is not None:
                     add(item, f"{metric}_mean", value)
-    if not rows:
+    if not len(rows):
         raise ParseError(path, 1, "hyperfine JSON export with no timing in its results")
-    for r in rows:
-        r.setdefault("p_percentile", None)  # NA except on the median row
-    return checked_frame(rows, path)
+    return rows.frame()

@@ -23,8 +23,8 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
-from overhead.parsers._ibmdate import started_at
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._datestamp import started_at
 
 TOOL = "linpack"
 BENCHMARK = "linpack"
@@ -43,7 +43,18 @@ _HEADER = {
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is Intel LINPACK output."""
+    """Tell whether ``text`` is Intel LINPACK output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not LINPACK output) to 1.
+    """
     head = text[:4000]
     if "Intel(R) Optimized LINPACK Benchmark" in head or "Timing linear equation system solver" in text[:20000]:
         return 1.0
@@ -53,32 +64,47 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse LINPACK text into tidy rows, one group of four per trial.
 
-    Parameters: text, the whole file; path, used in ``source`` and in errors.
-    Raises ParseError when the text holds no LINPACK block, or a trial line is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text holds no LINPACK block, or a trial line is malformed.
     """
-    rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     block = 0
     ctx: dict = {}
-    block_rows: list[dict] = []
+    block_start = 0  # first row of the block in progress
+    block_trials = 0  # its trials so far
     seen_linpack = False
 
     def close_block(complete: bool) -> None:
-        for r in block_rows:
-            r["p_block_complete"] = complete
-        rows.extend(block_rows)
-        block_rows.clear()
+        nonlocal block_start, block_trials
+        rows.fill("p_block_complete", complete, block_start)
+        block_start = len(rows)
+        block_trials = 0
 
     in_table = False
     for lineno, line in numbered(text):
         stripped = line.strip()
         if stripped.startswith("-----") and set(stripped) == {"-"}:
-            if block_rows:
+            if block_trials:
                 close_block(False)
             in_table = False
             continue
         m = _RUNNING.match(stripped)
         if m:
-            if block_rows:
+            if block_trials:
                 close_block(False)
             block += 1
             ctx = {"p_block": block}
@@ -112,7 +138,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             in_table = False
             continue
         if stripped.startswith("Residual checks") or stripped.startswith("End of tests"):
-            if block_rows:
+            if block_trials:
                 close_block(True)
                 ctx = {}
             continue
@@ -128,9 +154,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             gflops = number(t.group(5), path, lineno, "GFlops")
             residual = number(t.group(6), path, lineno, "Residual")
             residual_norm = number(t.group(7), path, lineno, "Residual(norm)")
-            trial = sum(1 for r in block_rows if r["metric"] == "flop_rate") + 1
+            block_trials += 1
             params = {k: v for k, v in ctx.items() if not k.startswith("_")}
-            params.update(p_problem_size=size, p_lda=lda, p_align=align, p_check=t.group(8))
+            params.update(p_problem_size=size, p_lda=lda, p_align=align, p_check=t.group(8),
+                          trial=block_trials)
             tokens = stripped.split()
             for metric, value, unit, hib, raw in (
                 ("flop_rate", gflops * 1e9, "FLOP/s", True, tokens[4] + " GFlops"),
@@ -138,13 +165,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 ("residual", residual, "ratio", None, tokens[5]),
                 ("residual_norm", residual_norm, "ratio", None, tokens[6]),
             ):
-                block_rows.append({
-                    "benchmark": BENCHMARK, "tool": TOOL, "trial": trial, "metric": metric,
-                    "value": value, "unit": unit, "higher_is_better": hib,
-                    "source": source(path, lineno), "raw": raw, **params,
-                })
-    if block_rows:
+                rows.add(lineno, metric, value, unit, hib, raw, params)
+    if block_trials:
         close_block(False)
     if not seen_linpack:
         raise ParseError(path, 1, "no Intel LINPACK output found (no 'Timing linear equation system solver' table)")
-    return frame(rows)
+    return rows.frame()

@@ -39,7 +39,7 @@ from datetime import date, datetime, timedelta
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, number, numbered
 
 TOOL = "mpstat"
 BENCHMARK = "mpstat"
@@ -55,7 +55,18 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})$")
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is mpstat output."""
+    """Tell whether ``text`` is mpstat output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not mpstat output) to 1.
+    """
     head = text[:20000]
     if '"sysstat"' in head and '"cpu-load"' in head:
         return 1.0
@@ -65,6 +76,7 @@ def detect(text: str) -> float:
 
 
 def _parse_date(token: str) -> date | None:
+    """Read the banner's date in the formats mpstat prints; None when it is none of them."""
     for fmt in ("%m/%d/%y", "%Y-%m-%d", "%m/%d/%Y", "%d/%m/%y"):
         try:
             return datetime.strptime(token, fmt).date()
@@ -74,7 +86,7 @@ def _parse_date(token: str) -> date | None:
 
 
 def _seconds(tokens: list[str]) -> tuple[int, int] | None:
-    """Seconds after midnight of "HH:MM:SS [AM|PM]" and how many tokens it used; None if not a time."""
+    """Read "HH:MM:SS [AM|PM]": seconds after midnight and tokens used; None if not a time."""
     m = _TIME.match(tokens[0]) if tokens else None
     if not m:
         return None
@@ -89,7 +101,7 @@ def _seconds(tokens: list[str]) -> tuple[int, int] | None:
 
 
 class _Clock:
-    """Turns successive wall-clock times into seconds since the first sample (midnight-safe)."""
+    """Turn successive wall-clock times into seconds since the first sample (midnight-safe)."""
 
     def __init__(self) -> None:
         self.first: int | None = None
@@ -97,6 +109,7 @@ class _Clock:
         self.days = 0
 
     def elapsed(self, secs: int) -> int:
+        """Return the seconds from the first sample to the one stamped ``secs``."""
         if self.last is not None and secs < self.last:
             self.days += 1
         self.last = secs
@@ -109,8 +122,22 @@ class _Clock:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse mpstat output (text or JSON) into tidy rows.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError when the text is not mpstat CPU output or a line is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text is not mpstat CPU output or a line is malformed.
     """
     if text.lstrip().startswith("{"):
         return _parse_json(text, path)
@@ -118,13 +145,15 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
 
 
 def _started(day: date | None, secs: int | None):
+    """Combine the banner's day and a sample's time into a UTC timestamp (None if either lacks)."""
     if day is None or secs is None:
         return None
     return pd.Timestamp(datetime.combine(day, datetime.min.time()) + timedelta(seconds=secs), tz="UTC")
 
 
 def _parse_text(text: str, path: str) -> pd.DataFrame:
-    rows: list[dict] = []
+    """Parse the text report."""
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     host = None
     day: date | None = None
     header: list[str] | None = None  # column names after CPU
@@ -180,7 +209,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
                 if first_secs is None:
                     first_secs = secs
             cpus_in_sample.add(cpu)
-        base = {"benchmark": BENCHMARK, "tool": TOOL, "source": source(path, lineno), "p_cpu": cpu}
+        base = {"p_cpu": cpu}
         if host:
             base["host"] = host
         if not average:
@@ -189,23 +218,12 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             metric = _COLUMNS.get(name)
             if metric is None:
                 continue
-            rows.append({**base, "metric": metric + ("_mean" if average else ""),
-                         "value": number(token, path, lineno, name), "unit": "%",
-                         "higher_is_better": None, "raw": token})
+            rows.add(lineno, metric + ("_mean" if average else ""),
+                     number(token, path, lineno, name), "%", None, token, base)
     if not seen:
         raise ParseError(path, 1, "no mpstat CPU report found (no '<time> CPU %usr ... %idle' header)")
-    started = _started(day, first_secs)
-    if started is not None:
-        for r in rows:
-            r["started_at"] = started
-    return _typed(frame(rows))
-
-
-def _typed(df: pd.DataFrame) -> pd.DataFrame:
-    for col in ("p_sample", "p_time"):
-        if col in df.columns:
-            df[col] = df[col].astype("Int64")
-    return df
+    rows.fill("started_at", _started(day, first_secs))
+    return rows.frame()
 
 
 class _Token(str):
@@ -213,6 +231,7 @@ class _Token(str):
 
 
 def _parse_json(text: str, path: str) -> pd.DataFrame:
+    """Parse the ``-o JSON`` document."""
     try:
         doc = json.loads(text, parse_float=_Token, parse_int=_Token)
     except json.JSONDecodeError as exc:
@@ -223,7 +242,7 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
         raise ParseError(path, 1, "not mpstat JSON (no sysstat.hosts)") from None
     if not isinstance(hosts, list):
         raise ParseError(path, 1, "not mpstat JSON (sysstat.hosts is not a list)")
-    rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     lines = text.splitlines()
     cursor = 0
 
@@ -243,7 +262,7 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
         host = h.get("nodename")
         clock = _Clock()
         first_secs = None
-        host_rows: list[dict] = []
+        host_start = len(rows)
         stats = h.get("statistics", [])
         if not isinstance(stats, list):
             raise ParseError(path, 1, "mpstat JSON: statistics is not a list")
@@ -272,14 +291,8 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
                     token = load[key]
                     if not isinstance(token, _Token):
                         raise ParseError(path, ln, f"mpstat JSON: {key} of CPU {cpu} is not a number")
-                    host_rows.append({"benchmark": BENCHMARK, "tool": TOOL, "source": source(path, ln),
-                                      "metric": metric, "value": number(token, path, ln, key),
-                                      "unit": "%", "higher_is_better": None, "raw": token,
-                                      "p_cpu": cpu, "p_sample": sample, "p_time": p_time,
-                                      **({"host": str(host)} if host else {})})
-        started = _started(day, first_secs)
-        if started is not None:
-            for r in host_rows:
-                r["started_at"] = started
-        rows += host_rows
-    return _typed(frame(rows))
+                    rows.add(ln, metric, number(token, path, ln, key), "%", None, token,
+                             p_cpu=cpu, p_sample=sample, p_time=p_time,
+                             host=str(host) if host else None)
+        rows.fill("started_at", _started(day, first_secs), host_start)
+    return rows.frame()

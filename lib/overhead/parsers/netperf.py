@@ -62,7 +62,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, checked_frame, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, number, numbered
 
 TOOL = "netperf"
 BENCHMARK = "netperf"
@@ -134,7 +134,18 @@ _MISSING = ("", "-nan", "nan", "NaN", "-NaN", "inf", "-inf")
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is netperf output."""
+    """Tell whether ``text`` is netperf output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not netperf output) to 1.
+    """
     head = text[:20000]
     if re.search(r"^(?:MIGRATED )?.+? TEST from \S+ .* to \S+ ", head, re.M) and (
             "AF_INET" in head or "netperf" in head.lower()):
@@ -147,8 +158,23 @@ def detect(text: str) -> float:
 
 
 def throughput_scale(unit: str) -> float | None:
-    """Bytes/s per unit of netperf's throughput ``unit`` ("10^6bits/sec", "KBytes/s", ...);
-    None for a transaction rate ("Trans/s"); ParseError-free: unknown units give ValueError."""
+    """Give the bytes/s per unit of netperf's throughput ``unit``.
+
+    Parameters
+    ----------
+    unit : str
+        The unit as netperf prints it ("10^6bits/sec", "KBytes/s", "Trans/s", ...).
+
+    Returns
+    -------
+    float or None
+        Bytes per second per unit; None for a transaction rate ("Trans/s").
+
+    Raises
+    ------
+    ValueError
+        For a unit netperf does not print (not a ParseError: the caller knows the line).
+    """
     u = unit.strip()
     m = re.match(r"^10\^([369])bits(?:/s|/sec)?$", u)
     if m:
@@ -164,9 +190,23 @@ def throughput_scale(unit: str) -> float | None:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse netperf output (classic tables or omni selectors) into tidy rows.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError when no result is found (quoting netperf's error message if it printed
-    one), or a result line is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When no result is found (quoting netperf's error message if it printed one), a
+        result line is malformed, or a whole-number parameter is out of the 64-bit range.
     """
     blocks: list[tuple[int | None, str | None, list[tuple[int, str]]]] = []
     current: list[tuple[int, str]] = []
@@ -185,7 +225,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if current or title[0] is not None:
         blocks.append((*title, current))
 
-    rows: list[dict] = []
+    # every row carries p_percentile and p_test (NA where they do not apply), so that the
+    # frame of a cut-off output has the same columns as the whole one
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL,
+                dtypes={"p_percentile": "Float64", "p_test": "string"})
     trials: dict[str | None, int] = {}
     for title_line, title_text, lines in blocks:
         ctx: dict = {}
@@ -198,39 +241,27 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 ctx["p_confidence_level"] = number(c.group(1), path, title_line, "confidence level")
                 ctx["p_confidence_achieved"] = not any(
                     "Desired confidence was not achieved" in ln for _, ln in lines)
-        block_rows = _block(lines, path, ctx)
-        if block_rows:
+        start = len(rows)
+        _block(rows, lines, ctx)
+        if len(rows) > start:
             key = ctx.get("p_test")
             trials[key] = trials.get(key, 0) + 1
-            for r in block_rows:
-                r["trial"] = trials[key]
-            rows.extend(block_rows)
-    for r in rows:
-        # every row carries p_percentile and p_test (NA where they do not apply), so that the
-        # frame of a cut-off output has the same columns as the whole one
-        r.setdefault("p_percentile", None)
-        r.setdefault("p_test", None)
-    if not rows:
+            rows.fill("trial", trials[key], start)
+    if not len(rows):
         if error is not None:
             raise ParseError(path, error[0], f"netperf reported an error and no result: {error[1]}")
         raise ParseError(path, 1, "no netperf result found (no test banner with a result table, "
                          "omni CSV/columns, or key=value selectors)")
-    return checked_frame(rows, path)
+    return rows.frame()
 
 
-def _row(metric: str, value: float, unit: str, hib, path: str, lineno: int, raw: str,
-         ctx: dict, **extra) -> dict:
-    return {"benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value, "unit": unit,
-            "higher_is_better": hib, "source": source(path, lineno), "raw": raw, **ctx, **extra}
-
-
-def _block(lines: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]:
-    """Rows of one test's output (the lines after its banner)."""
+def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict) -> None:
+    """Add the rows of one test's output (the lines after its banner)."""
     body = [(n, ln) for n, ln in lines
             if not ln.strip().startswith("!!!") and not ln.strip().startswith("Interim result")]
     content = [(n, ln) for n, ln in body if ln.strip()]
     if not content:
-        return []
+        return
     first = content[0][1].strip()
     if any(_KEYVAL.match(ln.strip()) for _, ln in content):  # -k output
         values = {}
@@ -238,23 +269,24 @@ def _block(lines: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]:
             m = _KEYVAL.match(ln.strip())
             if m and m.group(1) in _SELECTORS:
                 values.setdefault(m.group(1), (m.group(2).strip(), n, f"{m.group(1)}={m.group(2).strip()}"))
-        return _omni_rows(values, path, ctx)
-    if first.startswith("Local /Remote"):
-        return _classic(body, path, ctx, "rr")
-    if first.startswith("Recv") and "Send" in first:
-        return _classic(body, path, ctx, "stream")
-    if first.startswith("Socket") and "Messages" in first:
-        return _classic(body, path, ctx, "udp_stream")
-    if "," in first:
-        return _omni_csv(content, path, ctx)
-    return _omni_human(body, path, ctx)
+        _omni_rows(rows, values, ctx)
+    elif first.startswith("Local /Remote"):
+        _classic(rows, body, ctx, "rr")
+    elif first.startswith("Recv") and "Send" in first:
+        _classic(rows, body, ctx, "stream")
+    elif first.startswith("Socket") and "Messages" in first:
+        _classic(rows, body, ctx, "udp_stream")
+    elif "," in first:
+        _omni_csv(rows, content, ctx)
+    else:
+        _omni_human(rows, body, ctx)
 
 
 # --------------------------------------------------------------------------- classic tables
 
 
 def _split_table(body: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header lines (up to the first blank line after them) and the data lines after it."""
+    """Split a table into its header lines (up to the first blank line) and data lines."""
     header: list[str] = []
     data: list[tuple[int, list[str]]] = []
     state = "lead"
@@ -276,53 +308,56 @@ def _split_table(body: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int
 
 
 def _unit_scale(unit: str, path: str, lineno: int) -> float | None:
+    """Apply :func:`throughput_scale`, raising ParseError at ``path:lineno`` for unknown units."""
     try:
         return throughput_scale(unit)
     except ValueError:
         raise ParseError(path, lineno, f"unknown netperf throughput unit {unit!r}") from None
 
 
-def _classic(body: list[tuple[int, str]], path: str, ctx: dict, kind: str) -> list[dict]:
+def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> None:
+    """Add the rows of a classic result table (``kind``: rr, stream or udp_stream)."""
+    path = rows.path
     header, data = _split_table(body)
     if not data:
-        return []
+        return
     header_text = " ".join(header)
     first = next(n for n, ln in body if ln.strip())  # line number of the first header line
     has_cpu = "CPU" in header_text or "Utilization" in header_text
     sd_per = "transaction" if "us/Tr" in header_text else "KB" if "us/KB" in header_text else None
-    rows: list[dict] = []
 
     def unit_at(index: int, position: int) -> tuple[str, float | None]:
+        """Read the unit word at ``position`` of header line ``index`` and its scale."""
         words = header[index].split() if len(header) > index else []
         unit = words[position] if len(words) > position else ""
         return unit, _unit_scale(unit, path, first + index)
 
     def nums(tokens: list[str], n: int, what: str, lineno: int) -> list[float]:
+        """Read the ``n`` numbers of a data line."""
         if len(tokens) != n:
             raise ParseError(path, lineno, f"netperf {what} line: expected {n} fields, found "
                              f"{len(tokens)}: {' '.join(tokens)!r}")
         return [number(t, path, lineno, what) for t in tokens]
 
     def rate(value: float, token: str, unit: str, scale: float | None, lineno: int, base: dict) -> None:
+        """Add the throughput (or transaction rate, when ``scale`` is None) row."""
         if scale is None:
-            rows.append(_row("transaction_rate", value, "tx/s", True, path, lineno,
-                             f"{token} {unit}", base))
+            rows.add(lineno, "transaction_rate", value, "tx/s", True, f"{token} {unit}", base)
         else:
-            rows.append(_row("throughput", value * scale, "B/s", True, path, lineno,
-                             f"{token} {unit}", base))
+            rows.add(lineno, "throughput", value * scale, "B/s", True, f"{token} {unit}", base)
 
     def cpu(values: list[float], tokens: list[str], lineno: int, sides: tuple[str, ...],
             base: dict) -> None:
-        """CPU utilization columns for ``sides``, then service demand columns for them."""
+        """Add CPU utilization columns for ``sides``, then service demand columns for them."""
         k = len(sides)
         for side, v, tok in zip(sides, values[:k], tokens[:k], strict=True):
             if v >= 0:  # netperf prints -1 when it did not measure
-                rows.append(_row(f"cpu_util_{side}", v, "%", False, path, lineno, f"{tok} %", base))
+                rows.add(lineno, f"cpu_util_{side}", v, "%", False, f"{tok} %", base)
         for side, v, tok in zip(sides, values[k:2 * k], tokens[k:2 * k], strict=True):
             if v >= 0 and sd_per is not None:
                 unit = "us/KB" if sd_per == "KB" else "us/Tr"
-                rows.append(_row(f"service_demand_{side}", v * 1e-6, "s", False, path, lineno,
-                                 f"{tok} {unit}", base, p_service_demand_per=sd_per))
+                rows.add(lineno, f"service_demand_{side}", v * 1e-6, "s", False, f"{tok} {unit}",
+                         base, p_service_demand_per=sd_per)
 
     lineno, tokens = data[0]
     if kind == "rr":
@@ -334,7 +369,7 @@ def _classic(body: list[tuple[int, str]], path: str, ctx: dict, kind: str) -> li
             rv = nums(rtok, 2, "remote socket sizes", rn)
             params.update(p_remote_send_socket=int(rv[0]), p_remote_recv_socket=int(rv[1]))
         base = {**ctx, **params}
-        rows.append(_row("elapsed_time", v[4], "s", None, path, lineno, f"{tokens[4]} secs.", base))
+        rows.add(lineno, "elapsed_time", v[4], "s", None, f"{tokens[4]} secs.", base)
         if "Trans." in header_text:
             rate(v[5], tokens[5], "Trans/s", None, lineno, base)
         else:  # -f given: "Tput <unit> per sec"
@@ -342,18 +377,18 @@ def _classic(body: list[tuple[int, str]], path: str, ctx: dict, kind: str) -> li
             rate(v[5], tokens[5], unit + "/s", scale, lineno, base)
         if has_cpu:
             cpu(v[6:], tokens[6:], lineno, ("local", "remote"), base)
-        return rows
+        return
 
     if kind == "stream":
         v = nums(tokens, 9 if has_cpu else 5, "stream result", lineno)
         unit, scale = unit_at(3, 4)
         base = {**ctx, "p_recv_socket": int(v[0]), "p_send_socket": int(v[1]),
                 "p_message_size": int(v[2])}
-        rows.append(_row("elapsed_time", v[3], "s", None, path, lineno, f"{tokens[3]} secs.", base))
+        rows.add(lineno, "elapsed_time", v[3], "s", None, f"{tokens[3]} secs.", base)
         rate(v[4], tokens[4], unit, scale, lineno, base)
         if has_cpu:
             cpu(v[5:], tokens[5:], lineno, ("local", "remote"), base)
-        return rows
+        return
 
     # UDP_STREAM: sending side line, then receiving side line
     unit, scale = unit_at(2, 5)
@@ -368,28 +403,28 @@ def _classic(body: list[tuple[int, str]], path: str, ctx: dict, kind: str) -> li
         params["p_recv_socket"] = int(rv[0])
         second = (rn, rtok, rv)
     send = {**ctx, **params, "p_side": "send"}
-    rows.append(_row("elapsed_time", v[2], "s", None, path, lineno, f"{tokens[2]} secs", send))
-    rows.append(_row("messages", v[3], "count", None, path, lineno, f"{tokens[3]} #", send))
-    rows.append(_row("message_errors", v[4], "count", False, path, lineno, f"{tokens[4]} #", send))
+    rows.add(lineno, "elapsed_time", v[2], "s", None, f"{tokens[2]} secs", send)
+    rows.add(lineno, "messages", v[3], "count", None, f"{tokens[3]} #", send)
+    rows.add(lineno, "message_errors", v[4], "count", False, f"{tokens[4]} #", send)
     rate(v[5], tokens[5], unit, scale, lineno, send)
     if has_cpu:
         cpu(v[6:], tokens[6:], lineno, ("local",), send)
     if second is not None:
         rn, rtok, rv = second
         recv = {**ctx, **params, "p_side": "recv"}
-        rows.append(_row("elapsed_time", rv[1], "s", None, path, rn, f"{rtok[1]} secs", recv))
-        rows.append(_row("messages", rv[2], "count", None, path, rn, f"{rtok[2]} #", recv))
+        rows.add(rn, "elapsed_time", rv[1], "s", None, f"{rtok[1]} secs", recv)
+        rows.add(rn, "messages", rv[2], "count", None, f"{rtok[2]} #", recv)
         rate(rv[3], rtok[3], unit, scale, rn, recv)
         if has_cpu:
             cpu(rv[4:], rtok[4:], rn, ("remote",), recv)
-    return rows
 
 
 # --------------------------------------------------------------------------- omni output
 
 
-def _omni_csv(content: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]:
-    rows: list[dict] = []
+def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict) -> None:
+    """Add the rows of omni CSV output (header line, value line; repeated)."""
+    path = rows.path
     i = 0
     while i + 1 < len(content):
         (hn, header), (vn, values) = content[i], content[i + 1]
@@ -403,14 +438,16 @@ def _omni_csv(content: list[tuple[int, str]], path: str, ctx: dict) -> list[dict
             sel = _HEADERS.get(name)
             if sel is not None:
                 picked.setdefault(sel, (tok, vn, f"{tok} ({name})"))
-        rows.extend(_omni_rows(picked, path, ctx))
+        _omni_rows(rows, picked, ctx)
         i += 2
-    return rows
 
 
 def _columns(lines: list[str]) -> list[tuple[int, int]]:
-    """Column spans of netperf's -O output: a column starts where every line has a space (or
-    the line start) just before it and some line has text."""
+    """Find the column spans of netperf's -O output.
+
+    A column starts where every line has a space (or the line start) just before it and some
+    line has text.
+    """
     width = max(len(ln) for ln in lines)
     padded = [ln.ljust(width) for ln in lines]
     starts = [p for p in range(width)
@@ -418,7 +455,9 @@ def _columns(lines: list[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in zip(starts, [*starts[1:], width], strict=True)]
 
 
-def _omni_human(body: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]:
+def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict) -> None:
+    """Add the rows of omni column output (``-O``)."""
+    path = rows.path
     merged: dict = {}  # selector -> value over all groups (-O prints wide output in groups)
     i = 0
     while i < len(body):
@@ -450,13 +489,15 @@ def _omni_human(body: list[tuple[int, str]], path: str, ctx: dict) -> list[dict]
     if not merged and i >= 5:
         raise ParseError(path, body[0][0], "unrecognized netperf output: expected a classic "
                          "result table, omni CSV, omni columns (-O) or key=value lines")
-    return _omni_rows(merged, path, ctx)
+    _omni_rows(rows, merged, ctx)
 
 
-def _omni_rows(values: dict[str, tuple[str, int, str]], path: str, ctx: dict) -> list[dict]:
-    """Rows from omni selector values: {SELECTOR: (value text, line, raw)}."""
+def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict) -> None:
+    """Add the rows of omni selector values: {SELECTOR: (value text, line, raw)}."""
+    path = rows.path
 
     def present(sel: str) -> bool:
+        """Tell whether selector ``sel`` has a value."""
         return sel in values and values[sel][0] not in _MISSING
 
     base = dict(ctx)
@@ -470,7 +511,6 @@ def _omni_rows(values: dict[str, tuple[str, int, str]], path: str, ctx: dict) ->
     for sel, param in _OMNI_STR_PARAMS.items():
         if present(sel):
             base[param] = values[sel][0]
-    rows: list[dict] = []
     for sel, (metric, unit, scale, hib, extra) in _OMNI_METRICS.items():
         if not present(sel):
             continue
@@ -480,7 +520,7 @@ def _omni_rows(values: dict[str, tuple[str, int, str]], path: str, ctx: dict) ->
             continue
         if sel == "TRANSACTION_RATE":
             extra = {"p_selector": sel}
-        rows.append(_row(metric, v * scale, unit, hib, path, n, raw, base, **extra))
+        rows.add(n, metric, v * scale, unit, hib, raw, base, **extra)
     if present("THROUGHPUT") and present("THROUGHPUT_UNITS"):
         tok, n, raw = values["THROUGHPUT"]
         unit = values["THROUGHPUT_UNITS"][0]
@@ -488,10 +528,10 @@ def _omni_rows(values: dict[str, tuple[str, int, str]], path: str, ctx: dict) ->
         v = number(tok, path, n, "THROUGHPUT")
         if v >= 0:
             if scale is not None:
-                rows.append(_row("throughput", v * scale, "B/s", True, path, n, f"{raw} {unit}", base))
+                rows.add(n, "throughput", v * scale, "B/s", True, f"{raw} {unit}", base)
             else:
-                rows.append(_row("transaction_rate", v, "tx/s", True, path, n, f"{raw} {unit}",
-                                 base, p_selector="THROUGHPUT"))
+                rows.add(n, "transaction_rate", v, "tx/s", True, f"{raw} {unit}", base,
+                         p_selector="THROUGHPUT")
     if present("SD_UNITS"):
         sd_units = values["SD_UNITS"][0]
         per = {"usec/KB": "KB", "usec/Tran": "transaction"}.get(sd_units)
@@ -502,6 +542,5 @@ def _omni_rows(values: dict[str, tuple[str, int, str]], path: str, ctx: dict) ->
                 tok, n, raw = values[sel]
                 v = number(tok, path, n, sel)
                 if v >= 0:
-                    rows.append(_row(f"service_demand_{side}", v * 1e-6, "s", False, path, n,
-                                     f"{raw} {sd_units}", base, p_service_demand_per=per))
-    return rows
+                    rows.add(n, f"service_demand_{side}", v * 1e-6, "s", False,
+                             f"{raw} {sd_units}", base, p_service_demand_per=per)

@@ -1,5 +1,7 @@
-"""nuttcp 6.1.2 client output: the brief default report, ``-fparse`` key=value output, ``-i``
-interval reports and the verbose (``-v``/``-vv``) transmitter/receiver summaries.
+"""nuttcp 6.1.2 client output: brief, ``-fparse``, ``-i`` interval and verbose reports.
+
+The brief default report, ``-fparse`` key=value output, ``-i`` interval reports and the
+verbose (``-v``/``-vv``) transmitter/receiver summaries.
 
 Formats (all produced on this machine, see tests/fixtures/nuttcp/README.md)::
 
@@ -44,7 +46,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, checked_frame, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, number, numbered
 
 TOOL = "nuttcp"
 BENCHMARK = "nuttcp"
@@ -81,7 +83,18 @@ _INTEGER_FIELDS = ("tx_cpu", "rx_cpu", "retrans", "drop", "pkt")
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is nuttcp client output."""
+    """Tell whether ``text`` is nuttcp client output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not nuttcp output) to 1.
+    """
     head = text[:20000]
     if re.search(r"^\s*\d+\.\d+ MB /\s+\d+\.\d+ sec =\s+\d+\.\d+ Mbps", head, re.M):
         return 1.0
@@ -93,7 +106,7 @@ def detect(text: str) -> float:
 
 
 def _brief_fields(line: str, path: str, lineno: int) -> tuple[dict, bool, float | None]:
-    """Fields of a brief line: ({field: (token, raw)}, is_final, running-total seconds)."""
+    """Read a brief line's fields: ({field: (token, raw)}, is_final, running-total seconds)."""
     total_sec = None
     main, _, tot = line.partition(" Tot: ")
     m = _BRIEF.match(main.strip())
@@ -134,7 +147,7 @@ def _brief_fields(line: str, path: str, lineno: int) -> tuple[dict, bool, float 
 
 
 def _parse_fields(line: str, path: str, lineno: int) -> tuple[dict, bool, float | None]:
-    """Fields of a -fparse line (same shape as :func:`_brief_fields`)."""
+    """Read a -fparse line's fields (same shape as :func:`_brief_fields`)."""
     pairs = _KV.findall(line)
     keys = [k for k, _ in pairs]
     final = keys[:3] == list(_PARSE_FINAL)
@@ -159,28 +172,39 @@ def _parse_fields(line: str, path: str, lineno: int) -> tuple[dict, bool, float 
     return fields, final, total_sec
 
 
-def _rows(fields: dict, path: str, lineno: int, extra: dict) -> list[dict]:
-    out = []
+def _rows(rows: Rows, fields: dict, lineno: int, extra: dict) -> None:
+    """Add a row per field of one line."""
     for name, (tok, raw) in fields.items():
         metric, unit, scale, hib = _METRICS[name]
-        value = number(tok, path, lineno, metric)
+        value = number(tok, rows.path, lineno, metric)
         if name in _INTEGER_FIELDS and not (tok.isdigit() and value.is_integer()):
-            raise ParseError(path, lineno, f"{metric}: expected a whole number, found {tok!r}")
-        out.append({"benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value * scale,
-                    "unit": unit, "higher_is_better": hib, "source": source(path, lineno),
-                    "raw": raw, **extra})
-    return out
+            raise ParseError(rows.path, lineno, f"{metric}: expected a whole number, found {tok!r}")
+        rows.add(lineno, metric, value * scale, unit, hib, raw, extra)
 
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse nuttcp client output into tidy rows.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError for text that holds no nuttcp result (quoting nuttcp's error if it
-    printed one) and for malformed result lines.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        For text that holds no nuttcp result (quoting nuttcp's error if it printed one), for
+        malformed result lines, and for a whole-number parameter out of the 64-bit range.
     """
-    rows: list[dict] = []
-    run: list[dict] = []  # rows of the run in progress
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
+    run = 0  # first row of the run in progress
     trial = 1
     elapsed = 0.0  # sum of interval lengths in the run in progress
     sides: set[str] = set()  # verbose sides seen in the run in progress
@@ -189,12 +213,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     seen = False
 
     def close() -> None:
-        nonlocal trial, elapsed
-        if run:
-            for r in run:
-                r["trial"] = trial
-            rows.extend(run)
-            run.clear()
+        nonlocal trial, elapsed, run
+        if len(rows) > run:
+            rows.fill("trial", trial, run)
+            run = len(rows)
             trial += 1
         elapsed = 0.0
         sides.clear()
@@ -217,7 +239,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                     close()
                 sides.add(side)
                 continue
-            if _verbose(body, side, path, lineno, run):
+            if _verbose(rows, body, side, lineno):
                 seen = True
             continue
         if stripped.startswith("nuttcp") and "Error:" in stripped:
@@ -231,28 +253,25 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             continue
         seen = True
         if final:
-            run.extend(_rows(fields, path, lineno, {}))
+            _rows(rows, fields, lineno, {})
             close()
             continue
         sec = number(fields["sec"][0], path, lineno, "interval seconds")
         elapsed += sec
         p_time = total_sec if total_sec is not None else round(elapsed, 6)
-        run.extend(_rows(fields, path, lineno, {"p_time": p_time}))
+        _rows(rows, fields, lineno, {"p_time": p_time})
     close()
     if not seen:
         if error is not None:
             raise ParseError(path, error[0], f"nuttcp reported an error and no result: {error[1]}")
         raise ParseError(path, 1, "no nuttcp result found (no '<MB> MB / <s> sec = <rate> Mbps' "
                          "line, no megabytes= line, no nuttcp-t:/nuttcp-r: summary)")
-    if version is not None:
-        for r in rows:
-            r["tool_version"] = version
-    return checked_frame(rows, path)
+    rows.fill("tool_version", version)
+    return rows.frame()
 
 
-def _verbose(body: str, side: str, path: str, lineno: int, run: list[dict]) -> int:
-    """Rows from one verbose line (human -v or key=value -vv -fparse), appended to ``run``;
-    returns how many."""
+def _verbose(rows: Rows, body: str, side: str, lineno: int) -> int:
+    """Add the rows of one verbose line (human -v or key=value -vv -fparse); return how many."""
     extra = {"p_side": side}
     cpu = "tx_cpu" if side == "transmitter" else "rx_cpu"
     fields: dict = {}
@@ -289,5 +308,5 @@ def _verbose(body: str, side: str, path: str, lineno: int, run: list[dict]) -> i
             fields = {"drop": (kv["drop"], f"drop={kv['drop']}"), "pkt": (kv["pkt"], f"pkt={kv['pkt']}")}
             if "data_loss" in kv:
                 fields["loss"] = (kv["data_loss"], f"data_loss={kv['data_loss']}")
-    run.extend(_rows(fields, path, lineno, extra))
+    _rows(rows, fields, lineno, extra)
     return len(fields)

@@ -50,7 +50,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
 
 TOOL = "perf-stat"
 BENCHMARK = "perf-stat"
@@ -80,7 +80,18 @@ _NOTES = {"CPUs utilized": ("cpus_utilized", True), "insn per cycle": ("instruct
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is perf stat output (text report or -x, CSV)."""
+    """Tell whether ``text`` is perf stat output (text report or -x, CSV).
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not perf stat output) to 1.
+    """
     head = text[:20000]
     if "Performance counter stats for" in head:
         return 1.0
@@ -91,13 +102,25 @@ def detect(text: str) -> float:
 
 
 def metric_name(event: str) -> str:
-    """The metric for a perf event name: snake_case, modifiers (":u") dropped, aliases resolved."""
+    """Name the metric of a perf event: snake_case, modifiers (":u") dropped, aliases resolved.
+
+    Parameters
+    ----------
+    event : str
+        The event name as perf prints it ("cycles:u", "cpu/event=0x3c/").
+
+    Returns
+    -------
+    str
+        The metric name.
+    """
     base = event.split(":", 1)[0] if not event.startswith(("cpu/", "msr/", "power/")) else event
     name = re.sub(r"[^0-9a-zA-Z]+", "_", base).strip("_").lower()
     return _ALIASES.get(name, name) or "event"
 
 
 def _started_at(stamp: str):
+    """Read perf's "# started on" date as UTC; None when it is not one."""
     try:
         return pd.Timestamp(datetime.strptime(" ".join(stamp.split()), "%a %b %d %H:%M:%S %Y"), tz="UTC")
     except ValueError:
@@ -121,14 +144,29 @@ def _csv_fields(line: str) -> list[str] | None:
 
 
 def _num(token: str, path: str, lineno: int, what: str) -> float:
+    """Read a number perf may print with thousands separators ("1,234,567")."""
     return number(token.replace(",", ""), path, lineno, what)
 
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse perf stat output (text or -x, CSV) into tidy rows.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError for unsupported layouts (-I, -A) or text that is not perf stat output.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        For unsupported layouts (-I, -A) or text that is not perf stat output.
     """
     first = next(((n, line) for n, line in numbered(text) if line.strip() and not line.startswith("#")), None)
     if first is not None and "Performance counter stats" not in text and _csv_fields(first[1]) is not None:
@@ -136,12 +174,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     return _parse_text(text, path)
 
 
-def _base(path: str, lineno: int, params: dict) -> dict:
-    return {"benchmark": BENCHMARK, "tool": TOOL, "source": source(path, lineno), **params}
-
-
 def _parse_text(text: str, path: str) -> pd.DataFrame:
-    rows: list[dict] = []
+    """Parse the text report."""
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     params: dict = {}
     started = None
     seen = False
@@ -176,19 +211,17 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             continue
         e = _ELAPSED.match(line)
         if e:
-            rows.append({**_base(path, lineno, params), "metric": "elapsed_time",
-                         "value": _num(e.group("value"), path, lineno, "seconds time elapsed"),
-                         "unit": "s", "higher_is_better": False, "raw": f"{e.group('value')} seconds"})
+            rows.add(lineno, "elapsed_time", _num(e.group("value"), path, lineno, "seconds time elapsed"),
+                     "s", False, f"{e.group('value')} seconds", params)
             if e.group("pct") is not None:
-                rows.append({**_base(path, lineno, params), "metric": "elapsed_time_rsd",
-                             "value": _num(e.group("pct"), path, lineno, "elapsed +-%"),
-                             "unit": "%", "higher_is_better": False, "raw": f"+- {e.group('pct')}%"})
+                rows.add(lineno, "elapsed_time_rsd", _num(e.group("pct"), path, lineno, "elapsed +-%"),
+                         "%", False, f"+- {e.group('pct')}%", params)
             continue
         u = _USERSYS.match(line)
         if u:
-            rows.append({**_base(path, lineno, params), "metric": f"{u.group('which')}_time",
-                         "value": _num(u.group("value"), path, lineno, f"seconds {u.group('which')}"),
-                         "unit": "s", "higher_is_better": False, "raw": f"{u.group('value')} seconds"})
+            rows.add(lineno, f"{u.group('which')}_time",
+                     _num(u.group("value"), path, lineno, f"seconds {u.group('which')}"),
+                     "s", False, f"{u.group('value')} seconds", params)
             continue
         c = _COUNTER.match(line)
         if not c:
@@ -198,24 +231,23 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, lineno, f"expected '<count> [unit] <event>  # ...', found {stripped!r}")
         if c.group("event")[0].isdigit():
             raise ParseError(path, lineno, "perf stat interval mode (-I) or per-CPU output (-A) is not supported")
-        rows += _counter_rows(c.group("value"), c.group("unit") or "", c.group("event"), c.group("rest"),
-                              None, path, lineno, params)
+        _counter_rows(rows, c.group("value"), c.group("unit") or "", c.group("event"),
+                      c.group("rest"), None, lineno, params)
     if not seen:
         raise ParseError(path, 1, "no perf stat output found (no 'Performance counter stats for' line)")
-    if started is not None:
-        for r in rows:
-            r["started_at"] = started
-    return frame(rows)
+    rows.fill("started_at", started)
+    return rows.frame()
 
 
-def _counter_rows(value: str, unit: str, event: str, rest: str, variance: str | None,
-                  path: str, lineno: int, params: dict, running: str | None = None,
-                  note: tuple[str, str] | None = None) -> list[dict]:
-    """Rows for one counter line: its value, run-to-run spread and the derived note, if any."""
+def _counter_rows(rows: Rows, value: str, unit: str, event: str, rest: str,
+                  variance: str | None, lineno: int, params: dict, running: str | None = None,
+                  note: tuple[str, str] | None = None) -> None:
+    """Add the rows of one counter line: its value, run-to-run spread and derived note, if any."""
     if value.startswith("<"):
-        return []  # <not supported> / <not counted>: the counter has no value
+        return  # <not supported> / <not counted>: the counter has no value
     if unit and unit not in _TIME_UNITS:
-        return []  # Joules, MiB, ...: no canonical unit in the data model
+        return  # Joules, MiB, ...: no canonical unit in the data model
+    path = rows.path
     metric = metric_name(event)
     count = _num(value, path, lineno, event)
     extra = dict(params)
@@ -232,27 +264,22 @@ def _counter_rows(value: str, unit: str, event: str, rest: str, variance: str | 
             note = (n.group("value"), n.group("what"))
     if running is not None:
         extra["p_counter_running"] = _num(running, path, lineno, "percent running")
-    base = _base(path, lineno, extra)
     if unit:
-        rows = [{**base, "metric": metric, "value": count * _TIME_UNITS[unit], "unit": "s",
-                 "higher_is_better": False, "raw": f"{value} {unit}"}]
+        rows.add(lineno, metric, count * _TIME_UNITS[unit], "s", False, f"{value} {unit}", extra)
     else:
-        rows = [{**base, "metric": metric, "value": count, "unit": "count",
-                 "higher_is_better": None, "raw": value}]
+        rows.add(lineno, metric, count, "count", None, value, extra)
     if variance:
         pct = _num(variance.rstrip("%"), path, lineno, "variance")
-        rows.append({**base, "metric": f"{metric}_rsd", "value": pct, "unit": "%",
-                     "higher_is_better": False, "raw": f"+- {variance}"})
+        rows.add(lineno, f"{metric}_rsd", pct, "%", False, f"+- {variance}", extra)
     if note and note[1].strip() in _NOTES:
         name, hib = _NOTES[note[1].strip()]
-        rows.append({**base, "metric": name, "value": _num(note[0], path, lineno, note[1]),
-                     "unit": "ratio", "higher_is_better": hib if name != "cpus_utilized" else None,
-                     "raw": f"{note[0]} {note[1].strip()}"})
-    return rows
+        rows.add(lineno, name, _num(note[0], path, lineno, note[1]), "ratio",
+                 hib if name != "cpus_utilized" else None, f"{note[0]} {note[1].strip()}", extra)
 
 
 def _parse_csv(text: str, path: str) -> pd.DataFrame:
-    rows: list[dict] = []
+    """Parse ``-x,`` CSV output."""
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     for lineno, line in numbered(text):
         if not line.strip() or line.startswith("#"):
             continue
@@ -264,5 +291,5 @@ def _parse_csv(text: str, path: str) -> pd.DataFrame:
         if value.startswith("<"):
             continue
         running = pct if pct and pct != "100.00" else None
-        rows += _counter_rows(value, unit, event, "", variance, path, lineno, {}, running=running, note=note)
-    return frame(rows)
+        _counter_rows(rows, value, unit, event, "", variance, lineno, {}, running=running, note=note)
+    return rows.frame()

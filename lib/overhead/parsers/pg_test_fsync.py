@@ -54,7 +54,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
 
 TOOL = "pg_test_fsync"
 BENCHMARK = "pg_test_fsync"
@@ -73,7 +73,18 @@ _COUNTS = {"one": 1, "two": 2}
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is pg_test_fsync output."""
+    """Tell whether ``text`` is pg_test_fsync output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not pg_test_fsync output) to 1.
+    """
     head = text[:20000]
     if "ops/sec" in head and ("Compare file sync methods" in head or "open_sync" in head):
         return 1.0
@@ -83,7 +94,7 @@ def detect(text: str) -> float:
 
 
 def _section_params(title: str) -> dict:
-    """Parameters a section title states: its normalised name, write size and write count."""
+    """Read the parameters a section title states: its normalised name, write size and count."""
     name = title.replace("Non-Sync'ed", "Non-sync'ed")
     params: dict = {"p_section": name}
     m = _TITLE_SIZE.search(title)
@@ -98,10 +109,24 @@ def _section_params(title: str) -> dict:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse pg_test_fsync text into tidy rows (rate and time per test line).
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError when the text is not pg_test_fsync output or a test line is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text is not pg_test_fsync output or a test line is malformed.
     """
-    rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     lines = list(numbered(text))
     last_content = max((n for n, line in lines if line.strip()), default=0)
     seen = False
@@ -170,20 +195,14 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 params["p_writes"] = int(sized.group(1))
         else:
             params["p_method"] = label
-        base = {"benchmark": BENCHMARK, "tool": TOOL, "trial": trial, "source": source(path, lineno), **params}
-        rows.append({**base, "metric": "operation_rate", "value": rate, "unit": "op/s",
-                     "higher_is_better": True, "raw": f"{r.group('rate')} ops/sec"})
+        params["trial"] = trial
+        rows.add(lineno, "operation_rate", rate, "op/s", True, f"{r.group('rate')} ops/sec", params)
         if r.group("usecs") is not None:
             usecs = number(r.group("usecs"), path, lineno, "usecs/op")
-            rows.append({**base, "metric": "operation_time", "value": usecs * 1e-6, "unit": "s",
-                         "higher_is_better": False, "raw": f"{r.group('usecs')} usecs/op"})
+            rows.add(lineno, "operation_time", usecs * 1e-6, "s", False,
+                     f"{r.group('usecs')} usecs/op", params)
         rows_in_trial += 1
         seen = True
     if not seen:
         raise ParseError(path, 1, "no pg_test_fsync output found (no 'seconds per test', 'O_DIRECT' or 'Compare ...' line)")
-    df = frame(rows)
-    # Rows without a size or count leave gaps that make pandas infer floats: keep integers.
-    for col in ("p_write_size", "p_writes", "p_seconds_per_test"):
-        if col in df.columns:
-            df[col] = df[col].astype("Int64")
-    return df
+    return rows.frame()

@@ -1,11 +1,11 @@
-"""``redis-benchmark`` output: the classic text report (2.x to 7.x), ``--csv`` and ``-q``.
+r"""``redis-benchmark`` output: the classic text report (2.x to 7.x), ``--csv`` and ``-q``.
 
 The format is recognised from the content; one text may even mix them (a wrapper script that
 runs several invocations into one file).
 
 1. Text report, one block per test. redis 2.x (the IBM transcripts)::
 
-       SET: -nan\\rSET: 100280.00\\r...\\r====== SET ======
+       SET: -nan\rSET: 100280.00\r...\r====== SET ======
          500000 requests completed in 4.63 seconds
          50 parallel clients
          50 bytes payload
@@ -16,7 +16,7 @@ runs several invocations into one file).
        108084.74 requests per second
 
    The carriage-return separated progress updates before the header are not measurements and
-   are ignored (only the text after a line's last ``\\r`` is read, so ``-nan`` and ``0.00``
+   are ignored (only the text after a line's last ``\r`` is read, so ``-nan`` and ``0.00``
    progress values never matter). redis 6/7 add ``host configuration``, ``multi-thread`` and
    ``threads`` lines and, in 7.x, a ``Latency by percentile distribution:`` section, a
    ``Cumulative distribution of latencies:`` section and a ``Summary:`` (``throughput summary:
@@ -65,8 +65,8 @@ states the pipeline depth (``-P``), the key space (``-r``) or the tool version, 
 is a parameter here: whoever launched the command must record them. The ``--csv`` and ``-q``
 modes do not state the number of clients or the payload either.
 
-``source`` line numbers count ``\\n``-terminated lines (as ``grep -n`` and ``sed -n`` do), so
-a progress line full of ``\\r`` is one line. A text with no complete test result raises
+``source`` line numbers count ``\n``-terminated lines (as ``grep -n`` and ``sed -n`` do), so
+a progress line full of ``\r`` is one line. A text with no complete test result raises
 ParseError; so does an unexpected line inside a test block or a malformed CSV row.
 
 Speed: the canonical 2.x block is matched by one regular expression over the whole text; any
@@ -82,9 +82,8 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError
-from overhead.parsers._ibmdate import started_at
-from overhead.schema import conform
+from overhead.parsers._common import ParseError, Rows
+from overhead.parsers._datestamp import started_at
 
 TOOL = "redis-benchmark"
 BENCHMARK = "redis"
@@ -136,7 +135,18 @@ _NO_EXTRA: dict = {}
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is redis-benchmark output."""
+    """Tell whether ``text`` is redis-benchmark output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not redis-benchmark output) to 1.
+    """
     head = text[:200_000]
     if "====== " in head and (" requests completed in " in head or " requests per second" in head):
         return 1.0
@@ -150,7 +160,7 @@ def detect(text: str) -> float:
 
 
 def _value(token: str, path: str, line: int, what: str) -> float | None:
-    """A printed number; None for nan/inf (no row); ParseError for anything else."""
+    """Read a printed number; None for nan/inf (no row); ParseError for anything else."""
     try:
         value = float(token)
     except ValueError:
@@ -159,7 +169,7 @@ def _value(token: str, path: str, line: int, what: str) -> float | None:
 
 
 def _command(test: str) -> str:
-    """The Redis command a test title stands for (``LRANGE_100 (first 100 elements)`` -> LRANGE)."""
+    """Name the Redis command a test title stands for (``LRANGE_100 (first 100 elements)`` -> LRANGE)."""
     word = test.split(" ", 1)[0].upper()
     if word.startswith("PING_"):
         return "PING"
@@ -174,40 +184,52 @@ def _csv_fields(line: str) -> list[str] | None:
 
 
 class _Parser:
-    """Reads one text; ``rows`` holds finished rows as tuples
-    ``(metric, value, unit, higher_is_better, line, raw, test_params, extra_params)``."""
+    """Read one text into ``rows``.
+
+    Rows of a test block wait in the block's ``pending`` list as
+    ``((metric, value, unit, higher_is_better, line, raw), extra_params)`` until the block is
+    complete: they get the block's parameters, some of which come after them.
+    """
 
     def __init__(self, path: str):
         self.path = path
-        self.rows: list[tuple] = []
+        self.rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
         self.run: dict = {}  # trial, started_at, p_run, p_connections of the current IBM run
         self.date: pd.Timestamp | None = None
         self.block: dict | None = None  # the open test block of the state machine
         self.csv_columns: list[str] | None = None
 
     def test_params(self, test: str) -> dict:
+        """Start the parameters of test ``test``: the run's, its title and its command."""
         return {**self.run, "p_test": test, "p_command": _command(test)}
 
     # -- the fast path ------------------------------------------------------------------------
     def fast_block(self, m: re.Match, n: int) -> None:
-        """Rows of a canonical 2.x block matched by ``_FAST_BLOCK`` whose header is line ``n``."""
+        """Add the rows of a canonical 2.x block matched by ``_FAST_BLOCK`` (header on line ``n``)."""
         self.block = None  # a block still open in the line machine was cut off by this one
         test, req, sec, clients, payload, keepalive, body, rps = m.groups()
         params = self.test_params(test)
         params.update(p_clients=int(clients), p_payload=int(payload),
                       p_keepalive=keepalive == "1", p_requests=int(req))
-        rows = self.rows
-        rows.append(("requests", float(req), "count", None, n + 1, f"{req} requests", params, _NO_EXTRA))
-        rows.append(("duration", float(sec), "s", None, n + 1, f"{sec} seconds", params, _NO_EXTRA))
+        add = self.rows.add
+        add(n + 1, "requests", float(req), "count", None, f"{req} requests", params)
+        add(n + 1, "duration", float(sec), "s", None, f"{sec} seconds", params)
         i = -1
         for i, (pct, ms) in enumerate(_FAST_BUCKET.findall(body)):
-            rows.append(("latency_cdf", float(pct), "%", True, n + 6 + i, f"{pct}%", params,
-                         {"p_le": float(ms) / 1000}))
-        rows.append(("throughput", float(rps), "req/s", True, n + 7 + i,
-                     f"{rps} requests per second", params, _NO_EXTRA))
+            add(n + 6 + i, "latency_cdf", float(pct), "%", True, f"{pct}%", params,
+                p_le=float(ms) / 1000)
+        add(n + 7 + i, "throughput", float(rps), "req/s", True, f"{rps} requests per second",
+            params)
+
+    def emit(self, pending: list, params: dict) -> None:
+        """Add the ``pending`` rows with the test's ``params``."""
+        add = self.rows.add
+        for (metric, value, unit, hib, line, raw), extra in pending:
+            add(line, metric, value, unit, hib, raw, params, **extra)
 
     # -- text report blocks, line by line -----------------------------------------------------
     def open_block(self, test: str, n: int) -> None:
+        """Open the block of test ``test``, whose header is line ``n``."""
         self.block = {"test": test, "line": n, "params": self.test_params(test), "pending": [],
                       "section": None, "summary_names": None}
 
@@ -215,11 +237,10 @@ class _Parser:
         """Emit the open block's rows (it is complete)."""
         b = self.block
         self.block = None
-        params = b["params"]
-        self.rows.extend(args[:6] + (params, extra) for args, extra in b["pending"])
+        self.emit(b["pending"], b["params"])
 
     def block_line(self, line: str, n: int) -> None:
-        """One line inside an open test block."""
+        """Read one line inside an open test block."""
         b = self.block
         path = self.path
         stripped = line.strip()
@@ -289,7 +310,7 @@ class _Parser:
                                   f"(started at line {b['line']}): {stripped[:80]!r}")
 
     def summary_line(self, line: str, n: int) -> None:
-        """The two lines after ``latency summary (msec):``: names, then values."""
+        """Read the two lines after ``latency summary (msec):``: names, then values."""
         b = self.block
         tokens = line.split()
         if not b["summary_names"]:
@@ -307,7 +328,7 @@ class _Parser:
         self.close_block()
 
     def latency(self, out: list, name: str, token: str, n: int, raw: str) -> None:
-        """A summary latency in ms (``avg``, ``min``, ``max``, ``pNN``) as a pending row."""
+        """Append a summary latency in ms (``avg``, ``min``, ``max``, ``pNN``) as a pending row."""
         ms = _value(token, self.path, n, name)
         if ms is None:
             return
@@ -320,6 +341,7 @@ class _Parser:
 
     # -- lines outside blocks -----------------------------------------------------------------
     def csv_row(self, line: str, n: int) -> None:
+        """Read one row of a ``--csv`` table."""
         fields = _csv_fields(line.strip())
         cols = self.csv_columns
         if fields is None or len(fields) != len(cols):
@@ -336,10 +358,10 @@ class _Parser:
                 stem = name[: -len("_latency_ms")]
                 if stem in _SUMMARY_METRICS or _PCT_NAME.match(stem):
                     self.latency(pending, stem, token, n, f"{token} msec ({name})")
-        params = self.test_params(fields[0])
-        self.rows.extend(args + (params, extra) for args, extra in pending)
+        self.emit(pending, self.test_params(fields[0]))
 
     def quiet_row(self, m: re.Match, n: int) -> None:
+        """Read one ``-q`` line (matched by ``_QUIET``)."""
         pending: list = []
         rps = _value(m.group(2), self.path, n, "requests per second")
         if rps is not None:
@@ -347,11 +369,10 @@ class _Parser:
                              f"{m.group(2)} requests per second"), _SUMMARY))
         if m.group(3) is not None:
             self.latency(pending, "p50", m.group(3), n, f"p50={m.group(3)} msec")
-        params = self.test_params(m.group(1))
-        self.rows.extend(args + (params, extra) for args, extra in pending)
+        self.emit(pending, self.test_params(m.group(1)))
 
     def line(self, line: str, n: int) -> None:
-        """One line (the text after its last carriage return), numbered ``n``."""
+        """Read one line (the text after its last carriage return), numbered ``n``."""
         if self.block is not None:
             m = _HEADER.match(line)
             if m:  # a new test before the last one ended: the old block was cut off
@@ -389,9 +410,9 @@ class _Parser:
                 self.quiet_row(m, n)
 
     def lines(self, text: str, first: int, *, before_header: bool = False) -> None:
-        """Feed ``text`` (a stretch of the whole output starting at line ``first``) line by line.
+        r"""Feed ``text`` (a stretch of the whole output starting at line ``first``) line by line.
 
-        ``before_header``: ``text`` ends where a block header starts, after a ``\\r`` or ``\\n``;
+        ``before_header``: ``text`` ends where a block header starts, after a ``\r`` or ``\n``;
         its last, unterminated piece is the part of the header's line before that carriage
         return, which is never read.
         """
@@ -404,31 +425,27 @@ class _Parser:
                 line = line[line.rfind("\r") + 1:]
             self.line(line, n)
 
-    def frame(self) -> pd.DataFrame:
-        """The finished rows as a conformed measurements frame."""
-        rows = self.rows
-        metric, value, unit, hib, line, raw, params, extra = map(list, zip(*rows, strict=True))
-        prefix = f"{self.path}:"
-        data: dict[str, list] = {
-            "benchmark": [BENCHMARK] * len(rows), "tool": [TOOL] * len(rows), "metric": metric,
-            "value": value, "unit": unit, "higher_is_better": hib,
-            "source": [prefix + str(i) for i in line], "raw": raw,
-        }
-        for dicts in (params, extra):
-            keys: dict[str, None] = {}
-            for d in {id(d): d for d in dicts}.values():
-                keys.update(dict.fromkeys(d))
-            for k in keys:
-                data[k] = [d.get(k) for d in dicts]
-        return conform(pd.DataFrame(data))
-
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse redis-benchmark output into tidy rows (see the module docstring).
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError for a malformed line inside a test block or a CSV table, and when the
-    text holds no complete test result at all.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        For a malformed line inside a test block or a CSV table, and when the text holds no
+        complete test result at all.
     """
     p = _Parser(path)
     pos, n = 0, 1
@@ -443,9 +460,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         pos = m.end()
         n += text.count("\n", start, pos)
     p.lines(text[pos:], n)
-    if not p.rows:
+    if not len(p.rows):
         where = p.block["line"] if p.block is not None else 1
         raise ParseError(path, where, "no complete redis-benchmark test result found (expected "
                                       "'====== TEST ======' blocks ending in 'N requests per second' "
                                       "or a latency summary, a --csv table, or -q lines)")
-    return p.frame()
+    return p.rows.frame()

@@ -17,7 +17,7 @@ time), ``time_avg``, ``time_min``, ``time_max`` (s; the average skips the first 
 STREAM does).
 
 Parameters: p_numa (numactl options of the wrapper line, whitespace-normalized), p_sockets
-(derived from p_numa, see :func:`overhead.parsers._ibmdate.sockets`; absent when the options do
+(derived from p_numa, see :func:`overhead.parsers._datestamp.sockets`; absent when the options do
 not tell, e.g. the Docker and VM runs have no options at all), p_threads ("Number of Threads
 requested"), p_array_size (elements), p_bytes_per_word, p_ntimes (iterations per kernel),
 p_validated (True for "Solution Validates", False for "Failed Validation"; absent when the run
@@ -33,8 +33,8 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, integer, number, numbered, source
-from overhead.parsers._ibmdate import wrapper_context
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._datestamp import wrapper_context
 
 TOOL = "stream"
 BENCHMARK = "stream"
@@ -54,7 +54,18 @@ _STARTS = ("Generated on", "This system uses")
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is HPCC-style STREAM output (not a whole HPCC report)."""
+    """Tell whether ``text`` is HPCC-style STREAM output (not a whole HPCC report).
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not STREAM output) to 1.
+    """
     head = text[:20000]
     if "HPC Challenge" in head or "Begin of " in head:
         return 0.0
@@ -68,29 +79,41 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse STREAM text into tidy rows, four per kernel and run.
 
-    Parameters: text, the whole file; path, used in ``source`` and in errors.
-    Raises ParseError when the text holds no STREAM result table, or a kernel line inside the
-    table is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text holds no STREAM result table, or a kernel line inside the table is
+        malformed.
     """
-    rows: list[dict] = []
-    run_rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     ctx: dict = {}
     trial = 0
+    run_start = 0  # first row of the run in progress
     in_table = False
     seen_table = False
 
     def close_run() -> None:
         validated = ctx.get("_validated")
-        for r in run_rows:
-            if validated is not None:
-                r["p_validated"] = validated
-        rows.extend(run_rows)
-        run_rows.clear()
+        if validated is not None:
+            rows.fill("p_validated", validated, run_start)
 
     def open_run() -> dict:
-        nonlocal trial
+        nonlocal trial, run_start
         close_run()
         trial += 1
+        run_start = len(rows)
         return {"trial": trial}
 
     for lineno, line in numbered(text):
@@ -143,19 +166,15 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                  for i, what in ((3, "avg"), (4, "min"), (5, "max"))]
         ctx["_has_rows"] = True
         params = {key: v for key, v in ctx.items() if not key.startswith("_")}
-        src = source(path, lineno)
+        params["p_kernel"] = kernel
         for metric, value, unit, hib, raw in (
             ("bandwidth", rate * 1e9, "B/s", True, f"{k.group(2)} GB/s"),
             ("time_avg", times[0], "s", False, f"{k.group(3)} s"),
             ("time_min", times[1], "s", False, f"{k.group(4)} s"),
             ("time_max", times[2], "s", False, f"{k.group(5)} s"),
         ):
-            run_rows.append({
-                "benchmark": BENCHMARK, "tool": TOOL, "metric": metric, "value": value,
-                "unit": unit, "higher_is_better": hib, "source": src, "raw": raw,
-                "p_kernel": kernel, **params,
-            })
+            rows.add(lineno, metric, value, unit, hib, raw, params)
     close_run()
     if not seen_table:
         raise ParseError(path, 1, "no STREAM output found (no 'Function      Rate (GB/s)   Avg time     Min time     Max time' table)")
-    return frame(rows)
+    return rows.frame()

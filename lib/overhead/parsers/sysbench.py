@@ -94,11 +94,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, integer, number, size_bytes
-from overhead.schema import conform
+from overhead.parsers._common import ParseError, Rows, integer, number, size_bytes
 
 TOOL = "sysbench"
 BENCHMARK = "sysbench"
@@ -171,7 +169,18 @@ _TEST_NAMES = {"OLTP": "oltp", "mutex performance": "mutex",
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is sysbench output."""
+    """Tell whether ``text`` is sysbench output.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not sysbench output) to 1.
+    """
     head = text[:6000]
     if _DETECT_HEADER.search(head):
         return 1.0
@@ -193,7 +202,7 @@ class _Report:
 
 
 class _Parser:
-    """State of one parse: the reports seen so far and the rows, stored column by column."""
+    """State of one parse: the reports seen so far and their rows."""
 
     def __init__(self, path: str):
         self.path = path
@@ -201,8 +210,11 @@ class _Parser:
         self.report: _Report | None = None
         self.section: str | None = None
         self.in_histogram = False
-        self.cols: dict[str, list] = {k: [] for k in (
-            "metric", "value", "unit", "hib", "line", "raw", "rep", "pct", "time", "lat")}
+        # p_percentile and p_test are always present (NA where they do not apply), so that
+        # frames from prefixes and whole files have the same identifying columns
+        self.rows = Rows(path, benchmark=BENCHMARK, tool=TOOL,
+                         dtypes={"p_percentile": "Float64", "p_test": "string"})
+        self.report_start = 0  # first row of the current report
 
     # -- rows ------------------------------------------------------------------------------
     def add(self, lineno: int, metric: str, value: float, unit: str, hib: bool | None, raw: str,
@@ -210,38 +222,50 @@ class _Parser:
         """Append one row for the current report."""
         if self.report is None or self.report.complete:
             self.stat_report()
-        c = self.cols
-        c["metric"].append(metric)
-        c["value"].append(value)
-        c["unit"].append(unit)
-        c["hib"].append(hib)
-        c["line"].append(lineno)
-        c["raw"].append(raw)
-        c["rep"].append(self.report.index)
-        c["pct"].append(pct)
-        c["time"].append(time)
-        c["lat"].append(lat)
+        if pct is None and time is None and lat is None:
+            self.rows.add(lineno, metric, value, unit, hib, raw)
+        else:
+            self.rows.add(lineno, metric, value, unit, hib, raw, p_percentile=pct, p_time=time,
+                          p_latency=lat)
+
+    def close_report(self) -> None:
+        """Give the current report's rows what the report states (known once it is over)."""
+        r = self.report
+        if r is None:
+            return
+        rows, start = self.rows, self.report_start
+        rows.fill("p_report", r.index, start)
+        rows.fill("p_complete", r.complete, start)
+        rows.fill("tool_version", r.version, start)
+        for name, value in r.params.items():
+            rows.fill(name, value, start)
+        self.report_start = len(rows)
 
     def num(self, token: str, lineno: int, what: str) -> float:
+        """Read a number at ``lineno``."""
         return number(token, self.path, lineno, what)
 
     def stat_report(self) -> _Report:
-        """The report a statistic belongs to; starts one when none is open (headerless text)."""
+        """Return the report a statistic belongs to; start one when none is open (headerless text)."""
         if self.report is None or self.report.complete:
             self.new_report(None)
         return self.report
 
     def new_report(self, version: str | None) -> None:
+        """Start report number len(reports) + 1 (its header states ``version``)."""
+        self.close_report()
         self.report = _Report(len(self.reports) + 1, version)
         self.reports.append(self.report)
         self.section = None
         self.in_histogram = False
 
     def set_test(self, name: str) -> None:
+        """Say which test the current report is, unless it said so already."""
         if self.report is not None:
             self.report.params.setdefault("p_test", name)
 
     def param(self, name: str, value: object) -> None:
+        """Set parameter ``name`` of the current report."""
         if self.report is not None:
             self.report.params[name] = value
 
@@ -277,7 +301,7 @@ class _Parser:
             self.unlabelled(lineno, seg)
 
     def labelled(self, lineno: int, label: str, value: str) -> None:
-        """A ``label: value`` line."""
+        """Read a ``label: value`` line."""
         section = self.section
         if section == "queries" and label in _QUERY_LABELS:
             self.stat_report()
@@ -589,56 +613,14 @@ class _Parser:
         self.add(lineno, "latency_percentile", self.num(ms, lineno, "latency") / 1000.0, "s",
                  False, ms, pct=p, time=t)
 
-    # -- result ----------------------------------------------------------------------------
     def result(self) -> pd.DataFrame:
-        """The rows as a conformed frame."""
-        c = self.cols
-        if not c["metric"]:
-            return frame([])
-        reps = [self.reports[i - 1] for i in c["rep"]]
-        n = len(reps)
-        # Typed columns from the start: conform then has nothing to convert (building the
-        # frame from object columns cost more than parsing a 15-report file).
-        data: dict[str, object] = {
-            "benchmark": pd.array([BENCHMARK] * n, dtype="string"),
-            "tool": pd.array([TOOL] * n, dtype="string"),
-            "tool_version": pd.array([r.version for r in reps], dtype="string"),
-            "metric": pd.array(c["metric"], dtype="string"),
-            "value": np.asarray(c["value"], dtype=float),
-            "unit": pd.array(c["unit"], dtype="string"),
-            "higher_is_better": pd.array(c["hib"], dtype="boolean"),
-            "source": pd.array([f"{self.path}:{k}" for k in c["line"]], dtype="string"),
-            "raw": pd.array(c["raw"], dtype="string"),
-            "p_report": pd.array(c["rep"], dtype="Int64"),
-            "p_complete": pd.array([r.complete for r in reps], dtype="boolean"),
-            # p_percentile is always present (NA where it does not apply), so that frames from
-            # prefixes and whole files have the same identifying columns
-            "p_percentile": pd.array(c["pct"], dtype="Float64"),
-        }
-        for key, col in (("time", "p_time"), ("lat", "p_latency")):
-            if any(v is not None for v in c[key]):
-                data[col] = c[key]
-        names = sorted({k for r in self.reports for k in r.params} | {"p_test"})
-        for name in names:  # typed here, so that None next to ints does not make floats
-            values = [r.params.get(name) for r in reps]
-            data[name] = pd.array(values, dtype=_dtype_of(values))
-        return conform(pd.DataFrame(data))
-
-
-def _dtype_of(values: list) -> str:
-    """The nullable dtype for a parameter column holding ``values`` (None = absent)."""
-    kinds = {type(v) for v in values if v is not None}
-    if kinds == {bool}:
-        return "boolean"
-    if kinds == {int}:
-        return "Int64"
-    if kinds and kinds <= {int, float}:
-        return "Float64"
-    return "string" if kinds <= {str} else "object"
+        """Return the rows as a conformed frame."""
+        self.close_report()
+        return self.rows.frame()
 
 
 def _size_param(name: str, test: str | None):
-    """A label handler that stores a size ("1KiB", "102400M") as parameter ``name`` in bytes."""
+    """Make a label handler that stores a size ("1KiB", "102400M") as parameter ``name`` in bytes."""
     def handler(self: _Parser, lineno: int, value: str) -> None:
         if self.report is not None:
             token = value.split()[0] if value.split() else value
@@ -649,7 +631,7 @@ def _size_param(name: str, test: str | None):
 
 
 def _text_param(name: str, test: str | None):
-    """A label handler that stores the value text as parameter ``name``."""
+    """Make a label handler that stores the value text as parameter ``name``."""
     def handler(self: _Parser, lineno: int, value: str) -> None:
         if self.report is not None and value:
             self.param(name, value)
@@ -659,7 +641,7 @@ def _text_param(name: str, test: str | None):
 
 
 def _whole(x: float) -> int | float:
-    """Sizes are whole bytes when they can be (keeps size parameters integer-typed)."""
+    """Give a size as whole bytes when it is one (keeps size parameters integer-typed)."""
     return int(x) if x == int(x) else x
 
 
@@ -699,9 +681,23 @@ _LABEL_HANDLERS = {
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse sysbench text (one or more reports) into tidy rows.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError when the text holds neither a sysbench header nor a sysbench statistic,
-    or when a recognised statistic is malformed (the message names the line).
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text holds neither a sysbench header nor a sysbench statistic, or when a
+        recognised statistic is malformed (the message names the line).
     """
     p = _Parser(path)
     lines = text.splitlines()

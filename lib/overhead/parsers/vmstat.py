@@ -43,7 +43,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, frame, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, number, numbered
 
 TOOL = "vmstat"
 BENCHMARK = "vmstat"
@@ -65,7 +65,18 @@ _UTC = {"UTC", "GMT", "Z", "UCT"}
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is vmstat's default report."""
+    """Tell whether ``text`` is vmstat's default report.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not vmstat output) to 1.
+    """
     for line in text[:20000].splitlines()[:5]:
         if _GROUP.match(line.strip()):
             return 1.0
@@ -75,10 +86,24 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse vmstat output into tidy rows, one group per sample line.
 
-    Parameters: text, the whole output; path, used in ``source`` and in errors.
-    Raises ParseError when the text is not vmstat's report or a line is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole output.
+    path : str
+        Its name, used in ``source`` and in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When the text is not vmstat's report or a line is malformed.
     """
-    rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     columns: list[str] | None = None
     timestamped = False
     zone: str | None = None
@@ -129,19 +154,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         for name, token in zip(columns, tokens, strict=False):
             metric, unit, scale, averaged = _COLUMNS[name]
             value = number(token, path, lineno, name)
-            rows.append({"benchmark": BENCHMARK, "tool": TOOL, "metric": metric,
-                         "value": value * scale, "unit": unit, "higher_is_better": None,
-                         "warmup": bool(sample == 0 and averaged), "raw": token,
-                         "source": source(path, lineno), **extra})
+            rows.add(lineno, metric, value * scale, unit, None, token, extra,
+                     warmup=bool(sample == 0 and averaged))
         sample += 1
     if not group_seen:
         raise ParseError(path, 1, "not vmstat's report (no 'procs ---memory---' header)")
     if first_stamp is not None and zone in _UTC:
-        started = pd.Timestamp(first_stamp, tz="UTC")
-        for r in rows:
-            r["started_at"] = started
-    df = frame(rows)
-    for col in ("p_sample", "p_time"):
-        if col in df.columns:
-            df[col] = df[col].astype("Int64")
-    return df
+        rows.fill("started_at", pd.Timestamp(first_stamp, tz="UTC"))
+    return rows.frame()

@@ -49,7 +49,7 @@ import shlex
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, checked_frame, integer, number, numbered, source
+from overhead.parsers._common import ParseError, Rows, integer, number, numbered
 
 TOOL = "xz"
 BENCHMARK = "compression"
@@ -76,7 +76,19 @@ _LABELS = (*_FIELDS, "Exit status")
 
 
 def detect(text: str) -> float:
-    """Confidence (0..1) that ``text`` is GNU ``time -v`` output of a compression run."""
+    """Tell whether ``text`` is GNU ``time -v`` output of a compression run.
+
+    Parameters
+    ----------
+    text : str
+        The output to recognize.
+
+    Returns
+    -------
+    float
+        Confidence from 0 (not such output) to 1; 0.5 for a ``time -v`` report of another
+        command.
+    """
     head = text[:20000]
     if "Command being timed:" not in head or "Elapsed (wall clock) time" not in head:
         return 0.0
@@ -87,6 +99,7 @@ def detect(text: str) -> float:
 
 
 def _words(command: str) -> list[str]:
+    """Split a command line like a shell (on blanks when its quoting is broken)."""
     try:
         return shlex.split(command)
     except ValueError:
@@ -94,7 +107,7 @@ def _words(command: str) -> list[str]:
 
 
 def _compressor(words: list[str]) -> tuple[str | None, list[str]]:
-    """The compressor's name and the arguments after it, or (None, [])."""
+    """Find the compressor's name and the arguments after it, or (None, [])."""
     for i, w in enumerate(words):
         if os.path.basename(w) in _COMPRESSORS:
             return os.path.basename(w), words[i + 1:]
@@ -102,7 +115,19 @@ def _compressor(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 def command_params(command: str) -> dict:
-    """Parameters the compressor's command line states (see the module docstring)."""
+    """Read the parameters the compressor's command line states (see the module docstring).
+
+    Parameters
+    ----------
+    command : str
+        The command line GNU time quotes.
+
+    Returns
+    -------
+    dict
+        p_compressor, p_mode and, when stated, p_threads, p_level, p_extreme; empty when the
+        command runs no known compressor.
+    """
     name, args = _compressor(_words(command))
     if name is None:
         return {}
@@ -154,14 +179,14 @@ def command_params(command: str) -> dict:
 
 
 def _whole(token: str, path: str, lineno: int, what: str) -> float:
-    """A whole number printed by GNU time, as a float (ParseError if it is not one)."""
+    """Read a whole number printed by GNU time, as a float (ParseError if it is not one)."""
     if not token.isdigit():
         raise ParseError(path, lineno, f"{what}: expected a whole number, found {token!r}")
     return number(token, path, lineno, what)
 
 
 def _clock(token: str, path: str, lineno: int) -> float:
-    """GNU time's elapsed time, ``m:ss.ss`` or ``h:mm:ss``, in seconds."""
+    """Read GNU time's elapsed time, ``m:ss.ss`` or ``h:mm:ss``, in seconds."""
     parts = token.split(":")
     if len(parts) not in (2, 3):
         raise ParseError(path, lineno, f"elapsed time: expected h:mm:ss or m:ss, found {token!r}")
@@ -177,15 +202,31 @@ def _clock(token: str, path: str, lineno: int) -> float:
 def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> pd.DataFrame:
     """Parse GNU ``time -v`` reports of compression runs into tidy rows.
 
-    Parameters: text, the whole file; path, used in ``source`` and in errors; input_bytes, the
-    size of the compressed input in bytes when known (a sidecar ``input_bytes=<N>`` line
-    before a report overrides it for that report).
-    Raises ParseError when no complete report is found or a known field is malformed.
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    path : str
+        Its name, used in ``source`` and in errors.
+    input_bytes : int, optional
+        The size of the compressed input in bytes, when known (a sidecar ``input_bytes=<N>``
+        line before a report overrides it for that report).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed tidy rows (see the module docstring).
+
+    Raises
+    ------
+    ParseError
+        When no complete report is found, a known field is malformed, or a whole-number
+        parameter is out of the 64-bit range.
     """
     if input_bytes is not None and (isinstance(input_bytes, bool) or int(input_bytes) != input_bytes
                                     or input_bytes < 0):
         raise ParseError(path, None, f"input_bytes must be a whole number of bytes, not {input_bytes!r}")
-    rows: list[dict] = []
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     pending: dict = {}  # what was said before the next report: sidecar, non-zero status, signal
     run: dict | None = None
     trial = 0
@@ -225,7 +266,7 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
         token = stripped[len(label) + 1:].strip()
         if label == "Exit status":
             status = integer(token, path, lineno, "Exit status")
-            rows.extend(_finish(run, status, lineno, path, input_bytes))
+            _finish(rows, run, status, input_bytes)
             run = None
             continue
         metric, unit, hib, kind = _FIELDS[label]
@@ -244,18 +285,17 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
         else:
             value = number(token, path, lineno, label)
         raw = f"{token} s" if kind == "seconds" else f"{token} kbytes" if kind == "kbytes" else token
-        run["rows"].append({"metric": metric, "value": value, "unit": unit,
-                            "higher_is_better": hib, "source": source(path, lineno), "raw": raw})
+        run["rows"].append((lineno, metric, value, unit, hib, raw))
     if not seen_cmd:
         raise ParseError(path, 1, "no GNU time -v report found (no 'Command being timed:' line)")
-    if not rows:
+    if not len(rows):
         raise ParseError(path, len(text.splitlines()) or 1,
                          "GNU time -v report cut off before its 'Exit status' line")
-    return checked_frame(rows, path)
+    return rows.frame()
 
 
-def _finish(run: dict, status: int, lineno: int, path: str, input_bytes: int | None) -> list[dict]:
-    """The rows of one complete report, with its parameters and the derived throughput."""
+def _finish(rows: Rows, run: dict, status: int, input_bytes: int | None) -> None:
+    """Add the rows of one complete report, with its parameters and the derived throughput."""
     pend = run["pending"]
     params = {"p_command": run["command"], **command_params(run["command"]), "p_exit_status": status}
     if "signal" in pend:
@@ -264,14 +304,12 @@ def _finish(run: dict, status: int, lineno: int, path: str, input_bytes: int | N
                           else (int(input_bytes), None) if input_bytes is not None else (None, None))
     if nbytes is not None:
         params["p_input_bytes"] = nbytes
-    out = [{"benchmark": BENCHMARK, "tool": TOOL, "trial": run["trial"], **r, **params}
-           for r in run["rows"]]
-    elapsed = next((r for r in run["rows"] if r["metric"] == "elapsed_time"), None)
+    params["trial"] = run["trial"]
+    for row in run["rows"]:
+        rows.add(*row, params)
+    elapsed = next((r for r in run["rows"] if r[1] == "elapsed_time"), None)
     failed = status != 0 or "signal" in pend
-    if nbytes is not None and elapsed is not None and elapsed["value"] > 0 and not failed:
-        where = elapsed["source"] if bytes_line is None else source(path, bytes_line)
-        out.append({"benchmark": BENCHMARK, "tool": TOOL, "trial": run["trial"],
-                    "metric": "throughput", "value": nbytes / elapsed["value"], "unit": "B/s",
-                    "higher_is_better": True, "source": where,
-                    "raw": f"{nbytes} B / {elapsed['raw']}", **params})
-    return out
+    if nbytes is not None and elapsed is not None and elapsed[2] > 0 and not failed:
+        where = elapsed[0] if bytes_line is None else bytes_line
+        rows.add(where, "throughput", nbytes / elapsed[2], "B/s", True,
+                 f"{nbytes} B / {elapsed[5]}", params)

@@ -1,8 +1,8 @@
-"""Helpers for the IBM RC25482 authors' wrapper lines: dates and numactl options.
+"""Date stamps with zone abbreviations, and the numactl options of benchmark wrapper lines.
 
-The authors' scripts print ``Running <tool> [with numaopts < ... >], started at <date>`` before
-each run (``date`` output such as ``Sat Jul 12 10:14:38 CDT 2014``), and dstat stamps its CSV
-header with ``02 Jul 2014 11:17:45 CDT``. :func:`started_at` reads both as UTC.
+Wrapper scripts commonly print ``Running <tool> [with numaopts < ... >], started at <date>``
+before each run (``date`` output such as ``Sat Jul 12 10:14:38 CDT 2014``), and dstat stamps
+its CSV header with ``02 Jul 2014 11:17:45 CDT``. :func:`started_at` reads both as UTC.
 :func:`numa_options` normalizes the numactl options the way the LINPACK parser does, and
 :func:`sockets` derives how many sockets a run used from them.
 """
@@ -10,6 +10,7 @@ header with ``02 Jul 2014 11:17:45 CDT``. :func:`started_at` reads both as UTC.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 
 import pandas as pd
@@ -31,8 +32,15 @@ _FORMATS = {
 def started_at(stamp: str) -> pd.Timestamp | None:
     """Parse a ``date``-style or dstat-style timestamp with a zone abbreviation as UTC.
 
-    Parameters: stamp, e.g. "Sat Jul 12 10:14:38 CDT 2014" or "02 Jul 2014 11:17:45 CDT".
-    Returns None when the text is not such a timestamp or its zone is not known.
+    Parameters
+    ----------
+    stamp : str
+        E.g. "Sat Jul 12 10:14:38 CDT 2014" or "02 Jul 2014 11:17:45 CDT".
+
+    Returns
+    -------
+    pandas.Timestamp or None
+        The time in UTC; None when the text is not such a timestamp or its zone is not known.
     """
     parts = stamp.split()
     fmt = _FORMATS.get(len(parts))
@@ -50,16 +58,20 @@ def started_at(stamp: str) -> pd.Timestamp | None:
 
 
 def numa_options(raw: str) -> str:
-    """The numactl options of a ``with numaopts <  ...  >`` line, whitespace-normalized."""
+    """Normalize the whitespace of the numactl options of a ``with numaopts <  ...  >`` line.
+
+    Parameters
+    ----------
+    raw : str
+        The options as printed between ``<`` and ``>``.
+
+    Returns
+    -------
+    str
+        The options separated by single spaces.
+    """
     return " ".join(raw.split())
 
-
-# The authors' host (linpack/results/native.topo): two sockets, one NUMA node each, with
-# hyperthreads numbered 16 apart. Used only to read ``--physcpubind`` lists in their logs.
-IBM_HOST_NODES: tuple[frozenset[int], ...] = (
-    frozenset([*range(0, 8), *range(16, 24)]),
-    frozenset([*range(8, 16), *range(24, 32)]),
-)
 
 
 def _id_list(text: str) -> set[int] | None:
@@ -78,7 +90,7 @@ def _id_list(text: str) -> set[int] | None:
 
 
 def _option(options: list[str], *names: str) -> str | None:
-    """The value of the first ``--name=value`` (or ``--name value``) among ``options``."""
+    """Return the value of the first ``--name=value`` (or ``--name value``) among ``options``."""
     for i, tok in enumerate(options):
         for name in names:
             if tok.startswith(name + "="):
@@ -88,14 +100,26 @@ def _option(options: list[str], *names: str) -> str | None:
     return None
 
 
-def sockets(numa: str | None) -> int | None:
-    """How many sockets a run used, read from its numactl options; None when they do not say.
+def sockets(numa: str | None, nodes: Sequence[frozenset[int]] | None = None) -> int | None:
+    """Tell how many sockets a run used, from its numactl options.
 
-    Parameters: numa, the normalized options (e.g. "--physcpubind=0-31 --interleave=0,1").
     Rules: ``--interleave=<nodes>`` or ``--cpunodebind=<nodes>`` -> the number of nodes
-    listed; ``--localalloc`` with ``--physcpubind=<cpus>`` -> the number of the authors' host
-    NUMA nodes (:data:`IBM_HOST_NODES`, one per socket) those CPUs lie on, provided every CPU
-    is one of that host's 32. Anything else (no options, ``all``, other hosts' CPU numbers) -> None.
+    listed; ``--localalloc`` with ``--physcpubind=<cpus>`` -> the number of the host's NUMA
+    nodes (``nodes``, one per socket) those CPUs lie on, provided every CPU is one of that
+    host's; without ``nodes`` a CPU list says nothing about sockets (the parsers do not know
+    the host). Anything else (no options, ``all``, CPUs the host does not have) -> None.
+
+    Parameters
+    ----------
+    numa : str or None
+        The normalized options (e.g. "--physcpubind=0-31 --interleave=0,1").
+    nodes : sequence of frozenset of int, optional
+        The CPUs of each NUMA node (socket) of the host the run was on.
+
+    Returns
+    -------
+    int or None
+        The number of sockets; None when the options do not say.
     """
     if not numa:
         return None
@@ -108,15 +132,27 @@ def sockets(numa: str | None) -> int | None:
     if "--localalloc" in opts or "-l" in opts:
         value = _option(opts, "--physcpubind", "-C")
         cpus = _id_list(value) if value is not None else None
-        if not cpus or not cpus <= frozenset().union(*IBM_HOST_NODES):
+        if not cpus or not nodes or not cpus <= frozenset().union(*nodes):
             return None
-        return sum(1 for node in IBM_HOST_NODES if cpus & node)
+        return sum(1 for node in nodes if cpus & node)
     return None
 
 
 def wrapper_context(numa: str | None, stamp: str) -> dict:
-    """Parameters stated by a ``Running <tool> [with numaopts < ... >], started at <date>`` line:
-    p_numa, p_sockets (when the options tell) and started_at (when the date parses)."""
+    """Read the context a ``Running <tool> [with numaopts < ... >], started at <date>`` line states.
+
+    Parameters
+    ----------
+    numa : str or None
+        The options between ``<`` and ``>``, if the line has them.
+    stamp : str
+        The date after ``started at``.
+
+    Returns
+    -------
+    dict
+        p_numa, p_sockets (when the options tell) and started_at (when the date parses).
+    """
     ctx: dict = {}
     if numa:
         ctx["p_numa"] = numa_options(numa)
