@@ -11,22 +11,36 @@ from pathlib import Path
 
 import pytest
 
-from overhead.paths import find_reference, reference_candidates
+from overhead.errors import DataNotFound
+from overhead.rc25482 import data as ibm_data
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-# The authors' raw data is read in place (see overhead.paths for where it is looked for).
-REFERENCE = find_reference() or reference_candidates()[0]
-IBM = REFERENCE / "kvm-docker-comparison"
 
 
-def _require_reference() -> None:
-    """Fail loudly (not skip) when the reference data is missing, unless told it may be."""
-    if IBM.is_dir():
+def _find_tree() -> Path | None:
+    """The authors' tree where overhead.rc25482.data finds it, or None."""
+    try:
+        return ibm_data.find_tree()
+    except DataNotFound:
+        return None
+
+
+# The authors' raw data is read in place (see overhead.rc25482.data for where it is looked for).
+IBM = _find_tree()
+# The folder the tree is in: this project's CI has ../shared/reference, which also holds the
+# reference curator's files (README.md, paper_numbers.csv) that some cross-checks read.
+REFERENCE = IBM.parent if IBM else ROOT.parent / "shared" / "reference"
+
+
+def _require(path: Path | None, what: str) -> None:
+    """Fail loudly (not skip) when reference data is missing, unless told it may be."""
+    if path is not None and path.exists():
         return
-    msg = (f"reference data not found at {IBM}; set OVERHEAD_REFERENCE to the folder holding "
-           "kvm-docker-comparison/ (or OVERHEAD_ALLOW_MISSING_REFERENCE=1 to skip these tests)")
-    if os.environ.get("OVERHEAD_ALLOW_MISSING_REFERENCE") == "1":
+    msg = (f"{what} not found (looked at {path}); set OVERHEAD_REFERENCE to the folder holding "
+           "kvm-docker-comparison/, run scripts/get-ibm-data.sh, or set "
+           "OVERHEAD_ALLOW_MISSING_REFERENCE=1 to skip these tests")
+    if os.environ.get("OVERHEAD_ALLOW_MISSING_REFERENCE") == "1" and os.environ.get("CI") != "true":
         pytest.skip(msg)
     pytest.fail(msg)
 
@@ -34,7 +48,7 @@ def _require_reference() -> None:
 @pytest.fixture(scope="session")
 def ibm() -> Path:
     """Root of the authors' repository (thewmf/kvm-docker-comparison)."""
-    _require_reference()
+    _require(IBM, "the authors' raw data (kvm-docker-comparison)")
     return IBM
 
 
@@ -50,9 +64,18 @@ def ibm_tidy(ibm, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def reference() -> Path:
-    """The shared reference folder (paper_numbers.csv, history, the authors' tree)."""
-    _require_reference()
+def history(ibm) -> Path:
+    """The authors' deleted or overwritten files (kvm-docker-comparison-history/), beside the tree."""
+    path = ibm_data.find_history(ibm)
+    _require(path, "the authors' history files (kvm-docker-comparison-history)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def curator() -> Path:
+    """The reference curator's folder (README.md with the Table I values, paper_numbers.csv):
+    independent cross-checks of what data/reference/rc25482.csv says."""
+    _require(REFERENCE / "paper_numbers.csv", "the curator's paper_numbers.csv")
     return REFERENCE
 
 

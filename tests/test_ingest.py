@@ -1,5 +1,5 @@
-"""ingest-ibm over the authors' whole tree: counts you can check against the data, sources,
-caching on content, atomic writes, and the CLI's error behaviour."""
+"""Ingest of the authors' whole tree with the study's rule set: counts you can check against the
+data, sources, caching on content, atomic writes, and the CLI's error behaviour."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from overhead import ingest
+from overhead import tidy as tidy_tables
 from overhead.errors import ParseError
+from overhead.rc25482 import ALIASES, ingest_ibm
 
 OVERHEAD = [sys.executable, "-m", "overhead.cli"]
 
@@ -22,7 +23,7 @@ OVERHEAD = [sys.executable, "-m", "overhead.cli"]
 @pytest.fixture(scope="module")
 def tidy(ibm, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("tidy")
-    result = ingest.ingest_ibm(ibm, out)
+    result = ingest_ibm(ibm, out)
     assert not result.unchanged and not result.unmapped
     return out
 
@@ -132,7 +133,7 @@ def test_skipped_files_have_reasons(tidy):
 
 
 def test_warm_rerun_is_a_noop_and_a_change_invalidates(ibm, tidy, tmp_path):
-    again = ingest.ingest_ibm(ibm, tidy)
+    again = ingest_ibm(ibm, tidy)
     assert again.unchanged and again.rows > 0
     # a copy of a small part of the tree: change one file's bytes -> re-ingest
     root = tmp_path / "tree"
@@ -141,11 +142,11 @@ def test_warm_rerun_is_a_noop_and_a_change_invalidates(ibm, tidy, tmp_path):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ibm / rel, root / rel)
     out = tmp_path / "out"
-    first = ingest.ingest_ibm(root, out)
-    assert not first.unchanged and ingest.ingest_ibm(root, out).unchanged
+    first = ingest_ibm(root, out)
+    assert not first.unchanged and ingest_ibm(root, out).unchanged
     with open(root / "Stream/results/linux.two-socket.interleavedalloc.log", "a") as fh:
         fh.write("\n")
-    assert not ingest.ingest_ibm(root, out).unchanged
+    assert not ingest_ibm(root, out).unchanged
 
 
 def test_concurrent_ingests_into_one_folder_take_turns(ibm, tmp_path):
@@ -174,14 +175,14 @@ def test_a_bad_file_leaves_previous_tables_intact(ibm, tmp_path):
     (root / rel).parent.mkdir(parents=True)
     shutil.copy(ibm / rel, root / rel)
     out = tmp_path / "out"
-    ingest.ingest_ibm(root, out, workers=1)
+    ingest_ibm(root, out, workers=1)
     before = _digest(out)
     # a truncated, corrupted copy: the trial table breaks at line 30
     lines = (ibm / rel).read_text().splitlines(keepends=True)
     lines[29] = "45000  45000  1      2x8.525    291.3511 1.876477e-09 3.301464e-02   pass\n"
     (root / rel).write_text("".join(lines))
     with pytest.raises(ParseError) as err:
-        ingest.ingest_ibm(root, out, workers=1)
+        ingest_ibm(root, out, workers=1)
     assert str(err.value).startswith(f"{rel}:30:")
     assert _digest(out) == before
     assert not [p for p in out.iterdir() if p.name.startswith(".monitor.")]
@@ -200,18 +201,25 @@ def test_cli_ingest_reports_parse_errors_without_traceback(ibm, tmp_path):
 
 def test_cli_ingest_missing_tree_says_how_to_get_it(tmp_path):
     r = subprocess.run([*OVERHEAD, "ingest-ibm", str(tmp_path / "nope")], capture_output=True, text=True)
-    assert r.returncode == 1
-    assert "git clone https://github.com/thewmf/kvm-docker-comparison" in r.stderr
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert str(tmp_path / "nope") in r.stderr and "scripts/get-ibm-data.sh" in r.stderr
 
 
-def test_make_demo_without_data_explains(tmp_path):
+def test_make_demo_with_a_wrong_data_path_says_so(tmp_path):
+    """IBM_DATA names a folder that is not there: one line naming it, before anything is built
+    (without IBM_DATA and without data, make demo fetches it: tests/test_get_ibm_data.py)."""
     root = Path(__file__).resolve().parents[1]
-    r = subprocess.run(["make", "-s", "ingest", f"IBM_DATA={tmp_path / 'missing'}"], cwd=root,
-                       capture_output=True, text=True)
+    r = subprocess.run(["make", "-s", "--no-print-directory", "ingest", f"IBM_DATA={tmp_path / 'missing'}"],
+                       cwd=root, capture_output=True, text=True)
     assert r.returncode != 0
-    assert "git clone https://github.com/thewmf/kvm-docker-comparison" in r.stdout + r.stderr
+    ours = [line for line in r.stderr.splitlines() if not line.startswith("make:")]
+    assert ours == [f"{tmp_path / 'missing'}: not a folder (IBM_DATA)"], r.stderr
 
 
 def test_summary_table(tidy):
-    text = ingest.summary_table(tidy / "measurements.parquet")
+    text = tidy_tables.summary_table(tidy, ALIASES)
     assert "mysql" in text and "Docker NAT AUFS" in text and "KVM-tuned" in text
+    assert "qcow2" not in text  # the MySQL KVM runs carry the paper's label
+    assert "KVM qcow2,pinned" in tidy_tables.summary_table(tidy)  # generic labels without the aliases
+    assert tidy_tables.campaigns(tidy) == ["ibm-rc25482"]

@@ -22,12 +22,11 @@ DIAGRAMS = {"fig01", "fig04"}
 
 
 @pytest.fixture(scope="module")
-def reproduced(ibm, reference, tmp_path_factory):
+def reproduced(ibm, tmp_path_factory):
     from overhead.rc25482.run import reproduce
 
     base = tmp_path_factory.mktemp("reproduce")
-    runs = reproduce(out=base / "out", tidy=base / "tidy", ibm_data=ibm, reference=reference,
-                     executed=base / "executed")
+    runs = reproduce(out=base / "out", tidy=base / "tidy", ibm_data=ibm, executed=base / "executed")
     return runs, base / "out", base / "executed"
 
 

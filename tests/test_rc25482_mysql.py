@@ -13,9 +13,11 @@ import pandas as pd
 import pytest
 
 from overhead.parsers import parse_file
-from overhead.rc25482 import load
+from overhead.rc25482 import authors, load
 from overhead.rc25482 import mysql as my
-from overhead.reference import published
+from overhead.rc25482 import mysql_dstat as md
+from overhead.rc25482.published import published
+from overhead.stats import SegmentationError, segment_runs
 
 PG = ("mysql", "results", "performance-governor")
 
@@ -47,12 +49,12 @@ def monitor(tidy):
 
 @pytest.fixture(scope="module")
 def cpu(monitor, runs):
-    return my.cpu_runs(monitor, runs)
+    return md.cpu_runs(monitor, runs)
 
 
 @pytest.fixture(scope="module")
 def fig11(cpu, fig10):
-    return my.cpu_curve(cpu, fig10, n_resamples=500)
+    return md.cpu_curve(cpu, fig10, n_resamples=500)
 
 
 @pytest.fixture(scope="module")
@@ -148,12 +150,12 @@ def test_loss_and_verdicts(fig10):
     assert (fig10.loc[fig10.environment == "Native", "verdict"] == "baseline").all()
 
 
-def test_series_equal_the_authors_plot_csvs(reference, runs, fig10, fig12):
+def test_series_equal_the_authors_plot_csvs(history, runs, fig10, fig12):
     """The authors' mysql_perfgov_results-*.csv (no KVM): they computed throughput as
     transactions / total time; the printed rate differs from that by <= 0.016 tx/s per run, so
     means agree within 0.01 tx/s; their method reproduced exactly to 1e-6. Latencies are the
     printed values in both: equal to rounding of the CSV (1e-9)."""
-    a = my.read_authors_plot_csvs(reference / "kvm-docker-comparison-history")
+    a = authors.read_authors_plot_csvs(history)
     assert len(a) == 60 and set(a.environment) == set(my.AUTHORS_PLOT_ORDER)
     m10 = fig10.merge(a, on=["environment", "threads"], suffixes=("", "_a"))
     m12 = fig12.merge(a, on=["environment", "threads"], suffixes=("", "_a"))
@@ -203,7 +205,7 @@ def test_segmentation_matches_the_authors_results_cpu(ibm, fig11):
     mean by at most about (busy - edge) / 59 / 10 points; 0.1 is also an order of magnitude
     below the ~1.5-point native-Docker difference the paper discusses. Observed: <= 0.02.
     """
-    a = my.read_authors_cpu(ibm)
+    a = authors.read_authors_cpu(ibm)
     assert set(a.environment) == set(my.LABELS) - {"KVM"}  # no results-cpu file for KVM
     m = fig11.merge(a, on=["environment", "threads"])
     assert len(m) == 60
@@ -219,25 +221,25 @@ def test_segmentation_matches_the_authors_results_cpu(ibm, fig11):
 
 def test_segment_runs_failure_modes(monitor):
     """On native's real idle series: the right count passes; each failure mode raises."""
-    wide = my._samples(monitor, "Native")
+    wide = md._samples(monitor, "Native")
     idle = wide["cpu_idle"].to_numpy()
-    seg = my.segment_runs(idle, 150, expected_length=60)
+    seg = segment_runs(idle, 150, expected_length=60)
     assert len(seg) == 150 and seg.attrs["dropped"] == []
-    with pytest.raises(my.SegmentationError, match="expected 149"):
-        my.segment_runs(idle, 149)
+    with pytest.raises(SegmentationError, match="expected 149"):
+        segment_runs(idle, 149)
     merged = idle.copy()  # fill the gap between runs 3 and 4: they merge into one stretch
     merged[seg.loc[3, "last"] + 1:seg.loc[4, "first"]] = 50.0
-    with pytest.raises(my.SegmentationError, match="found 149"):
-        my.segment_runs(merged, 150)
+    with pytest.raises(SegmentationError, match="found 149"):
+        segment_runs(merged, 150)
     blip = idle.copy()  # a 5-s burst in an idle gap is dropped as a blip
     blip[seg.loc[7, "last"] + 2:seg.loc[7, "last"] + 4] = 10.0
     assert seg.loc[8, "first"] - seg.loc[7, "last"] > 5
-    again = my.segment_runs(blip, 150)
+    again = segment_runs(blip, 150)
     assert len(again.attrs["dropped"]) == 1
-    with pytest.raises(my.SegmentationError, match="differ from 30 samples"):
-        my.segment_runs(idle, 150, expected_length=30)
-    with pytest.raises(my.SegmentationError, match="expected 150"):
-        my.segment_runs(idle, 150, busy_below=50.0)  # 10-thread runs (86% idle) vanish
+    with pytest.raises(SegmentationError, match="differ from 30 samples"):
+        segment_runs(idle, 150, expected_length=30)
+    with pytest.raises(SegmentationError, match="expected 150"):
+        segment_runs(idle, 150, busy_below=50.0)  # 10-thread runs (86% idle) vanish
 
 
 def test_kvm_cpu_is_measured_on_the_host(cpu, monitor):
@@ -245,7 +247,7 @@ def test_kvm_cpu_is_measured_on_the_host(cpu, monitor):
     is counted twice (physical NIC and the VM's tap) with the two directions' sizes averaged:
     dstat ran on the host, not in the guest (where it would see 16 per transaction, like native)."""
     assert set(monitor["host"].dropna().unique()) == {"arldcn24"}
-    sig = my.network_signature(cpu).set_index("environment")
+    sig = md.network_signature(cpu).set_index("environment")
     assert sig.loc["Native", "packets_per_tx_recv"] == pytest.approx(16.0, abs=0.05)
     assert sig.loc["KVM", "packets_per_tx_recv"] == pytest.approx(32.0, abs=0.1)
     assert sig.loc["KVM", "bytes_per_packet_recv"] == pytest.approx(sig.loc["KVM", "bytes_per_packet_send"], rel=1e-3)
@@ -255,8 +257,8 @@ def test_kvm_cpu_is_measured_on_the_host(cpu, monitor):
     assert sig.loc["KVM", "usr_per_sys"] > 2 * sig.loc["Native", "usr_per_sys"]
 
 
-def test_claims(reference, fig10, fig11, cpu):
-    c = my.claims(fig10, fig11, cpu, published(reference), n_resamples=500).set_index(["claim", "environment"])
+def test_claims(fig10, fig11, cpu):
+    c = my.claims(fig10, fig11, cpu, published(), n_resamples=500).set_index(["claim", "environment"])
     kvm = c.xs("KVM", level="environment").iloc[0]
     assert kvm["paper_value"] == 40 and kvm["reproduced"] == pytest.approx(40.12, abs=0.01)
     dk = c.loc[("Docker loss vs native approaches ~2% at high concurrency", "Docker net=host volume")]
@@ -268,7 +270,7 @@ def test_claims(reference, fig10, fig11, cpu):
 # --- outputs -----------------------------------------------------------------------------------
 
 def test_table3_and_csv_columns(runs, cpu, fig10, fig11, fig12):
-    t3 = my.table3(runs, cpu)
+    t3 = md.table3(runs, cpu)
     assert list(t3["configuration"]) == list(my.LABELS)
     assert list(t3["folder"]) == ["bml", "docker", "docker-nofs", "docker-nofs-nonet", "KVM"]
     assert {"network", "storage", "runs", "reports", "dstat_host", "observed_network"} <= set(t3.columns)

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from overhead.rc25482 import diagrams, load, network
-from overhead.reference import published
+from overhead.rc25482.published import published
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +22,8 @@ def ref_rows(ibm_tidy):
 
 
 @pytest.fixture(scope="module")
-def paper(reference):
-    return published(reference)
+def paper():
+    return published()
 
 
 @pytest.fixture(scope="module")

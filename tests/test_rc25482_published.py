@@ -1,4 +1,5 @@
-"""Published values (paper_numbers.csv, the README's Table I) and the authors' spreadsheets."""
+"""RC25482's published values (data/reference/rc25482.csv, checked against the curator's README
+Table I) and the values read from the authors' spreadsheets."""
 
 from __future__ import annotations
 
@@ -7,24 +8,26 @@ import re
 
 import pandas as pd
 import pytest
+from conftest import ROOT
 
-from overhead import reference as ref
+from overhead.rc25482.published import published, table1_published
+from overhead.rc25482.spreadsheets import ibm_spreadsheets
 from overhead.schema import validate
 
 README_COLUMNS = {"Native": "Native", "Docker": "Docker", "KVM untuned": "KVM-untuned", "KVM tuned": "KVM-tuned"}
 
 
-def test_published(reference):
-    pub = ref.published(reference)
-    with open(reference / "paper_numbers.csv", newline="") as f:
+def test_published():
+    pub = published()
+    with open(ROOT / "data" / "reference" / "rc25482.csv", newline="") as f:
         lines = list(csv.DictReader(f))
     assert len(pub) == len(lines) == 148
     assert list(pub.columns[:3]) == ["item", "metric", "env"]
     # numeric values stay numbers, with err and n
     linpack = pub[(pub.item == "Table I") & (pub.metric == "Linpack") & (pub.env == "Native")].iloc[0]
-    assert linpack.value == 290.82864 and linpack.err == pytest.approx(1.1333858783897577)
+    assert linpack.value == pytest.approx(290.82864, rel=1e-12) and linpack.err == pytest.approx(1.1333858783897577)
     assert linpack.n == 10 and linpack.unit == "GFLOPS" and linpack.status == "REPO-SPREADSHEET"
-    assert linpack.value_parsed == 290.82864 and pd.isna(linpack.value_text)
+    assert linpack.value_parsed == linpack.value and pd.isna(linpack.value_text)
     # textual values are kept as text, with the one number they say where unambiguous
     text = pub[pub.value_text.notna()].set_index("value_text")
     assert text.value.isna().all()
@@ -39,9 +42,9 @@ def test_published(reference):
     assert len(missing) == 2 and missing.value.isna().all() and missing.value_text.isna().all()
 
 
-def _readme_table(reference):
+def _readme_table(curator):
     """The README's Table I as {(workload, environment): (mean, sd, unit)}, from its text."""
-    text = (reference / "README.md").read_text()
+    text = (curator / "README.md").read_text()
     section = text.split("## Values to reproduce", 1)[1]
     rows = [line for line in section.splitlines() if line.startswith("|")]
     header = [c.strip() for c in rows[0].strip("|").split("|")]
@@ -56,9 +59,9 @@ def _readme_table(reference):
     return cells
 
 
-def test_table1_reproduces_the_readme(reference):
-    table = ref.table1_published(reference)
-    printed = _readme_table(reference)
+def test_table1_reproduces_the_readme(curator):
+    table = table1_published()
+    printed = _readme_table(curator)
     assert len(printed) == 18 and len(table) == 18
     for r in table.itertuples():
         mean, sd, unit = printed[(r.workload, r.environment)]
@@ -70,15 +73,15 @@ def test_table1_reproduces_the_readme(reference):
     assert native.loc[("RandomAccess", "Native"), "sd_kind"].startswith("sample SD")
 
 
-def test_table1_open_cell(reference):
-    full = ref.table1_published(reference, include_open=True)
+def test_table1_open_cell():
+    full = table1_published(include_open=True)
     extra = full[(full.workload == "Linpack") & (full.environment == "KVM-untuned")]
     assert extra["mean"].item() == pytest.approx(130.28326) and extra["sd"].item() == pytest.approx(7.5657727617650981)
 
 
 @pytest.fixture(scope="module")
 def sheets(ibm):
-    return ref.ibm_spreadsheets(ibm)
+    return ibm_spreadsheets(ibm)
 
 
 def test_spreadsheet_rows_follow_the_schema(sheets):
@@ -92,7 +95,7 @@ def test_spreadsheet_rows_follow_the_schema(sheets):
                                    "netperf/results/netperf.xlsx!Sheet1!C4"]).any()
 
 
-def test_nuttcp(sheets, reference):
+def test_nuttcp(sheets):
     nut = sheets[sheets.benchmark == "nuttcp"].set_index("source")
     native = nut.loc["nuttcp/results/nuttcp.xlsx!Sheet1!B5"]  # C->S, Native: 9348.1319 (Mbps)
     assert native.raw == "9348.1319" and native.value == pytest.approx(9348.1319e6 / 8)
@@ -100,8 +103,8 @@ def test_nuttcp(sheets, reference):
     nat = nut.loc["nuttcp/results/nuttcp.xlsx!Sheet1!C7"]  # S->C, Docker NAT: 9319.9298
     assert (nat.environment, nat.variant, nat.p_direction) == ("docker", "net=nat", "server_to_client")
     assert not nut.index.str.contains("!D").any()  # the Docker Host column is empty
-    # paper_numbers.csv quotes them in Gbps (Mbps / 1000)
-    pub = ref.published(reference)
+    # the published values quote them in Gbps (Mbps / 1000)
+    pub = published()
     quoted = pub[pub.metric.str.startswith("nuttcp goodput", na=False)]
     envs = {"Native": ("native", "default"), "Docker NAT": ("docker", "net=nat"), "KVM": ("kvm", "default")}
     for q in quoted.itertuples():
@@ -111,12 +114,12 @@ def test_nuttcp(sheets, reference):
         assert ours * 8 / 1e9 == pytest.approx(q.value, rel=1e-12)
 
 
-def test_netperf(sheets, reference):
+def test_netperf(sheets):
     net = sheets[sheets.benchmark == "netperf"].set_index("source")
     tcp = net.loc["netperf/results/netperf.xlsx!Sheet1!B4"]
     assert tcp.value == 26608.44 and tcp.unit == "tx/s" and tcp.p_test == "TCP_RR" and tcp.raw == "26608.44"
     assert "docker" not in set(net.environment)  # no Docker NAT value: no row
-    pub = ref.published(reference)
+    pub = published()
     for q in pub[pub.metric.str.startswith("netperf", na=False) & pub.value.notna()].itertuples():
         test = "TCP_RR" if "TCP_RR" in q.metric else "UDP_RR"
         env = "native" if q.env == "Native" else "kvm"
@@ -124,9 +127,9 @@ def test_netperf(sheets, reference):
         assert 1e6 / rate == pytest.approx(q.value, rel=1e-12)  # latency = 1e6 / rate
 
 
-def test_fio_values_match_paper_numbers(sheets, reference):
+def test_fio_values_match_the_published_values(sheets):
     fio = sheets[sheets.benchmark == "fio"]
-    pub = ref.published(reference)
+    pub = published()
     env = {"Native": "native", "Docker": "docker", "KVM": "kvm"}
     fig5 = pub[pub.item.eq("Fig 5").fillna(False)]
     jobs = {"Sequential Read": "seq-read-2", "Sequential Write": "sequential-fill"}

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from overhead.rc25482 import find_reference_dir, load
+from overhead.rc25482 import load
 from overhead.rc25482 import redis as rd
-from overhead.reference import published
+from overhead.rc25482.published import published
 
 LABELS = {"native": "Native", "dockerhost": "Docker net=host", "dockerbridge": "Docker NAT", "vm": "KVM"}
 
@@ -55,8 +55,8 @@ def fig8(runs):
 
 
 @pytest.fixture(scope="module")
-def littles(runs, reference):
-    return rd.littles_summary(runs, published=rd.published_values(published(reference)), n_resamples=500)
+def littles(runs):
+    return rd.littles_summary(runs, published=rd.published_values(published()), n_resamples=500)
 
 
 # --- runs and Fig 8 -----------------------------------------------------------------------------
@@ -225,13 +225,12 @@ def test_littles_columns_and_display(littles):
     assert shown.loc[("KVM", "added latency per request vs Native (N <= 5)"), "published (diff)"].startswith("83.0")
 
 
-def test_published_values(reference):
-    pv = rd.published_values(published(reference))
+def test_published_values():
+    pv = rd.published_values(published())
     assert {k: v[0] for k, v in pv.items()} == {"sat:Native": 110000.0, "lat4:Docker NAT": 51.0,
                                                 "ratio4:Docker NAT": 1.05, "ratio100:Docker NAT": 1.11,
                                                 "added:KVM": 83.0}
     assert rd.published_values(None) == {}
-    assert find_reference_dir(reference) == reference
 
 
 def test_missing_rows_raise(raw):

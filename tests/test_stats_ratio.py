@@ -1,4 +1,4 @@
-"""overhead.stats.compare: Fieller's interval against published examples and by inverting its
+"""overhead.stats.ratio: Fieller's interval against published examples and by inverting its
 pivot, the bootstrap ratio against scipy, where the two agree and where they part, and the
 per-group overhead table."""
 

@@ -1,8 +1,10 @@
 """The ``overhead`` command line.
 
 Heavy libraries (pandas, pyarrow) are imported inside the commands, so that a no-op run such
-as a warm ``ingest-ibm`` answers quickly. A ParseError is printed as ``path:line: message``
-without a traceback and exits with status 2.
+as a warm ``ingest-ibm`` answers quickly. Every error a user's input can cause is an
+:class:`~overhead.errors.OverheadError`; the command group catches that one class for every
+command and prints its message on one line (``path:line: message`` for a file that does not
+parse), without a traceback, with exit status 2.
 """
 
 from __future__ import annotations
@@ -13,22 +15,49 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
+from typer.core import TyperGroup
+
+from overhead.errors import InputError, OverheadError
+
+#: Exit status of a user error (bad input, missing data): one line on stderr, no traceback.
+EXIT_USER = 2
+
+
+class _Commands(TyperGroup):
+    """The command group: turns an OverheadError from any command into one line and exit 2."""
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; an OverheadError becomes its message on stderr and exit status 2."""
+        try:
+            return super().invoke(ctx)
+        except OverheadError as exc:
+            typer.echo(str(exc), err=True)
+            ctx.exit(EXIT_USER)
+
 
 app = typer.Typer(
+    cls=_Commands,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Measure what virtualization costs, and rebuild IBM RC25482 from raw data.",
 )
 
-EXIT_PARSE = 2
 
+def _read(path: Path) -> str:
+    """Read an input file's text; a missing, unreadable or non-regular path is an InputError."""
+    from overhead import parsers
 
-def _fail(message: str, code: int = EXIT_PARSE) -> None:
-    """Print ``message`` to stderr and exit with ``code``."""
-    typer.echo(message, err=True)
-    raise typer.Exit(code)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give the output files in it")
+    try:
+        return parsers.read_text(path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def _json_value(v):
@@ -59,16 +88,11 @@ def parse_cmd(
     """Parse raw tool output and print one JSON object per tidy row."""
     from overhead import parsers
 
-    if tool != "auto" and tool not in parsers.PARSERS:
-        _fail(str(parsers.UnknownTool(tool)))
+    if tool != "auto":
+        parsers.module(tool)  # an unknown tool fails before any file is read
     out = sys.stdout
     for path in files:
-        try:
-            text = parsers.read_text(path)
-        except FileNotFoundError:
-            _fail(f"{path}: no such file")
-        except parsers.ParseError as exc:
-            _fail(str(exc))
+        text = _read(path)
         name = tool
         try:
             if tool == "auto":
@@ -78,7 +102,7 @@ def parse_cmd(
         except parsers.ParseError as exc:
             if exc.path == "<input>":
                 exc.path = str(path)
-            _fail(str(exc))
+            raise
         _write_rows(df, out)
 
 
@@ -108,11 +132,8 @@ def read_trial_cmd(
     failed = 0
     for path in trials:
         if not (path / "meta").is_file():
-            _fail(f"{path}: not a trial directory (no meta file)")
-        try:
-            trial = runners.read_trial(path)
-        except runners.ParseError as exc:
-            _fail(str(exc))
+            raise InputError(f"{path}: not a trial directory (no meta file)")
+        trial = runners.read_trial(path)
         if not trial.ok:
             failed += 1
             tail = trial.stderr.strip().splitlines()[-3:]
@@ -126,42 +147,33 @@ def read_trial_cmd(
 
 @app.command("ingest-ibm")
 def ingest_ibm_cmd(
-    path: Annotated[Path, typer.Argument(help="Root of thewmf/kvm-docker-comparison.")],
+    path: Annotated[Path | None, typer.Argument(
+        help="Root of thewmf/kvm-docker-comparison (default: found as overhead.rc25482.data says).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Output folder for the Parquet tables.")] = Path(
         "data/tidy/ibm"
     ),
     force: Annotated[bool, typer.Option(help="Re-parse everything, ignoring the cache.")] = False,
 ) -> None:
-    """Ingest the authors' raw results into measurements/provenance/reference Parquet tables."""
-    from overhead import ingest
+    """Ingest the RC25482 authors' raw results into measurements/provenance/reference Parquet tables."""
+    from overhead.rc25482 import find_tree, ingest_ibm
 
-    if not path.is_dir():
-        _fail(
-            f"{path}: not a folder. Get the authors' data with\n"
-            "  git clone https://github.com/thewmf/kvm-docker-comparison "
-            "data/external/kvm-docker-comparison",
-            1,
-        )
-    try:
-        result = ingest.ingest_ibm(path, out, force=force)
-    except ingest.ParseError as exc:
-        _fail(str(exc))
+    result = ingest_ibm(find_tree(path), out, force=force)
     typer.echo(result.describe())
 
 
 @app.command("summary")
 def summary_cmd(
-    tidy: Annotated[Path, typer.Argument(help="Folder with measurements.parquet.")] = Path(
+    tidy: Annotated[Path, typer.Argument(help="A folder written by ingest.")] = Path(
         "data/tidy/ibm"
     ),
 ) -> None:
     """Print rows per benchmark and environment of an ingested tidy folder."""
-    from overhead import ingest
+    from overhead import tidy as tidy_tables
+    from overhead.rc25482 import ALIASES, CAMPAIGN
 
-    table = tidy / "measurements.parquet"
-    if not table.exists():
-        _fail(f"{table}: not found; run 'overhead ingest-ibm' first", 1)
-    typer.echo(ingest.summary_table(table))
+    # the authors' data is labelled in the paper's words
+    aliases = ALIASES if tidy_tables.campaigns(tidy) == [CAMPAIGN] else None
+    typer.echo(tidy_tables.summary_table(tidy, aliases))
 
 
 @app.command("reproduce")
@@ -169,20 +181,17 @@ def reproduce_cmd(
     out: Annotated[Path | None, typer.Option(help="Output folder (default figures/rc25482).")] = None,
     tidy: Annotated[Path | None, typer.Option(help="Ingest folder (default data/tidy/ibm).")] = None,
     ibm_data: Annotated[Path | None, typer.Option("--ibm", help="The authors' tree.")] = None,
-    reference: Annotated[Path | None, typer.Option(help="Folder with paper_numbers.csv.")] = None,
+    published: Annotated[Path | None, typer.Option(
+        help="CSV of published values (default data/reference/rc25482.csv).")] = None,
     workers: Annotated[int, typer.Option(help="Notebooks run at once.")] = 2,
 ) -> None:
     """Rebuild every table and figure of RC25482: ingest, then run the notebooks with papermill."""
     import time
 
-    from overhead.rc25482 import DataNotFound
     from overhead.rc25482.run import reproduce
 
     started = time.perf_counter()
-    try:
-        runs = reproduce(out, tidy, ibm_data, reference, workers=workers)
-    except DataNotFound as exc:
-        _fail(str(exc), 1)
+    runs = reproduce(out, tidy, ibm_data, published, workers=workers)
     for r in runs:
         status = "ok" if r.error is None else f"FAILED: {r.error.splitlines()[0][:200]}"
         typer.echo(f"{r.name:<28} {r.seconds:6.1f} s  {status}")
@@ -192,7 +201,7 @@ def reproduce_cmd(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run the command line (the console-script entry point)."""
     app()
 
 

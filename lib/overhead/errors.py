@@ -1,10 +1,37 @@
-"""Exceptions shared across the package, importable without pulling in pandas."""
+"""The exceptions of the package, all under one root, importable without pulling in pandas.
+
+Every error that a user's input can cause (a file that does not parse, a table that does not
+follow the data model, data that is missing or cannot support a statistic) is an
+:class:`OverheadError`. The command line catches that one class and prints the message on one
+line, without a traceback, with exit status 2. Subclasses also derive from the built-in class
+that describes them (``ValueError``, ``KeyError``, ``FileNotFoundError``), so callers that catch
+those keep working.
+"""
 
 from __future__ import annotations
 
 
-class ParseError(ValueError):
-    """Input is not valid output of the tool. ``str()`` is ``path:line: message``."""
+class OverheadError(Exception):
+    """Root of every error the package raises on bad input or missing data.
+
+    ``str()`` is the whole message a user sees: it names the file, line, column or field.
+    """
+
+
+class ParseError(OverheadError, ValueError):
+    """Input is not valid output of the tool.
+
+    ``str()`` is ``path:line: message``.
+
+    Parameters
+    ----------
+    path : str
+        The file (or ``<string>``/``<input>``) that was being read.
+    line : int or None
+        1-based line number, or None when the error concerns the whole file.
+    message : str
+        What is wrong.
+    """
 
     def __init__(self, path: str, line: int | None, message: str):
         self.path = path
@@ -13,5 +40,25 @@ class ParseError(ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
+        """Return ``path:line: message`` (``path: message`` when there is no line)."""
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         return f"{where}: {self.message}"
+
+
+class InputError(OverheadError, ValueError):
+    """An input path cannot be used: a directory where a file is wanted, unreadable, missing."""
+
+
+class DataNotFound(OverheadError, FileNotFoundError):
+    """Data the caller needs is not where it was looked for; the message says how to get it."""
+
+
+class SchemaError(OverheadError, ValueError):
+    """A table does not follow the tidy data model; the message names the column and row."""
+
+
+class DataError(OverheadError, ValueError):
+    """Rows a study needs are missing or inconsistent; the message names them."""
+
+
+__all__ = ["DataError", "DataNotFound", "InputError", "OverheadError", "ParseError", "SchemaError"]

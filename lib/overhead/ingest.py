@@ -1,9 +1,12 @@
-"""Turn a tree of raw outputs into the tidy Parquet tables.
+"""Turn a tree of raw outputs into the tidy Parquet tables: a raw tree plus a rule set.
 
-:func:`ingest_ibm` walks the IBM authors' repository, decides per file with
-:mod:`overhead.ibm`'s rules what it is, parses it, adds the context (campaign, environment,
-variant, run_id), and writes ``measurements.parquet``, ``provenance.parquet`` and
-``reference.parquet`` (the values that exist only in the authors' spreadsheets).
+:func:`ingest` walks a tree, decides per file with a :class:`RuleSet` what it is (which tool
+wrote it, which benchmark, environment and variant it belongs to, which rows to keep and why),
+parses it, adds the context (campaign, environment, variant, run_id), and writes
+``measurements.parquet``, ``monitor/`` (system-monitor samples), ``provenance.parquet`` and
+``reference.parquet`` (values a rule set reads from elsewhere, such as a study's spreadsheets).
+A study's rule set lives with the study (the authors' tree of RC25482 is
+:data:`overhead.rc25482.files.RULESET`); a campaign's raw tree will be another.
 
 Caching works on content: every mapped file is hashed (SHA-256) and the hashes are kept in
 ``manifest.json`` with the hashes of the outputs and of the code. A re-run whose files, code
@@ -22,13 +25,13 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from overhead import ibm
 from overhead.errors import ParseError
 
-__all__ = ["IngestResult", "ParseError", "ingest_ibm", "summary_table"]
+__all__ = ["IngestResult", "ParseError", "Rule", "RuleSet", "ingest", "plan"]
 
 MANIFEST = "manifest.json"
 TABLES = ("measurements.parquet", "provenance.parquet", "reference.parquet")
@@ -39,7 +42,88 @@ LOCK = ".ingest.lock"
 #: the IBM rows, share no parameters with the benchmarks, and would otherwise make every
 #: benchmark query scan them (and every ingest copy them between processes).
 MONITOR_TOOLS = frozenset({"dstat", "mpstat", "vmstat"})
-_CODE_FILES = ("schema.py", "ibm.py", "ingest.py", "reference.py")
+_CODE_FILES = ("schema.py", "ingest.py")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How to ingest files matching ``pattern`` (fnmatch on the path relative to the root).
+
+    Parameters
+    ----------
+    pattern : str
+        fnmatch pattern on the '/'-separated relative path.
+    tool : str or None
+        The parser to use; None skips the file (``why`` says why).
+    why : str
+        The reason for the rule, kept in provenance notes and the manifest.
+    benchmark, environment, variant : str or None
+        Fixed values for every matching file (``context`` may give environment and variant
+        per file instead).
+    context : callable, optional
+        ``context(rel) -> dict`` with ``environment``, ``variant``, ``trial``, ``p_*``
+        parameters and provenance facts (``governor``...) for one file.
+    keep : callable, optional
+        ``keep(frame) -> boolean mask``: the parsed rows to keep; ``keep_why`` says what the
+        rest is.
+    keep_why : str
+        What ``keep`` leaves out.
+    params : dict
+        Extra ``p_*`` values for every row.
+    """
+
+    pattern: str
+    tool: str | None
+    why: str
+    benchmark: str | None = None
+    environment: str | None = None
+    variant: str | None = None
+    context: Callable[[str], dict] | None = None
+    keep: Callable | None = None
+    keep_why: str = ""
+    params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A raw tree's rules: which campaign its rows belong to and what each file is.
+
+    Parameters
+    ----------
+    campaign : str
+        The ``campaign`` column of every row, and the prefix of every run id.
+    rules : tuple of Rule
+        Tried in order; the first whose pattern matches a file decides.
+    facts : callable, optional
+        ``facts(environment, variant) -> dict`` of provenance columns that every run of that
+        environment shares (``accelerator``...).
+    reference : callable, optional
+        ``reference(root) -> DataFrame`` of tidy rows for ``reference.parquet`` (values that
+        exist only outside the raw outputs, such as a study's spreadsheets).
+    code : tuple of Path
+        Source files whose content decides what ingest produces besides the parsers (the
+        module defining the rules): part of the cache key.
+    """
+
+    campaign: str
+    rules: tuple[Rule, ...]
+    facts: Callable[[str, str | None], Mapping] | None = None
+    reference: Callable[[Path], object] | None = None
+    code: tuple[Path, ...] = ()
+
+    def rule_for(self, rel: str) -> Rule | None:
+        """Return the first rule whose pattern matches ``rel``, or None (the file is unmapped)."""
+        import fnmatch
+
+        for rule in self.rules:
+            if fnmatch.fnmatchcase(rel, rule.pattern):
+                return rule
+        return None
+
+
+# The rule set of the ingest in progress, by key: rules hold lambdas, which do not pickle, so
+# worker processes (forked after it is set) find it here instead of receiving it.
+_ACTIVE: dict[int, RuleSet] = {}
 
 
 @dataclass
@@ -56,9 +140,10 @@ class IngestResult:
     monitor_rows: int = 0
     unchanged: bool = False
     seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)  # seconds per phase (see make bench)
 
     def describe(self) -> str:
-        """A short human report."""
+        """Return a short human report."""
         if self.unchanged:
             return (f"{self.out}: up to date ({self.rows} measurement rows, {self.monitor_rows} monitor "
                     f"samples from {sum(self.files.values())} files; nothing changed)")
@@ -74,20 +159,23 @@ class IngestResult:
         return "\n".join(lines)
 
     def to_json(self) -> dict:
-        """The serializable part, stored in the manifest."""
+        """Return the serializable part, stored in the manifest."""
         return {"rows": self.rows, "monitor_rows": self.monitor_rows, "runs": self.runs, "files": self.files, "skipped": self.skipped,
                 "dropped": self.dropped, "unmapped": self.unmapped}
 
 
 def _sha256(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
+    """Return the hex SHA-256 of a file's bytes."""
     with open(path, "rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def _stamp(path: Path) -> list[int] | None:
-    """Size and modification time of an output we wrote (inputs are hashed; our own outputs
-    only need to be the files we wrote, which size and mtime tell without reading them)."""
+    """Return the size and modification time of an output we wrote.
+
+    Inputs are hashed; our own outputs only need to be the files we wrote, which size and mtime
+    tell without reading them.
+    """
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -95,20 +183,34 @@ def _stamp(path: Path) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns]
 
 
-def code_hash() -> str:
-    """A hash of the code that decides what ingest produces (parsers, rules, schema)."""
+def code_hash(ruleset: RuleSet | None = None) -> str:
+    """Hash the code that decides what ingest produces.
+
+    That code is the parsers, schema, ingest, and the rule set's own files.
+
+    Parameters
+    ----------
+    ruleset : RuleSet, optional
+        The rule set whose ``code`` files are hashed too.
+
+    Returns
+    -------
+    str
+        The hex SHA-256 of that code.
+    """
     here = Path(__file__).parent
     h = hashlib.sha256()
-    files = sorted((here / "parsers").glob("*.py")) + [here / f for f in _CODE_FILES]
+    files = sorted((here / "parsers").rglob("*.py")) + [here / f for f in _CODE_FILES]
+    files += list(ruleset.code) if ruleset is not None else []
     for f in files:
         if f.exists():
-            h.update(f.name.encode())
+            h.update(str(f.relative_to(here) if f.is_relative_to(here) else f.name).encode())
             h.update(f.read_bytes())
     return h.hexdigest()
 
 
 def _walk(root: Path) -> list[str]:
-    """Relative '/'-separated paths of all regular files under ``root``, sorted, dotfiles excluded."""
+    """List the regular files under ``root``: relative '/'-separated paths, sorted, no dotfiles."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -128,13 +230,30 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _plan(root: Path) -> tuple[dict[str, ibm.Rule], dict[str, list[str]], list[str]]:
-    """Split the tree into files to ingest (with their rule), skipped (by reason) and unmapped."""
-    ingest: dict[str, ibm.Rule] = {}
+def plan(root: Path, ruleset: RuleSet) -> tuple[dict[str, Rule], dict[str, list[str]], list[str]]:
+    """Split a tree into files to ingest (with their rule), skipped (by reason) and unmapped.
+
+    Parameters
+    ----------
+    root : Path
+        The raw tree.
+    ruleset : RuleSet
+        What each file is.
+
+    Returns
+    -------
+    ingest : dict of str to Rule
+        Relative path -> rule for the files a parser reads, in tree order.
+    skipped : dict of str to list of str
+        Reason -> files skipped by a rule, in tree order.
+    unmapped : list of str
+        Files no rule matches, in tree order.
+    """
+    ingest: dict[str, Rule] = {}
     skipped: dict[str, list[str]] = {}
     unmapped: list[str] = []
     for rel in _walk(root):
-        rule = ibm.rule_for(rel)
+        rule = ruleset.rule_for(rel)
         if rule is None:
             unmapped.append(rel)
         elif rule.tool is None:
@@ -155,7 +274,7 @@ class _Context:
     extras: dict
 
 
-def _context(rel: str, rule: ibm.Rule) -> _Context:
+def _context(rel: str, rule: Rule) -> _Context:
     """Evaluate ``rule`` for file ``rel``."""
     ctx = dict(rule.context(rel)) if rule.context else {}
     environment = ctx.pop("environment", rule.environment)
@@ -166,7 +285,7 @@ def _context(rel: str, rule: ibm.Rule) -> _Context:
     return _Context(environment, variant, trial, params, extras)
 
 
-def _keep(df, rule: ibm.Rule):
+def _keep(df, rule: Rule):
     """Apply the rule's row filter to a parsed frame; returns (frame, rows dropped)."""
     if rule.keep is None:
         return df, 0
@@ -179,10 +298,12 @@ def _keep(df, rule: ibm.Rule):
     return df, int((~mask).sum())
 
 
-def _with_context(table, items: list[tuple[str, ibm.Rule, _Context, int]]):
-    """Parsed rows of one or more files (a pyarrow Table, the files' rows one after another)
-    with the context columns their rules give: campaign, environment, variant, benchmark,
-    run_id, trial (where the rule numbers it) and the rules' parameters.
+def _with_context(table, items: list[tuple[str, Rule, _Context, int]], campaign: str):
+    """Add to parsed rows of one or more files the context columns their rules give.
+
+    ``table`` is a pyarrow Table, the files' rows one after another. The context columns are
+    campaign, environment, variant, benchmark, run_id, trial (where the rule numbers it) and the
+    rules' parameters.
 
     ``items`` lists (path, rule, context, row count) per file, in table order. Each column is
     built from one value per file repeated by code (a dictionary for strings), so neither
@@ -212,12 +333,12 @@ def _with_context(table, items: list[tuple[str, ibm.Rule, _Context, int]]):
                 else pa.float64() if isinstance(v, float) else pa.string())
 
     columns = {
-        "campaign": per_file([ibm.CAMPAIGN] * len(items), pa.string()),
+        "campaign": per_file([campaign] * len(items), pa.string()),
         "environment": per_file([c.environment for _, _, c, _ in items], pa.string()),
         "variant": per_file([c.variant for _, _, c, _ in items], pa.string()),
         "benchmark": per_file([r.benchmark for _, r, _, _ in items], pa.string()),
     }
-    runs = per_file([run_id(rel) for rel, *_ in items], pa.string())
+    runs = per_file([run_id(rel, campaign) for rel, *_ in items], pa.string())
     if "p_block" in table.column_names and table.column("p_block").null_count < table.num_rows:
         blocks = table.column("p_block")
         joined = pc.binary_join_element_wise(pc.cast(runs, pa.string()), "#block",
@@ -245,32 +366,59 @@ def _with_context(table, items: list[tuple[str, ibm.Rule, _Context, int]]):
     return table.select([c for c in table.column_names if not c.startswith("p_")] + params)
 
 
-def _run_ids(df, rel: str):
-    """The run id of every row of one file's parsed frame (LINPACK blocks are runs of their own)."""
-    base = run_id(rel)
+def _run_ids(df, rel: str, campaign: str):
+    """Return the run id of each row of one file's parsed frame (LINPACK blocks are own runs)."""
+    base = run_id(rel, campaign)
     if "p_block" in df.columns and df["p_block"].notna().any():
         return (base + "#block" + df["p_block"].astype("string")).fillna(base)
     return None
 
 
-def run_id(rel: str) -> str:
-    """A short, stable run id for raw file ``rel``: the campaign and a hash of the path.
+def run_id(rel: str, campaign: str) -> str:
+    """Return a short, stable run id for raw file ``rel``: the campaign and a hash of the path.
 
     The path itself is in provenance (source_file) and in every row's ``source``; repeating it
     in run_id cost a fifth of the ingest time for the 2.2 million dstat rows.
+
+    Parameters
+    ----------
+    rel : str
+        The raw file's path relative to the tree's root.
+    campaign : str
+        The campaign, the run id's prefix.
+
+    Returns
+    -------
+    str
+        ``campaign:`` followed by the first 12 hex digits of the path's SHA-256.
     """
-    return f"{ibm.CAMPAIGN}:{hashlib.sha256(rel.encode()).hexdigest()[:12]}"
+    return f"{campaign}:{hashlib.sha256(rel.encode()).hexdigest()[:12]}"
 
 
-def _provenance(df, rel: str, sha: str, rule: ibm.Rule, ctx: _Context):
-    """One provenance row per run of a file (JSON-serializable values).
+def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: RuleSet):
+    """Build one provenance row per run of a file (JSON-serializable values).
 
-    Parameters: df, the parsed (and filtered) rows; rel and sha, the raw file; rule and ctx,
-    what the rule says about it.
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The parsed (and filtered) rows.
+    rel, sha : str
+        The raw file: its relative path and SHA-256.
+    rule : Rule
+        The rule that maps the file.
+    ctx : _Context
+        What the rule says about the file.
+    ruleset : RuleSet
+        For the campaign and the environment's facts.
     """
+    from overhead.schema import PROVENANCE_COLUMNS
+
     rows = []
-    ids = _run_ids(df, rel)
-    groups = [(run_id(rel), df)] if ids is None else [(r, df[(ids == r).to_numpy()]) for r in ids.unique()]
+    campaign = ruleset.campaign
+    facts = dict(ruleset.facts(ctx.environment, ctx.variant)) if ruleset.facts else {}
+    facts.update({k: v for k, v in ctx.extras.items() if k in PROVENANCE_COLUMNS})
+    ids = _run_ids(df, rel, campaign)
+    groups = [(run_id(rel, campaign), df)] if ids is None else [(r, df[(ids == r).to_numpy()]) for r in ids.unique()]
     for run, g in groups:
 
         def first(col, g=g):
@@ -283,56 +431,64 @@ def _provenance(df, rel: str, sha: str, rule: ibm.Rule, ctx: _Context):
         notes = [rule.why] + (["left out: " + rule.keep_why] if rule.keep_why else [])
         started = g["started_at"].min() if g["started_at"].notna().any() else None
         rows.append({
-            "run_id": run, "campaign": ibm.CAMPAIGN, "environment": ctx.environment,
+            "run_id": run, "campaign": campaign, "environment": ctx.environment,
             "variant": ctx.variant, "host": first("host"), "tool": rule.tool,
             "tool_version": first("tool_version"), "source_file": rel, "source_sha256": sha,
             "started_at": started.isoformat() if started is not None else None,
-            "cpu_ghz": first("p_cpu_ghz"), "governor": ctx.extras.get("governor"),
-            # The authors ran KVM with hardware acceleration; no TCG anywhere in their data.
-            "accelerator": "kvm" if ctx.environment == "kvm" else None,
+            "cpu_ghz": first("p_cpu_ghz"), "governor": facts.get("governor"),
+            "accelerator": facts.get("accelerator"),
             "command_line": f"numactl {numa}" if numa else None,
             "notes": "; ".join(notes),
+            **{k: v for k, v in facts.items() if k not in ("governor", "accelerator")},
         })
     return rows
 
 
 def monitor_part(rel: str) -> str:
-    """File name of the monitor part written for raw file ``rel`` (readable, unique)."""
+    """Return the file name of the monitor part written for raw file ``rel`` (readable, unique)."""
     return rel.replace("/", "__") + ".parquet"
 
 
-def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path):
+def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path, key: int):
     """Parse a chunk of files (in a worker process or in-process).
 
     Monitor time series are written straight to ``monitor_dir`` (one Parquet part per raw
     file: no need to ship millions of rows back); benchmark rows of the whole chunk are
-    concatenated into one Arrow table and returned with the provenance rows and drop counts.
-    A ParseError propagates with the file and line.
+    concatenated into one Arrow table and returned with the provenance rows, drop counts and
+    seconds spent per phase. A ParseError propagates with the file and line.
     """
     import numpy as np
     import pandas as pd
 
     from overhead import parsers, schema
 
+    ruleset = _ACTIVE[key]  # rules hold lambdas, which do not pickle: inherited through fork
     frames, items, prov, dropped = [], [], [], {}
+    spent: dict[str, float] = {}  # seconds per phase ("parse <tool>", ...), for make bench
     for rel in rels:
-        rule = ibm.rule_for(rel)  # rules hold lambdas, which do not pickle: look up by path
+        rule = ruleset.rule_for(rel)
         ctx = _context(rel, rule)
         if not ctx.environment:
             raise ParseError(rel, None, "the ingest rule gives this file no environment")
+        t0 = time.perf_counter()
         df = parsers.parse_file(rule.tool, root / rel, name=rel)
         df, n_dropped = _keep(df, rule)
-        prov.extend(_provenance(df, rel, hashes[rel], rule, ctx))
+        t1 = time.perf_counter()
+        spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + t1 - t0
+        prov.extend(_provenance(df, rel, hashes[rel], rule, ctx, ruleset))
         if n_dropped:
             dropped[rel] = n_dropped
         if rule.tool in MONITOR_TOOLS:
-            table = _with_context(schema.to_arrow(schema.validate(df)), [(rel, rule, ctx, len(df))])
+            table = _with_context(schema.to_arrow(schema.validate(df)), [(rel, rule, ctx, len(df))],
+                                  ruleset.campaign)
             schema.write_table(table, monitor_dir / monitor_part(rel))
+            spent["write monitor parts"] = spent.get("write monitor parts", 0.0) + time.perf_counter() - t1
         elif len(df):
             frames.append(df)
             items.append((rel, rule, ctx, len(df)))
     if not frames:
-        return None, prov, dropped
+        return None, prov, dropped, spent
+    t1 = time.perf_counter()
     # Files of one tool and kind have the same columns: concatenate those groups in pandas
     # (no reindexing), validate and convert each group once, and let Arrow unify the groups'
     # parameter columns (a missing column is free there). Per file, validate/to_arrow would cost
@@ -349,7 +505,9 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
     starts = np.cumsum([0] + [len(frames[i]) for i in order])
     where = dict(zip(order, starts[:-1], strict=True))
     table = table.take(np.concatenate([np.arange(where[i], where[i] + len(f)) for i, f in enumerate(frames)]))
-    return _with_context(table, items), prov, dropped
+    table = _with_context(table, items, ruleset.campaign)
+    spent["combine rows"] = time.perf_counter() - t1
+    return table, prov, dropped, spent
 
 
 def _chunks(root: Path, rels: list[str], n: int) -> list[list[str]]:
@@ -363,20 +521,24 @@ def _chunks(root: Path, rels: list[str], n: int) -> list[list[str]]:
     return [c for c in chunks if c]
 
 
-def _parse_all(root: Path, plan: dict, hashes: dict, monitor_dir: Path, workers: int, meanwhile=None):
-    """Parse every planned file in ``workers`` processes; returns (tables, provenance, dropped,
-    result of ``meanwhile()``), running ``meanwhile`` in this process while the workers parse."""
-    chunks = _chunks(root, list(plan), max(1, workers))
+def _parse_all(root: Path, files: dict, hashes: dict, monitor_dir: Path, workers: int, key: int,
+               meanwhile=None):
+    """Parse every planned file in ``workers`` processes.
+
+    ``meanwhile`` runs in this process while the workers parse. Returns (tables, provenance,
+    dropped, result of ``meanwhile()``, seconds spent per phase).
+    """
+    chunks = _chunks(root, list(files), max(1, workers))
     # Import the heavy libraries and the parsers once, before forking: workers inherit them.
     import pandas  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
     from overhead import parsers, schema  # noqa: F401
 
-    for tool in {rule.tool for rule in plan.values()}:
+    for tool in {rule.tool for rule in files.values()}:
         parsers.module(tool)
     if len(chunks) <= 1:
-        results = [_work(root, c, hashes, monitor_dir) for c in chunks]
+        results = [_work(root, c, hashes, monitor_dir, key) for c in chunks]
         extra = meanwhile() if meanwhile else None
     else:
         import multiprocessing
@@ -384,25 +546,51 @@ def _parse_all(root: Path, plan: dict, hashes: dict, monitor_dir: Path, workers:
 
         ctx = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx) as pool:
-            futures = [pool.submit(_work, root, c, hashes, monitor_dir) for c in chunks]
+            futures = [pool.submit(_work, root, c, hashes, monitor_dir, key) for c in chunks]
             extra = meanwhile() if meanwhile else None
             results = [f.result() for f in futures]
-    tables = [t for t, _, _ in results if t is not None]
-    prov = [row for _, p, _ in results for row in p]
-    dropped = {k: v for _, _, d in results for k, v in d.items()}
-    return tables, prov, dropped, extra
+    tables = [t for t, _, _, _ in results if t is not None]
+    prov = [row for _, p, _, _ in results for row in p]
+    dropped = {k: v for _, _, d, _ in results for k, v in d.items()}
+    spent: dict[str, float] = {}
+    for *_, s in results:
+        for k, v in s.items():
+            spent[k] = spent.get(k, 0.0) + v
+    return tables, prov, dropped, extra, spent
 
 
-def ingest_ibm(root: str | os.PathLike[str], out: str | os.PathLike[str], *, force: bool = False,
-               workers: int | None = None) -> IngestResult:
-    """Ingest the IBM authors' tree at ``root`` into Parquet tables under ``out``.
+def ingest(root: str | os.PathLike[str], out: str | os.PathLike[str], ruleset: RuleSet, *,
+           force: bool = False, workers: int | None = None) -> IngestResult:
+    """Ingest the raw tree at ``root`` into Parquet tables under ``out``, as ``ruleset`` says.
 
-    Writes measurements.parquet (benchmark results), monitor/ (one Parquet part per dstat
-    file: the system-monitor samples), provenance.parquet and reference.parquet.
-    Parameters: root, the checkout of thewmf/kvm-docker-comparison; out, the output folder;
-    force, re-parse even when nothing changed; workers, parsing processes (default: the CPU
-    count, at most 4). Raises ParseError (naming file and line) when a mapped file does not
-    parse; the previous tables are then left as they were.
+    Writes measurements.parquet (benchmark results), monitor/ (one Parquet part per
+    system-monitor file), provenance.parquet (one row per run) and reference.parquet (the rule
+    set's reference rows, if any). Cached on content: a re-run whose inputs, code and outputs
+    are unchanged returns at once.
+
+    Parameters
+    ----------
+    root : path
+        The raw tree.
+    out : path
+        The output folder (created).
+    ruleset : RuleSet
+        What each file is.
+    force : bool
+        Re-parse even when nothing changed.
+    workers : int, optional
+        Parsing processes (default: the CPU count, at most 4).
+
+    Returns
+    -------
+    IngestResult
+        Counts, skipped and unmapped files, and whether nothing changed.
+
+    Raises
+    ------
+    ParseError
+        When a mapped file does not parse (naming file and line); the previous tables are then
+        left as they were.
     """
     started = time.perf_counter()
     root, out = Path(root), Path(out)
@@ -410,7 +598,7 @@ def ingest_ibm(root: str | os.PathLike[str], out: str | os.PathLike[str], *, for
     # One ingest per output folder at a time (two notebooks opened together, two test workers):
     # a second one waits, then finds the tables up to date.
     with _locked(out / LOCK):
-        return _ingest(root, out, force, workers, started)
+        return _ingest(root, out, ruleset, force, workers, started)
 
 
 @contextlib.contextmanager
@@ -426,11 +614,12 @@ def _locked(path: Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _ingest(root: Path, out: Path, force: bool, workers: int | None, started: float) -> IngestResult:
-    """ingest_ibm's work, with the folder's lock held."""
-    plan, skipped, unmapped = _plan(root)
-    hashes = {rel: _sha256(root / rel) for rel in plan}
-    chash = code_hash()
+def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int | None,
+            started: float) -> IngestResult:
+    """Do :func:`ingest`'s work, with the folder's lock held."""
+    files_plan, skipped, unmapped = plan(root, ruleset)
+    hashes = {rel: _sha256(root / rel) for rel in files_plan}
+    chash = code_hash(ruleset)
     manifest_path = out / MANIFEST
     monitor_dir = out / MONITOR
     if not force and manifest_path.exists():
@@ -451,38 +640,53 @@ def _ingest(root: Path, out: Path, force: bool, workers: int | None, started: fl
     staging = Path(tempfile.mkdtemp(prefix=".monitor.", dir=out))
     try:
         workers = workers if workers is not None else min(4, os.cpu_count() or 1)
-        # The authors' spreadsheets are read here while the workers parse the raw files.
-        from overhead import reference
+        # The rule set's reference rows (a study's spreadsheets) are read here while the
+        # workers parse the raw files.
+        key = id(ruleset)
+        _ACTIVE[key] = ruleset
+        phases = {"plan and hash inputs": time.perf_counter() - started}
 
-        tables, prov, dropped, sheets = _parse_all(root, plan, hashes, staging, workers,
-                                                   meanwhile=lambda: reference.ibm_spreadsheets(root))
+        def meanwhile():
+            t = time.perf_counter()
+            rows = ruleset.reference(root) if ruleset.reference else None
+            phases["reference rows (meanwhile)"] = time.perf_counter() - t
+            return rows
+
+        t = time.perf_counter()
+        tables, prov, dropped, sheets, spent = _parse_all(root, files_plan, hashes, staging, workers, key,
+                                                          meanwhile=meanwhile)
+        phases[f"parse (wall, {workers} workers)"] = time.perf_counter() - t
+        phases.update({f"  {k} (worker CPU)": v for k, v in sorted(spent.items())})
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        _ACTIVE.pop(id(ruleset), None)
 
     import pandas as pd
     import pyarrow.parquet as pq
 
     from overhead import schema
 
+    t = time.perf_counter()
     first_seen: dict[str, str] = {}
-    by_file = {rel: [] for rel in plan}
+    by_file = {rel: [] for rel in files_plan}
     for row in prov:
         by_file[row["source_file"]].append(row)
     prov = []
-    for rel in plan:  # provenance in tree order, duplicates noted against the first copy
+    for rel in files_plan:  # provenance in tree order, duplicates noted against the first copy
         duplicate_of = first_seen.setdefault(hashes[rel], rel)
         for row in by_file[rel]:
             if duplicate_of != rel:
                 row["notes"] += f"; byte-identical to {duplicate_of}"
             prov.append(row)
     files: dict[str, int] = {}
-    for rule in plan.values():
+    for rule in files_plan.values():
         files[rule.tool] = files.get(rule.tool, 0) + 1
     measurements = schema.concat_arrow(tables)
     provenance = schema.conform(pd.DataFrame.from_records(prov), schema.PROVENANCE_COLUMNS)
-    spreadsheets = schema.conform(sheets)
-    spreadsheets["campaign"] = ibm.CAMPAIGN
+    spreadsheets = schema.conform(sheets if sheets is not None else schema.frame([]))
+    spreadsheets["campaign"] = ruleset.campaign
     schema.validate(spreadsheets)
     for name, table in zip(TABLES, (measurements, schema.to_arrow(provenance),
                                     schema.to_arrow(spreadsheets)), strict=True):
@@ -501,26 +705,7 @@ def _ingest(root: Path, out: Path, force: bool, workers: int | None, started: fl
                           dropped, unmapped, monitor_rows=monitor_rows)
     _write_json(manifest_path, {"root": str(root.resolve()), "code": chash, "inputs": hashes,
                                 "outputs": outputs, "result": result.to_json()})
+    phases["combine and write tables"] = time.perf_counter() - t
     result.seconds = time.perf_counter() - started
+    result.phases = phases
     return result
-
-
-def summary_table(path: str | os.PathLike[str]) -> str:
-    """Rows per benchmark and environment (the paper's labels) of a measurements table, as text."""
-    import pandas as pd
-
-    df = pd.read_parquet(path, columns=["benchmark", "environment", "variant", "run_id"])
-    df["label"] = [ibm.label(e, v) for e, v in zip(df["environment"], df["variant"], strict=True)]
-    counts = df.pivot_table(index="benchmark", columns="label", values="run_id", aggfunc="size",
-                            fill_value=0)
-    counts = counts[[c for c in ibm.LABEL_ORDER if c in counts.columns]
-                    + sorted(c for c in counts.columns if c not in ibm.LABEL_ORDER)]
-    counts["total"] = counts.sum(axis=1)
-    counts.loc["total"] = counts.sum(axis=0)
-    runs = df.groupby("benchmark")["run_id"].nunique()
-    counts["runs"] = runs.reindex(counts.index)
-    counts.loc["total", "runs"] = df["run_id"].nunique()
-    counts["runs"] = counts["runs"].astype(int)
-    with pd.option_context("display.width", 200, "display.max_columns", 30):
-        return "Rows per benchmark and environment (tidy rows; runs = distinct run_id)\n" + counts.to_string()
-

@@ -1,7 +1,7 @@
 """One look for every figure: theme, one colour-blind-safe colour per environment, saving.
 
-Colours are the Okabe-Ito palette, fixed per environment label so that "KVM" is the same green
-in every figure of every notebook; markers differ too, so figures survive grey-scale printing.
+Colours and markers come from :mod:`overhead.environments` (the Okabe-Ito palette, fixed per
+environment label, so that "KVM" is the same green in every figure of every notebook).
 Static figures are written as PNG, SVG and PDF with fixed metadata (reproducible files);
 interactive ones as plotly HTML next to a single shared copy of plotly.js.
 """
@@ -19,63 +19,20 @@ matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from overhead.ibm import LABEL_ORDER  # noqa: E402
-from overhead.ibm import label as ibm_label  # noqa: E402
+from overhead.environments import (  # noqa: E402  (re-exported: figures use them through plots)
+    OKABE_ITO,
+    STYLE,
+    colour,
+    label,
+    marker,
+    order,
+    ordered,
+    palette,
+)
 
-# Okabe & Ito (2008), "Color Universal Design".
-OKABE_ITO = {
-    "black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73",
-    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
-    "grey": "#999999",
-}
-
-#: Environment label -> (colour, marker). Same family = same colour: Docker with host networking
-#: is orange whatever its storage, Docker NAT vermillion, AUFS purple, KVM green.
-STYLE: dict[str, tuple[str, str]] = {
-    "Native": (OKABE_ITO["blue"], "o"),
-    "Docker": (OKABE_ITO["orange"], "s"),
-    "Docker net=host": (OKABE_ITO["orange"], "s"),
-    "Docker net=host volume": (OKABE_ITO["orange"], "s"),
-    "Docker NAT": (OKABE_ITO["vermillion"], "D"),
-    "Docker NAT volume": (OKABE_ITO["vermillion"], "D"),
-    "Docker NAT AUFS": (OKABE_ITO["purple"], "v"),
-    "Docker net=host AUFS": (OKABE_ITO["purple"], "v"),
-    "KVM": (OKABE_ITO["green"], "^"),
-    "KVM-tuned": (OKABE_ITO["green"], "^"),
-    "KVM-untuned": (OKABE_ITO["sky_blue"], "<"),
-    "QEMU TCG": (OKABE_ITO["grey"], "x"),
-    "published": (OKABE_ITO["black"], "_"),
-}
-
-#: Legend order: the same as tables (native, containers, VMs), then the extras.
-ORDER = [*LABEL_ORDER, *(n for n in STYLE if n not in LABEL_ORDER)]
-
-
-def label(environment: str, variant: str | None = None) -> str:
-    """Display label of an environment/variant pair (the paper's names)."""
-    return ibm_label(environment, variant)
-
-
-def colour(name: str) -> str:
-    """Colour of an environment label; unknown labels get grey rather than a random colour."""
-    return STYLE.get(name, (OKABE_ITO["grey"], "o"))[0]
-
-
-def marker(name: str) -> str:
-    """Marker of an environment label."""
-    return STYLE.get(name, (OKABE_ITO["grey"], "o"))[1]
-
-
-def palette(names: Iterable[str]) -> dict[str, str]:
-    """A seaborn/matplotlib palette dict for the labels present."""
-    return {n: colour(n) for n in names}
-
-
-def order(names: Iterable[str]) -> list[str]:
-    """Labels sorted in the fixed legend order (unknown ones last, alphabetically)."""
-    names = list(dict.fromkeys(names))
-    known = [n for n in ORDER if n in names]
-    return known + sorted(n for n in names if n not in STYLE)
+__all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
+           "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
+           "save", "save_html", "significance_markers", "theme"]
 
 
 def theme() -> None:
@@ -90,7 +47,24 @@ def theme() -> None:
 
 def save(fig, outdir: str | os.PathLike[str], name: str,
          formats: Sequence[str] = ("png", "svg", "pdf")) -> list[Path]:
-    """Write ``fig`` as ``outdir/name.<fmt>`` for each format, with fixed metadata; returns paths."""
+    """Write ``fig`` as ``outdir/name.<fmt>`` for each format, with fixed metadata.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+        The figure to write.
+    outdir : path
+        The output folder (created if missing).
+    name : str
+        The file name without its extension.
+    formats : sequence of str
+        Formats among "png", "svg" and "pdf".
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, one per format.
+    """
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -113,24 +87,216 @@ def save_html(fig, outdir: str | os.PathLike[str], name: str) -> Path:
 
 
 def plotly_colours(names: Iterable[str]) -> dict[str, str]:
-    """The same colours for plotly's ``color_discrete_map``."""
+    """Return the same colours for plotly's ``color_discrete_map``."""
     return palette(names)
 
 
 def plotly_symbols(names: Iterable[str]) -> dict[str, str]:
-    """plotly marker symbols matching the matplotlib markers."""
+    """Return plotly marker symbols matching the matplotlib markers."""
     mpl_to_plotly = {"o": "circle", "s": "square", "D": "diamond", "v": "triangle-down",
                      "^": "triangle-up", "<": "triangle-left", "x": "x", "_": "line-ew"}
     return {n: mpl_to_plotly[marker(n)] for n in names}
 
 
 def plotly_style(name: str) -> dict:
-    """plotly trace keywords (line and marker) in an environment's colour and symbol."""
+    """Return plotly trace keywords (line and marker) in an environment's colour and symbol."""
     c = colour(name)
     return {"line": {"color": c}, "marker": {"symbol": plotly_symbols([name])[name], "color": c}}
 
 
 def plotly_ci(center, low, high) -> dict:
-    """A plotly ``error_x``/``error_y`` dict drawing the interval [low, high] around ``center``
-    (asymmetric: bootstrap and Fieller intervals need not be symmetric)."""
+    """Return a plotly ``error_x``/``error_y`` dict drawing [low, high] around ``center``.
+
+    The error bars are asymmetric: bootstrap and Fieller intervals need not be symmetric.
+
+    Parameters
+    ----------
+    center, low, high : array-like
+        The points and their interval's ends.
+
+    Returns
+    -------
+    dict
+        The error dict, of type "data".
+    """
     return {"type": "data", "symmetric": False, "array": high - center, "arrayminus": center - low}
+
+
+# ---- curves with confidence intervals ------------------------------------------------------
+
+def n_range(rows, n: str = "n") -> str:
+    """Return the n of a curve's points as text: "10" when all equal, else "10-40"."""
+    lo, hi = int(rows[n].min()), int(rows[n].max())
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
+def _err(rows, centre: str, low: str | None, high: str | None, scale: float):
+    """Return matplotlib's [below, above] error extents for a centre column and its interval."""
+    if low is None or high is None:
+        return None
+    c = rows[centre] / scale
+    return [c - rows[low] / scale, rows[high] / scale - c]
+
+
+def ci_curves(ax, frame, x: str, y: str, ylow: str | None = None, yhigh: str | None = None, *,
+              xlow: str | None = None, xhigh: str | None = None, groups: Sequence[str] | None = None,
+              column: str = "environment", scale: float = 1.0, spread: float = 0.0,
+              label=None, n: str = "n", **style) -> dict:
+    """Draw one curve per group (environment) with its confidence intervals as error bars.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    frame : pandas.DataFrame
+        One row per point, e.g. from :func:`overhead.stats.curve`.
+    x, y : str
+        Columns of the point.
+    ylow, yhigh, xlow, xhigh : str, optional
+        Interval columns (error bars where given).
+    groups : sequence of str, optional
+        Group values in legend order (default: :func:`order` of those present).
+    column : str
+        The grouping column.
+    scale : float
+        ``y`` and its interval are divided by it (1000 for thousands).
+    spread : float
+        Relative x offset between groups, so error bars do not hide each other (x is
+        multiplied by 1 + spread (i - (k - 1) / 2) for the i-th of k groups).
+    label : str, callable, None or False
+        Legend text: a format string with ``{group}`` and ``{n}`` (the n range of the group's
+        points), a callable ``(group, rows) -> str``, None for "<group> (n = <n> per point)",
+        or False for no legend entry.
+    n : str
+        Column with the number of trials per point.
+    **style
+        Passed to ``ax.errorbar``, overriding the defaults (the group's colour and marker,
+        marker size 4.5, line width 1.4, caps 2).
+
+    Returns
+    -------
+    dict
+        Group -> the errorbar container (for legends).
+    """
+    names = list(groups) if groups is not None else order(frame[column].dropna().unique())
+    kw = {"ms": 4.5, "lw": 1.4, "capsize": 2, "elinewidth": 0.9, **style}
+    drawn = {}
+    for i, name in enumerate(names):
+        rows = frame[frame[column] == name]
+        if rows.empty:
+            continue
+        xs = rows[x] * (1 + spread * (i - (len(names) - 1) / 2)) if spread else rows[x]
+        if label is False:
+            text = "_nolegend_"
+        elif callable(label):
+            text = label(name, rows)
+        elif label is None:
+            text = f"{name} (n = {n_range(rows, n)} per point)" if n in rows else name
+        else:
+            text = label.format(group=name, n=n_range(rows, n) if n in rows else "")
+        drawn[name] = ax.errorbar(xs, rows[y] / scale, yerr=_err(rows, y, ylow, yhigh, scale),
+                                  xerr=_err(rows, x, xlow, xhigh, 1.0), label=text,
+                                  **{"color": colour(name), "marker": marker(name), **kw})
+    return drawn
+
+
+def significance_markers(ax, frame, x: str, y: str, *, significant: str = "welch_p_holm",
+                         alpha: float = 0.05, groups: Sequence[str] | None = None,
+                         column: str = "environment", size: float = 22, labels: bool = False) -> None:
+    """Mark the points where the difference from the baseline is significant.
+
+    Markers are filled where the difference is significant, hollow ("no significant
+    difference") where it is not.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    frame : pandas.DataFrame
+        Points with an adjusted p-value column (from :func:`overhead.stats.curve`).
+    x, y : str
+        Columns of the point.
+    significant : str
+        The p-value column compared with ``alpha`` (Holm-adjusted by default).
+    alpha : float
+        Significance level.
+    groups : sequence of str, optional
+        Groups to mark (default: all present except points without a p-value).
+    column : str
+        The grouping column.
+    size : float
+        Marker area.
+    labels : bool
+        Give the two kinds of marker legend entries per group.
+    """
+    names = list(groups) if groups is not None else order(frame[column].dropna().unique())
+    for name in names:
+        rows = frame[(frame[column] == name) & frame[significant].notna()]
+        if rows.empty:
+            continue
+        sig = (rows[significant] < alpha).to_numpy(dtype=bool)
+        col, mk = colour(name), marker(name)
+        ax.scatter(rows.loc[sig, x], rows.loc[sig, y], color=col, marker=mk, s=size, zorder=3,
+                   label=f"{name}: significant (Holm)" if labels else None)
+        ax.scatter(rows.loc[~sig, x], rows.loc[~sig, y], facecolor="white", edgecolor=col, marker=mk,
+                   s=size, zorder=3, label=f"{name}: no significant difference" if labels else None)
+
+
+def plotly_ci_curves(frame, x: str, y: str, ylow: str | None = None, yhigh: str | None = None, *,
+                     xlow: str | None = None, xhigh: str | None = None,
+                     groups: Sequence[str] | None = None, column: str = "environment",
+                     scale: float = 1.0, name: str = "{group}", hover: dict | None = None,
+                     fig=None, mode: str = "lines+markers", dash: str | None = None, **trace):
+    """Draw the plotly version of :func:`ci_curves`: one trace per group, intervals as error bars.
+
+    Parameters
+    ----------
+    frame, x, y, ylow, yhigh, xlow, xhigh, groups, column, scale
+        As for :func:`ci_curves`.
+    name : str
+        Trace name, a format string with ``{group}``.
+    hover : dict, optional
+        Label -> column shown in the hover box besides x and y (e.g. ``{"n": "n",
+        "vs native": "verdict"}``).
+    fig : plotly Figure, optional
+        Add to this figure (default: a new one with the project's template).
+    mode : str
+        plotly's scatter mode.
+    dash : str, optional
+        Line dash ("dash" for secondary curves).
+    **trace
+        Passed to ``fig.add_scatter`` (e.g. ``secondary_y=True``).
+
+    Returns
+    -------
+    plotly Figure
+        ``fig`` with the traces added.
+    """
+    import numpy as np
+    import plotly.graph_objects as go
+
+    if fig is None:
+        fig = go.Figure()
+        fig.update_layout(template="plotly_white")
+    names = list(groups) if groups is not None else order(frame[column].dropna().unique())
+    hover = dict(hover or {})
+    for group in names:
+        rows = frame[frame[column] == group]
+        if rows.empty:
+            continue
+        ys = rows[y] / scale
+        style = plotly_style(group)
+        if dash:
+            style = {"line": {"color": colour(group), "dash": dash}}
+        extra = {}
+        if ylow is not None and yhigh is not None:
+            extra["error_y"] = plotly_ci(ys, rows[ylow] / scale, rows[yhigh] / scale)
+        if xlow is not None and xhigh is not None:
+            extra["error_x"] = plotly_ci(rows[x], rows[xlow], rows[xhigh])
+        text = "<br>".join(f"{k}: %{{customdata[{i}]}}" for i, k in enumerate(hover))
+        if hover:
+            extra["customdata"] = np.stack([rows[c].astype(str) for c in hover.values()], axis=-1)
+        fig.add_scatter(x=rows[x], y=ys, name=name.format(group=group), mode=mode, **style, **extra,
+                        hovertemplate=f"{group}<br>{x}=%{{x}}: %{{y:.4g}}" + (f"<br>{text}" if text else "")
+                                      + "<extra></extra>", **trace)
+    return fig

@@ -1,36 +1,33 @@
-"""Published values of IBM RC25482 and the values that exist only in the authors' spreadsheets.
+"""Published values of any study, kept apart from the measurements that are compared with them.
 
-- :func:`published` reads ``paper_numbers.csv`` (every published or derivable number, with its
-  source and status) as it is, adding a numeric reading of its textual values where that is
-  unambiguous.
-- :func:`table1_published` gives Table I (mean, SD and n per workload and environment) from
-  those rows.
-- :func:`ibm_spreadsheets` reads the numbers the authors typed into their spreadsheets and
-  committed nowhere else (nuttcp goodput, netperf transaction rates, the fio figures' values)
-  as tidy rows of the measurements table, marked as reference values.
+Each study's published numbers (what its paper or article prints, and values its authors left
+in spreadsheets) are one CSV file in the repository, ``data/reference/<study>.csv``, written by
+hand from the sources, one row per number, each with where it comes from. :func:`published`
+reads one such file; the columns are
+
+``item, metric, env, value, err, err_kind, unit, n, source, status, note, quote``
+
+where ``value`` is a number or a textual value ("-22%", "~110000", ">40% in all cases"), ``err``
+an error (SD) with ``err_kind`` saying which, ``n`` the sample size behind the value, ``source``
+where it was read (a spreadsheet cell, a log line, a section of the text), ``status`` how it
+was obtained (TEXT-ONLY, REPO-SPREADSHEET, RECOMPUTED-FROM-RAW, NOT FOUND, ...) and ``quote``
+the words of the text where the value is one. See ``data/reference/README.md``.
 """
 
 from __future__ import annotations
 
+import os
 import re
-import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from overhead.schema import frame
+from overhead.errors import DataNotFound, SchemaError
+from overhead.paths import REFERENCE_DATA
 
-PAPER_NUMBERS = "paper_numbers.csv"
+COLUMNS = ("item", "metric", "env", "value", "err", "err_kind", "unit", "n", "source", "status", "note")
 
-__all__ = ["SpreadsheetLayoutError", "ibm_spreadsheets", "published", "table1_published"]
-
-
-class SpreadsheetLayoutError(ValueError):
-    """A spreadsheet does not have the layout this module reads; the message names the cell."""
-
-
-# --- paper_numbers.csv ----------------------------------------------------------------------
+__all__ = ["COLUMNS", "published", "studies"]
 
 _NUM = r"[-+]?\d+(?:\.\d+)?"
 # Textual values that still say one number unambiguously: (pattern, qualifier).
@@ -43,7 +40,7 @@ _TEXT_NUMBERS: tuple[tuple[re.Pattern, str | None], ...] = (
 
 
 def _read_text_value(text: str) -> tuple[float, str | None]:
-    """(number, qualifier) said by a textual value, or (nan, None) when it is not one number.
+    """Read (number, qualifier) from a textual value, or (nan, None) when it is not one number.
 
     Bounds ("<1 s vs 11 s", ">40% in all cases") and lists of numbers are left unparsed.
     """
@@ -54,317 +51,91 @@ def _read_text_value(text: str) -> tuple[float, str | None]:
     return float("nan"), None
 
 
-def published(reference_dir: str | Path) -> pd.DataFrame:
-    """Read ``<reference_dir>/paper_numbers.csv`` as it is.
+def studies() -> list[str]:
+    """List the studies that have a published-values file in ``data/reference/``."""
+    return sorted(p.stem for p in REFERENCE_DATA.glob("*.csv"))
 
-    Parameters: reference_dir, the folder holding paper_numbers.csv.
-    Returns one row per line with the file's columns item, metric, env, value, err, err_kind,
-    unit, n, source, status, note. ``value`` and ``err`` are numbers where the file has a
-    number (NaN otherwise); a textual value ("-22%", "~110000") is kept in ``value_text``, and
-    ``value_parsed`` holds the number it says where that is unambiguous (the plain number for
-    numeric values), with ``value_qualifier`` "approx" for "~" values. ``n`` is an integer where
-    given. Empty cells stay empty.
+
+def _file(study: str | os.PathLike[str]) -> Path:
+    """Find the CSV of ``study``: a study name (``data/reference/<name>.csv``) or a CSV's path."""
+    path = Path(study)
+    if path.suffix == ".csv" or path.is_file():
+        candidate = path
+    else:
+        candidate = REFERENCE_DATA / f"{study}.csv"
+    if not candidate.is_file():
+        raise DataNotFound(f"{candidate}: no published values for {str(study)!r} "
+                           f"(studies with a file: {', '.join(studies()) or 'none'})")
+    return candidate
+
+
+def _numbers(raw: pd.Series, path: Path, column: str, kind: str) -> pd.Series:
+    """Read a column of the file as numbers (empty cells NA); a cell that is not one is an error."""
+    text = raw.where(raw != "")
+    out = pd.to_numeric(text, errors="coerce")
+    bad = text.notna() & out.isna()
+    if bad.any():
+        line = int(bad.to_numpy().nonzero()[0][0]) + 2  # header is line 1
+        raise SchemaError(f"{path}:{line}: column {column!r}: {raw[bad].iloc[0]!r} is not {kind}")
+    return out
+
+
+def published(study: str | os.PathLike[str] = "rc25482") -> pd.DataFrame:
+    """Read a study's published values, as the file has them.
+
+    Parameters
+    ----------
+    study : str or path
+        A study name (``"rc25482"``: ``data/reference/rc25482.csv``) or the path of a CSV
+        file with the same columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per line with columns item, metric, env, value, value_text, value_parsed,
+        value_qualifier, err, err_kind, unit, n, source, status, note (and quote when the file
+        has it). ``value`` and ``err`` are numbers where the file has a number (NaN otherwise);
+        a textual value ("-22%", "~110000") is kept in ``value_text``, and ``value_parsed``
+        holds the number it says where that is unambiguous (the plain number for numeric
+        values), with ``value_qualifier`` "approx" for "~" values. ``n`` is an integer where
+        given. Empty cells stay empty.
+
+    Raises
+    ------
+    DataNotFound
+        When the study has no file.
+    SchemaError
+        When a column is missing, or ``err`` or ``n`` holds something that is not a number
+        (the message names the file, line and column).
     """
-    path = Path(reference_dir) / PAPER_NUMBERS
+    path = _file(study)
     raw = pd.read_csv(path, dtype=str, keep_default_na=False)
-    expected = ["item", "metric", "env", "value", "err", "err_kind", "unit", "n", "source", "status", "note"]
-    missing = [c for c in expected if c not in raw.columns]
+    missing = [c for c in COLUMNS if c not in raw.columns]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {missing}")
+        raise SchemaError(f"{path}: missing column(s) {missing}")
     value = pd.to_numeric(raw["value"].where(raw["value"] != ""), errors="coerce")
     is_text = raw["value"].ne("") & value.isna()
     parsed = [_read_text_value(t) if txt else (v, None)
               for t, txt, v in zip(raw["value"], is_text, value, strict=True)]
+    n = _numbers(raw["n"], path, "n", "a whole number")
+    if (n.dropna() % 1 != 0).any():
+        raise SchemaError(f"{path}: column 'n' holds a value that is not a whole number")
     out = pd.DataFrame({
         "item": raw["item"], "metric": raw["metric"], "env": raw["env"],
         "value": value.astype("float64"),
         "value_text": raw["value"].where(is_text, None),
         "value_parsed": pd.Series([p[0] for p in parsed], dtype="float64"),
         "value_qualifier": pd.Series([p[1] for p in parsed], dtype=object),
-        "err": pd.to_numeric(raw["err"].where(raw["err"] != ""), errors="raise").astype("float64"),
+        "err": _numbers(raw["err"], path, "err", "a number").astype("float64"),
         "err_kind": raw["err_kind"], "unit": raw["unit"],
-        "n": pd.to_numeric(raw["n"].where(raw["n"] != ""), errors="raise").astype("Int64"),
+        "n": n.astype("Int64"),
         "source": raw["source"], "status": raw["status"], "note": raw["note"],
     })
-    for col in ("item", "metric", "env", "value_text", "value_qualifier", "err_kind", "unit",
-                "source", "status", "note"):
+    text_columns = ["item", "metric", "env", "value_text", "value_qualifier", "err_kind", "unit",
+                    "source", "status", "note"]
+    if "quote" in raw.columns:
+        out["quote"] = raw["quote"]
+        text_columns.append("quote")
+    for col in text_columns:
         out[col] = out[col].replace("", None).astype("string")
     return out
-
-
-# The Table I cells the reference README prints as "see note": the spreadsheet has a value,
-# the printed table's value could not be confirmed.
-_TABLE1_OPEN = {("Linpack", "KVM-untuned")}
-
-
-def _table1_workload(metric: str) -> str | None:
-    """Table I's workload name for a paper_numbers metric ("Stream Copy (...)" -> "STREAM Copy")."""
-    if metric == "Linpack":
-        return "Linpack"
-    if metric.startswith("RandomAccess (two-socket"):
-        return "RandomAccess"
-    m = re.match(r"^Stream (Copy|Scale|Add|Triad) \(two-socket", metric)
-    return f"STREAM {m.group(1)}" if m else None
-
-
-def table1_published(reference_dir: str | Path, *, include_open: bool = False) -> pd.DataFrame:
-    """Table I as the reference README prints it, built from paper_numbers.csv rows.
-
-    Parameters: reference_dir, the folder holding paper_numbers.csv; include_open, also return
-    the untuned-KVM Linpack value of the authors' spreadsheet, which the README leaves open.
-    Returns columns workload (Linpack, RandomAccess, STREAM Add/Copy/Scale/Triad), environment
-    (Native, Docker, KVM-untuned, KVM-tuned), mean, sd, sd_kind, n, unit (GFLOPS, GUPS, GB/s as
-    printed), status, source. STREAM and RandomAccess "KVM" rows are the untuned VM (the README:
-    those runs come from an untuned VM). PXZ has no absolute value and no row.
-    """
-    pub = published(reference_dir)
-    rows = []
-    for r in pub[pub["item"] == "Table I"].itertuples(index=False):
-        workload = _table1_workload(str(r.metric))
-        if workload is None or np.isnan(r.value):
-            continue
-        env = "KVM-untuned" if r.env == "KVM" else str(r.env)
-        if (workload, env) in _TABLE1_OPEN and not include_open:
-            continue
-        rows.append({"workload": workload, "environment": env, "mean": r.value, "sd": r.err,
-                     "sd_kind": r.err_kind, "n": r.n, "unit": r.unit, "status": r.status,
-                     "source": r.source})
-    out = pd.DataFrame(rows)
-    out["n"] = out["n"].astype("Int64")
-    for col in ("workload", "environment", "sd_kind", "unit", "status", "source"):
-        out[col] = out[col].astype("string")
-    return out
-
-
-# --- the authors' spreadsheets --------------------------------------------------------------
-
-NUTTCP_XLSX = "nuttcp/results/nuttcp.xlsx"
-NETPERF_XLSX = "netperf/results/netperf.xlsx"
-FIO_XLSX = "fio/results/fio results.xlsx"
-
-# Column labels of the sheets -> (environment, variant), in the names ibm.py uses.
-_ENVIRONMENTS = {
-    "Native": ("native", "default"),
-    "Docker": ("docker", "default"),
-    "Docker NAT": ("docker", "net=nat"),
-    "Docker Host": ("docker", "net=host"),
-    "KVM": ("kvm", "default"),
-}
-
-# fio results.xlsx row labels -> the fio job of fio/results/{linux,docker}.log whose numbers
-# they are (found by matching the Native and Docker cells to those logs; tests/test_reference.py
-# checks it) and the direction the number measures.
-_FIO_JOBS = {
-    "Sequential Read": ("seq-read-2", "read"),
-    "Sequential Write": ("sequential-fill", "write"),
-    "Random Read": ("random-read-16x8", "read"),
-    "Random Write": ("random-write-16x8", "write"),
-    "Random Mixed": ("mixed-random-rw-32x8", "read+write"),
-}
-
-
-def _load(root: Path, rel: str):
-    """Open a workbook with formulas kept (a formula cell is derived, not a typed-in value)."""
-    import openpyxl
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "Unknown extension is not supported"
-        return openpyxl.load_workbook(root / rel, data_only=False)
-
-
-def _typed_number(cell) -> bool:
-    """Whether a cell holds a number typed in by hand (not empty, not text, not a formula)."""
-    return cell.data_type == "n" and isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool)
-
-
-def _raw(value: float | int) -> str:
-    """The cell's number as text, shortest form that reads back the same ("9348.1319")."""
-    return str(value) if isinstance(value, int) else repr(float(value))
-
-
-def _find(ws, text: str, rel: str):
-    """The first cell of ``ws`` whose value is ``text``, or SpreadsheetLayoutError."""
-    for row in ws.iter_rows():
-        for cell in row:
-            if cell.value == text:
-                return cell
-    raise SpreadsheetLayoutError(f"{rel}!{ws.title}: no cell reads {text!r}")
-
-
-def _environment(label: object, where: str) -> tuple[str, str]:
-    """(environment, variant) of a column label, or SpreadsheetLayoutError."""
-    try:
-        return _ENVIRONMENTS[str(label)]
-    except KeyError:
-        raise SpreadsheetLayoutError(f"{where}: unknown environment label {label!r}") from None
-
-
-def _row(benchmark: str, rel: str, ws, cell, env: tuple[str, str], metric: str, value: float,
-         unit: str, hib: bool | None, **params) -> dict:
-    """One tidy row for a spreadsheet cell."""
-    return {"benchmark": benchmark, "tool": "spreadsheet", "environment": env[0], "variant": env[1],
-            "metric": metric, "value": value, "unit": unit, "higher_is_better": hib,
-            "source": f"{rel}!{ws.title}!{cell.coordinate}", "raw": _raw(cell.value),
-            "p_origin": "spreadsheet", **params}
-
-
-def _nuttcp(root: Path) -> list[dict]:
-    """Goodput per environment and direction from nuttcp.xlsx (Mbps typed in; stored as B/s).
-
-    The sheet's "Direction" table has typed-in Mbps rows (C->S, S->C) each followed by a
-    formula row (/1000, Gbps), which is derived and skipped. The unlabelled "Connections" table
-    further down (and its copy in K:N) says neither what was measured nor its unit: not read.
-    """
-    ws = _load(root, NUTTCP_XLSX)["Sheet1"]
-    head = _find(ws, "Direction", NUTTCP_XLSX)
-    labels = {}
-    for cell in ws[head.row][head.column:]:
-        if cell.value is None:
-            break
-        labels[cell.column] = _environment(cell.value, f"{NUTTCP_XLSX}!{ws.title}!{cell.coordinate}")
-    directions = {"C->S": "client_to_server", "S->C": "server_to_client"}
-    rows = []
-    r = head.row + 1
-    while ws.cell(r, head.column).value in directions:
-        direction = directions[ws.cell(r, head.column).value]
-        for col, env in labels.items():
-            cell = ws.cell(r, col)
-            if _typed_number(cell):
-                # nuttcp's Mbps are 10^6 bit/s; goodput is stored in bytes per second.
-                rows.append(_row("nuttcp", NUTTCP_XLSX, ws, cell, env, "goodput", cell.value * 1e6 / 8,
-                                 "B/s", True, p_direction=direction))
-        r += 1
-    if not rows:
-        raise SpreadsheetLayoutError(f"{NUTTCP_XLSX}!{ws.title}: no typed-in goodput below {head.coordinate}")
-    return rows
-
-
-def _netperf(root: Path) -> list[dict]:
-    """TCP_RR and UDP_RR transactions/s per environment from netperf.xlsx.
-
-    Columns "<env> /s" hold the typed-in rates; the "<env>" columns next to them are formulas
-    (1e6 / rate, the latency in us) and are skipped. The Docker NAT rate is empty: no row.
-    """
-    ws = _load(root, NETPERF_XLSX)["Sheet1"]
-    first = _find(ws, "TCP_RR", NETPERF_XLSX)
-    header = ws[first.row - 1]
-    rate_cols = {}
-    for cell in header:
-        if isinstance(cell.value, str) and cell.value.endswith(" /s"):
-            rate_cols[cell.column] = _environment(cell.value[:-3], f"{NETPERF_XLSX}!{ws.title}!{cell.coordinate}")
-    rows = []
-    r = first.row
-    while ws.cell(r, first.column).value in ("TCP_RR", "UDP_RR"):
-        test = ws.cell(r, first.column).value
-        for col, env in rate_cols.items():
-            cell = ws.cell(r, col)
-            if _typed_number(cell):
-                rows.append(_row("netperf", NETPERF_XLSX, ws, cell, env, "transaction_rate",
-                                 float(cell.value), "tx/s", True, p_test=test))
-        r += 1
-    if not rows:
-        raise SpreadsheetLayoutError(f"{NETPERF_XLSX}!{ws.title}: no typed-in rates")
-    return rows
-
-
-def _fio(root: Path) -> list[dict]:
-    """The Figs 5-7 values of "fio results.xlsx".
-
-    Sheet1 left ("MB/s"): per row label, the mean bandwidth of each environment with its SD in
-    the next column. The numbers are fio's per-interval "bw (KB/s)" avg and stdev divided by
-    1000, and fio's KB is 1024 bytes, so B/s = cell * 1000 * 1024 (the SD is fio's variation
-    between its sampling intervals inside one run, not between runs). Sheet1 right ("IOPS"):
-    IOPS; "Random Mixed" is read + write IOPS. Sheet2 "Random read (QD 128) response time
-    (us)": completion-latency percentiles in us (stored in s); its Native and Docker columns
-    come from different fio jobs (see paper_numbers.csv), so no job is claimed for them.
-    The KVM numbers come from a run that is not in the authors' repository.
-    """
-    wb = _load(root, FIO_XLSX)
-    rows: list[dict] = []
-    ws = wb["Sheet1"]
-    # Left table: "MB/s" above the environment labels; mean in the label's column, SD next to it.
-    unit_cell = _find(ws, "MB/s", FIO_XLSX)
-    env_row = unit_cell.row + 1
-    envs = {c.column: _environment(c.value, f"{FIO_XLSX}!Sheet1!{c.coordinate}")
-            for c in ws[env_row] if c.value is not None and c.column < _find(ws, "IOPS", FIO_XLSX).column - 1}
-    label_col = unit_cell.column - 1
-    r = env_row + 1
-    while isinstance(ws.cell(r, label_col).value, str):
-        label = ws.cell(r, label_col).value
-        job, direction = _fio_job(label, f"{FIO_XLSX}!Sheet1!{ws.cell(r, label_col).coordinate}")
-        for col, env in envs.items():
-            mean, sd = ws.cell(r, col), ws.cell(r, col + 1)
-            params = {"p_test": label, "p_job": job, "p_direction": direction}
-            if _typed_number(mean):
-                rows.append(_row("fio", FIO_XLSX, ws, mean, env, "bandwidth_mean",
-                                 mean.value * 1000 * 1024, "B/s", True, **params))
-            if _typed_number(sd):
-                rows.append(_row("fio", FIO_XLSX, ws, sd, env, "bandwidth_sd",
-                                 sd.value * 1000 * 1024, "B/s", None, **params))
-        r += 1
-    # Right table: "IOPS" above the environment labels; test labels one column to the left.
-    iops = _find(ws, "IOPS", FIO_XLSX)
-    env_row = iops.row + 1
-    envs = {c.column: _environment(c.value, f"{FIO_XLSX}!Sheet1!{c.coordinate}")
-            for c in ws[env_row] if c.value is not None and c.column >= iops.column}
-    r = env_row + 1
-    while isinstance(ws.cell(r, iops.column - 1).value, str):
-        label = ws.cell(r, iops.column - 1).value
-        job, direction = _fio_job(label, f"{FIO_XLSX}!Sheet1!{ws.cell(r, iops.column - 1).coordinate}")
-        for col, env in envs.items():
-            cell = ws.cell(r, col)
-            if _typed_number(cell):
-                rows.append(_row("fio", FIO_XLSX, ws, cell, env, "iops", float(cell.value), "op/s", True,
-                                 p_test=label, p_job=job, p_direction=direction))
-        r += 1
-    # Sheet2: percentiles of the completion latency.
-    ws = wb["Sheet2"]
-    title = ws["A1"].value
-    if not isinstance(title, str) or "response time (us)" not in title:
-        raise SpreadsheetLayoutError(f"{FIO_XLSX}!Sheet2!A1: expected a '... response time (us)' title, found {title!r}")
-    pct = _find(ws, "pct", FIO_XLSX)
-    envs = {c.column: _environment(c.value, f"{FIO_XLSX}!Sheet2!{c.coordinate}")
-            for c in ws[pct.row] if c.value is not None and c.column > pct.column}
-    test = title.replace(" response time (us)", "")
-    r = pct.row + 1
-    while _typed_number(ws.cell(r, pct.column)):
-        percentile = float(ws.cell(r, pct.column).value)
-        for col, env in envs.items():
-            cell = ws.cell(r, col)
-            if _typed_number(cell):
-                rows.append(_row("fio", FIO_XLSX, ws, cell, env, "completion_latency_percentile",
-                                 cell.value * 1e-6, "s", False, p_test=test, p_direction="read",
-                                 p_percentile=percentile))
-        r += 1
-    return rows
-
-
-def _fio_job(label: str, where: str) -> tuple[str, str]:
-    """The fio job and direction of a fio results.xlsx row label."""
-    try:
-        return _FIO_JOBS[label]
-    except KeyError:
-        raise SpreadsheetLayoutError(f"{where}: unknown fio row label {label!r}") from None
-
-
-def ibm_spreadsheets(ibm_root: str | Path) -> pd.DataFrame:
-    """The values that exist only in the authors' spreadsheets, as tidy measurement rows.
-
-    Parameters: ibm_root, the root of the authors' repository (kvm-docker-comparison).
-    Reads nuttcp/results/nuttcp.xlsx (goodput, B/s, per environment and direction),
-    netperf/results/netperf.xlsx (TCP_RR/UDP_RR transaction_rate, tx/s) and
-    "fio/results/fio results.xlsx" (Figs 5-7: bandwidth_mean/bandwidth_sd in B/s, iops in op/s,
-    completion_latency_percentile in s). Only numbers typed into cells are read; formula cells
-    (unit conversions, 1e6/rate) are derived and skipped, and an empty cell gives no row.
-    Every row has tool "spreadsheet", p_origin "spreadsheet", source
-    "<relative path>!<sheet>!<cell>" and raw = the cell's number as text; environment is
-    native/docker/kvm and variant "net=nat" where the sheet says Docker NAT ("default" otherwise).
-    A workbook that is not in the tree (a partial checkout) gives no rows.
-    Raises SpreadsheetLayoutError when a workbook does not have the layout described here.
-    """
-    root = Path(ibm_root)
-    rows = []
-    for read, rel in ((_nuttcp, NUTTCP_XLSX), (_netperf, NETPERF_XLSX), (_fio, FIO_XLSX)):
-        if (root / rel).is_file():
-            rows += read(root)
-    return frame(rows)

@@ -42,12 +42,28 @@ NOTE_FIELDS = ("runner", "virtualization", "machine", "nproc", "mem_total_bytes"
 
 
 def available() -> list[str]:
-    """Names of the runners in RUNNERS_DIR (``fio`` for ``runners/fio.sh``), sorted."""
+    """List the names of the runners in RUNNERS_DIR (``fio`` for ``runners/fio.sh``), sorted."""
     return sorted(p.stem for p in RUNNERS_DIR.glob("*.sh") if p.name != "common.sh")
 
 
 def script(name: str) -> Path:
-    """Path of runner ``name``; KeyError naming the known runners when there is none."""
+    """Return the path of runner ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The runner's name (``fio`` for ``runners/fio.sh``).
+
+    Returns
+    -------
+    pathlib.Path
+        The runner's script.
+
+    Raises
+    ------
+    KeyError
+        When there is no such runner; the message names the known runners.
+    """
     path = RUNNERS_DIR / f"{name}.sh"
     if name == "common" or not path.is_file():
         raise KeyError(f"unknown runner {name!r}; known runners: {', '.join(available())}")
@@ -55,16 +71,29 @@ def script(name: str) -> Path:
 
 
 def command(name: str, outdir: str | Path, **params) -> list[str]:
-    """The argv that runs runner ``name`` into ``outdir`` with ``params`` (name=value each)."""
+    """Build the argv running runner ``name`` into ``outdir`` with ``params`` (name=value each)."""
     return ["sh", str(script(name)), str(outdir), *(f"{k}={v}" for k, v in params.items())]
 
 
 def read_meta(path: str | Path) -> dict[str, str]:
-    """The ``name=value`` lines of a trial's meta file, in order.
+    """Read the ``name=value`` lines of a trial's meta file, in order.
 
-    Raises ParseError naming the file and line for a line without ``=``, an empty or repeated
-    name, and for a file that lacks one of REQUIRED_META (an interrupted runner never leaves
-    such a file in place, so it is not a runner's trial).
+    Parameters
+    ----------
+    path : str or path
+        The meta file.
+
+    Returns
+    -------
+    dict of str to str
+        Name -> value, in the file's order.
+
+    Raises
+    ------
+    ParseError
+        Naming the file and line, for a line without ``=``, an empty or repeated name, and for
+        a file that lacks one of REQUIRED_META (an interrupted runner never leaves such a file
+        in place, so it is not a runner's trial).
     """
     path = Path(path)
     meta: dict[str, str] = {}
@@ -93,14 +122,25 @@ def read_meta(path: str | Path) -> dict[str, str]:
 
 
 def version_number(text: str) -> str:
-    """The first dotted version number in a tool's version line ("fio-3.33" -> "3.33",
-    "pg_test_fsync (PostgreSQL) 15.20 (Debian ...)" -> "15.20"); the whole line if it has none."""
+    """Return the first dotted version number in a tool's version line.
+
+    Parameters
+    ----------
+    text : str
+        The version line.
+
+    Returns
+    -------
+    str
+        The version number ("fio-3.33" -> "3.33", "pg_test_fsync (PostgreSQL) 15.20
+        (Debian ...)" -> "15.20"); the whole line if it has none.
+    """
     found = re.search(r"\d+(?:\.\d+)+", text)
     return found.group(0) if found else text
 
 
 def _param_value(text: str):
-    """A runner parameter as the tidy table stores it: int or float where it is one, else str."""
+    """Convert a runner parameter as the tidy table stores it: int or float if one, else str."""
     for cast in (int, float):
         try:
             return cast(text)
@@ -111,7 +151,23 @@ def _param_value(text: str):
 
 @dataclass
 class Trial:
-    """One runner trial: its meta, its tidy rows (None when the tool failed) and provenance."""
+    """One runner trial: its meta, its tidy rows (None when the tool failed) and provenance.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The trial directory.
+    meta : dict of str to str
+        The meta file's ``name=value`` lines.
+    exit_status : int
+        The tool's exit status.
+    stderr : str
+        The tool's stderr.
+    measurements : pandas.DataFrame or None
+        The tidy rows; None for a failed trial.
+    provenance : dict
+        The provenance record (columns of schema.PROVENANCE_COLUMNS, host facts in ``notes``).
+    """
 
     path: Path
     meta: dict[str, str]
@@ -127,15 +183,30 @@ class Trial:
 
 
 def read_trial(path: str | Path) -> Trial:
-    """Read a trial directory a runner wrote: meta, stderr and, when the tool succeeded, the
-    tidy rows its parser makes of ``output``.
+    """Read a trial directory a runner wrote.
 
-    The runner's parameters (meta ``p_<name>``) become ``p_<name>`` columns where the output
-    does not state them itself (redis-benchmark never prints its pipeline depth, for
-    instance); where it does, the output's value is kept. The tool version and start time
-    fill the rows' columns the output left empty. A failed trial (non-zero exit status) is
-    returned with ``measurements=None`` and its stderr, so the caller records it; its output
-    is not parsed. Bad meta or output raises ParseError naming the file and line.
+    The trial holds the meta, stderr and, when the tool succeeded, the tidy rows its parser
+    makes of ``output``. The runner's parameters (meta ``p_<name>``) become ``p_<name>``
+    columns where the output does not state them itself (redis-benchmark never prints its
+    pipeline depth, for instance); where it does, the output's value is kept. The tool version
+    and start time fill the rows' columns the output left empty.
+
+    Parameters
+    ----------
+    path : str or path
+        The trial directory.
+
+    Returns
+    -------
+    Trial
+        The trial. A failed trial (non-zero exit status) is returned with
+        ``measurements=None`` and its stderr, so the caller records it; its output is not
+        parsed.
+
+    Raises
+    ------
+    ParseError
+        For bad meta or output, naming the file and line.
     """
     from overhead import parsers
     from overhead.schema import validate

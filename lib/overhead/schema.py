@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from overhead.errors import SchemaError
+
 #: Core columns of the measurements table and their pandas dtypes, in output order.
 MEASUREMENT_COLUMNS: dict[str, str] = {
     "campaign": "string",
@@ -92,17 +94,13 @@ UNITS: dict[str, str] = {
 ACCELERATORS = ("kvm", "tcg")
 
 
-class SchemaError(ValueError):
-    """A table does not follow the tidy data model; the message names the column and row."""
-
-
 def _is_string_categorical(dtype) -> bool:
-    """Whether ``dtype`` is a Categorical of strings (what the dstat parser builds for its line sources)."""
+    """Tell whether ``dtype`` is a Categorical of strings (the dstat parser's line sources)."""
     return isinstance(dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(dtype.categories.dtype)
 
 
 def param_columns(df: pd.DataFrame) -> list[str]:
-    """Names of the parameter columns (``p_<name>``) of ``df``, in their current order."""
+    """Return the names of the parameter columns (``p_<name>``) of ``df``, in current order."""
     return [c for c in df.columns if c.startswith("p_")]
 
 
@@ -113,9 +111,18 @@ _INFERRED = {"boolean": "boolean", "integer": "Int64", "floating": "Float64",
 def _param_dtype(values: pd.Series) -> str:
     """Choose one dtype for a parameter column from the values it holds.
 
-    Parameters: values, the column (object dtype or typed). Booleans stay boolean, whole numbers
-    become Int64, other numbers Float64, string categoricals stay categorical, and anything else
-    becomes a string.
+    Booleans stay boolean, whole numbers become Int64, other numbers Float64, string
+    categoricals stay categorical, and anything else becomes a string.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The column (object dtype or typed).
+
+    Returns
+    -------
+    str
+        The dtype's name.
     """
     if _is_string_categorical(values.dtype):
         return "category"
@@ -137,12 +144,28 @@ def _param_dtype(values: pd.Series) -> str:
 
 
 def conform(df: pd.DataFrame, columns: Mapping[str, str] = MEASUREMENT_COLUMNS) -> pd.DataFrame:
-    """Return ``df`` with every core column present (missing ones as NA), core dtypes applied,
-    parameter columns typed, and columns in canonical order (core first, then sorted p_*).
+    """Return ``df`` in the data model's columns, dtypes and order.
 
-    Parameters: df, a frame from a parser or ingest; columns, the core column spec.
-    Unknown non-parameter columns are an error, so that a typo cannot create a silent column.
-    String columns may be string Categoricals (the dstat parser's shared line sources).
+    Every core column is present (missing ones as NA), core dtypes are applied, parameter
+    columns typed, and columns in canonical order (core first, then sorted p_*). String
+    columns may be string Categoricals (the dstat parser's shared line sources).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A frame from a parser or ingest.
+    columns : mapping of str to str
+        The core column spec (name -> dtype).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The conformed frame.
+
+    Raises
+    ------
+    SchemaError
+        For unknown non-parameter columns, so that a typo cannot create a silent column.
     """
     extra = [c for c in df.columns if c not in columns and not c.startswith("p_")]
     if extra:
@@ -177,9 +200,23 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str] = MEASUREMENT_COLUMNS) 
 def validate(df: pd.DataFrame, *, require_context: bool = False) -> pd.DataFrame:
     """Check a measurements frame against the data model and return it unchanged.
 
-    Parameters: df, a conformed frame; require_context, also demand campaign, run_id and
-    environment (true for anything written to data/tidy).
-    Raises SchemaError naming the column, and the source of the first offending row.
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A conformed frame.
+    require_context : bool
+        Also demand campaign, run_id and environment (true for anything written to
+        data/tidy).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``df``, unchanged.
+
+    Raises
+    ------
+    SchemaError
+        Naming the column, and the source of the first offending row.
     """
     required = list(PARSER_REQUIRED)
     if require_context:
@@ -223,8 +260,10 @@ def frame(rows: Iterable[Mapping[str, object]]) -> pd.DataFrame:
 
 
 def is_conformed(df: pd.DataFrame) -> bool:
-    """Whether ``df`` already has every core column in its dtype and typed parameters (so
-    conform would return it unchanged); cheap, unlike conform itself."""
+    """Check whether ``df`` already has every core column in its dtype and typed parameters.
+
+    If so, conform would return it unchanged. The check is cheap, unlike conform itself.
+    """
     for name, dtype in MEASUREMENT_COLUMNS.items():
         if name not in df.columns:
             return False
@@ -235,7 +274,7 @@ def is_conformed(df: pd.DataFrame) -> bool:
 
 
 def _union_dtype(dtypes: set[str]) -> str:
-    """One dtype for a parameter column that has ``dtypes`` in different frames."""
+    """Choose one dtype for a parameter column that has ``dtypes`` in different frames."""
     dtypes = {"string" if d == "category" else d for d in dtypes}
     if len(dtypes) == 1:
         return next(iter(dtypes))
@@ -274,7 +313,7 @@ def concat(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
 
 
 def to_arrow(df: pd.DataFrame):
-    """A conformed frame as a pyarrow Table (no index, no pandas metadata)."""
+    """Convert a conformed frame to a pyarrow Table (no index, no pandas metadata)."""
     import pyarrow as pa
 
     return pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)

@@ -1,9 +1,16 @@
-"""Rebuild IBM RC25482 (Felter et al., 2014) from the authors' raw data.
+"""Rebuild IBM RC25482 (Felter et al., 2014) from the authors' raw data: the study on top of the toolkit.
 
 One module per section of the paper computes the data behind its tables and figures from the
-tidy table; the notebooks under ``notebooks/`` call these and draw. This package holds what they
-share: where the data is, loading a benchmark's rows with display labels, and the fixed output
-names that others rely on.
+tidy table; the notebooks under ``notebooks/`` call these and draw. Around them:
+
+- :mod:`~overhead.rc25482.files`: which authors' file is what (the ingest rule set);
+- :mod:`~overhead.rc25482.data`: where the authors' tree is, and how to get it;
+- :mod:`~overhead.rc25482.spreadsheets`: the values that exist only in their spreadsheets;
+- :mod:`~overhead.rc25482.authors`: their own derived files, read only to cross-check;
+- :mod:`~overhead.rc25482.published`: the paper's published values (``data/reference/rc25482.csv``).
+
+This package holds what the notebooks share: ingesting, loading a benchmark's rows with the
+paper's labels, and the fixed output names that others rely on.
 """
 
 from __future__ import annotations
@@ -13,14 +20,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from overhead import ibm, schema
-from overhead.paths import (
-    ROOT,
-    reference_candidates,
-)
-
-CLONE_HINT = ("git clone https://github.com/thewmf/kvm-docker-comparison "
-              "data/external/kvm-docker-comparison")
+from overhead import tidy
+from overhead.errors import DataNotFound
+from overhead.paths import FIGURES, ROOT, TIDY
+from overhead.rc25482.data import find_history, find_tree
+from overhead.rc25482.files import ALIASES, CAMPAIGN, RULESET
 
 #: The notebooks in the order `make reproduce` runs them (the report last: it reads the others).
 NOTEBOOKS = (
@@ -31,107 +35,107 @@ NOTEBOOKS = (
     "05_mysql",
     "06_report",
 )
+#: Where the authors' data is ingested by default.
+TIDY_DIR = TIDY / "ibm"
+
+__all__ = ["ALIASES", "CAMPAIGN", "NOTEBOOKS", "ROOT", "RULESET", "TIDY_DIR", "DataNotFound",
+           "find_history", "find_tree", "ingest_ibm", "load", "out_dir", "prepare", "setup"]
 
 
-class DataNotFound(FileNotFoundError):
-    """The authors' data (or the reference folder) is not where we looked; says how to get it."""
+def ingest_ibm(root: str | os.PathLike[str], out: str | os.PathLike[str], *, force: bool = False,
+               workers: int | None = None):
+    """Ingest the authors' tree with the study's rules (:func:`overhead.ingest.ingest`).
 
+    Parameters
+    ----------
+    root : path
+        The checkout of thewmf/kvm-docker-comparison.
+    out : path
+        The output folder.
+    force, workers
+        As for :func:`overhead.ingest.ingest`.
 
-def find_ibm_data(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The authors' tree: ``explicit``, else $OVERHEAD_IBM_DATA, else the shared reference copy
-    next to the repository, else ``data/external/kvm-docker-comparison``.
-
-    Raises DataNotFound with the git clone command when none exists.
+    Returns
+    -------
+    overhead.ingest.IngestResult
+        What the ingest did.
     """
-    candidates = [explicit, os.environ.get("OVERHEAD_IBM_DATA"),
-                  *[c / "kvm-docker-comparison" for c in reference_candidates()],
-                  ROOT / "data" / "external" / "kvm-docker-comparison"]
-    for c in candidates:
-        if c and Path(c).is_dir():
-            return Path(c).resolve()
-    raise DataNotFound(f"the authors' raw data was not found (looked at {[str(c) for c in candidates if c]}); "
-                       f"get it with: {CLONE_HINT}")
+    from overhead.ingest import ingest
 
-
-def find_reference_dir(explicit: str | os.PathLike[str] | None = None) -> Path | None:
-    """The folder with paper_numbers.csv (published values), or None when it is not available.
-
-    Published values are read in place, never copied into the repository; without them the
-    notebooks still rebuild everything from raw data and say that no comparison was made.
-    """
-    candidates = [explicit, *reference_candidates()]
-    for c in candidates:
-        if c and (Path(c) / "paper_numbers.csv").is_file():
-            return Path(c).resolve()
-    return None
+    return ingest(root, out, RULESET, force=force, workers=workers)
 
 
 def prepare(ibm_data: str | os.PathLike[str] | None = None,
             tidy_dir: str | os.PathLike[str] | None = None) -> Path:
     """Ingest the authors' data into ``tidy_dir`` (cached: a no-op when nothing changed).
 
-    Parameters: ibm_data, the authors' tree (found with :func:`find_ibm_data` when None);
-    tidy_dir, output folder (default data/tidy/ibm in the repository). Returns tidy_dir.
-    """
-    from overhead.ingest import ingest_ibm
+    Parameters
+    ----------
+    ibm_data : path, optional
+        The authors' tree (found with :func:`~overhead.rc25482.data.find_tree` when None).
+    tidy_dir : path, optional
+        Output folder (default data/tidy/ibm in the repository).
 
-    tidy = Path(tidy_dir) if tidy_dir else ROOT / "data" / "tidy" / "ibm"
-    ingest_ibm(find_ibm_data(ibm_data), tidy)
-    return tidy
+    Returns
+    -------
+    Path
+        ``tidy_dir``.
+    """
+    tidy_path = Path(tidy_dir) if tidy_dir else TIDY_DIR
+    ingest_ibm(find_tree(ibm_data), tidy_path)
+    return tidy_path
 
 
 def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,
          table: str = "measurements", metrics: list[str] | None = None,
          where: dict | None = None) -> pd.DataFrame:
-    """Rows of one benchmark (or all) from an ingested folder, with a ``label`` column.
+    """Load rows as :func:`overhead.tidy.load` does, with the paper's environment labels.
 
-    Parameters: tidy_dir, folder written by ingest; benchmark, e.g. "mysql"; table,
-    "measurements", "monitor" (dstat samples) or "reference" (the spreadsheet values);
-    metrics, keep only these; where, more equality filters {column: value} pushed down to
-    the Parquet reader (e.g. {"p_series": "performance-governor"}).
-    Parameter columns that are empty for the selection are dropped.
+    Parameters
+    ----------
+    tidy_dir, benchmark, table, metrics, where
+        As for :func:`overhead.tidy.load`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows with a ``label`` column in the paper's words.
     """
-    path = Path(tidy_dir) / (table if table == "monitor" else f"{table}.parquet")
-    filters = []
-    if benchmark is not None:
-        filters.append(("benchmark", "==", benchmark))
-    if metrics is not None:
-        filters.append(("metric", "in", list(metrics)))
-    for column, value in (where or {}).items():
-        filters.append((column, "==", value))
-    df = pd.read_parquet(path, engine="pyarrow", filters=filters or None, dtype_backend="numpy_nullable")
-    empty = [c for c in df.columns if c.startswith("p_") and df[c].isna().all()]
-    df = schema.conform(df.drop(columns=empty))
-    df["label"] = labels(df)
-    return df
-
-
-def labels(df: pd.DataFrame) -> pd.Series:
-    """The paper's environment label of every row (computed once per distinct pair)."""
-    keys = df["environment"].astype("string").fillna("") + "\x00" + df["variant"].astype("string").fillna("")
-    names = {k: (ibm.label(*k.split("\x00")) if not k.startswith("\x00") else None) for k in keys.unique()}
-    return keys.map(names).astype("string")
+    return tidy.load(tidy_dir, benchmark, table=table, metrics=metrics, where=where, aliases=ALIASES)
 
 
 def out_dir(path: str | os.PathLike[str] | None = None) -> Path:
-    """The output folder for tables and figures (default figures/rc25482), created."""
-    p = Path(path) if path else ROOT / "figures" / "rc25482"
+    """Return the output folder for tables and figures (default figures/rc25482), created."""
+    p = Path(path) if path else FIGURES / "rc25482"
     p.mkdir(parents=True, exist_ok=True)
     return p
 
 
-def setup(tidy_dir: str = "", ibm_data: str = "", out_dir_: str = "", reference_dir: str = "",
-          compare_published: bool = True) -> tuple[str, Path, Path | None]:
+def setup(tidy_dir: str = "", ibm_data: str = "", out_dir_: str = "", published_values: str = "",
+          compare_published: bool = True) -> tuple[str, Path, pd.DataFrame | None]:
     """Resolve a notebook's parameters (empty = the defaults) and apply the figure theme.
 
-    Parameters: the five values of the notebooks' ``parameters`` cell. Ingests the authors' data
-    when ``tidy_dir`` is empty (cached). Returns (tidy_dir, output folder, reference folder or
-    None when no published comparison is wanted or possible).
+    Parameters
+    ----------
+    tidy_dir, ibm_data, out_dir_, published_values, compare_published
+        The five values of the notebooks' ``parameters`` cell: the ingest folder (ingested
+        here when empty, cached), the authors' tree, the output folder, a CSV of published
+        values (empty: ``data/reference/rc25482.csv``), and whether to compare with them.
+
+    Returns
+    -------
+    tidy_dir : str
+        The ingest folder.
+    out : pathlib.Path
+        The output folder.
+    published : pandas.DataFrame or None
+        The published values, or None when no comparison is wanted.
     """
     from overhead import plots
+    from overhead.rc25482.published import published
 
-    tidy = tidy_dir or str(prepare(ibm_data or None))
+    tidy_path = tidy_dir or str(prepare(ibm_data or None))
     out = out_dir(out_dir_ or None)
-    ref = find_reference_dir(reference_dir or None) if compare_published else None
+    paper = published(published_values or "rc25482") if compare_published else None
     plots.theme()
-    return tidy, out, ref
+    return tidy_path, out, paper

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from overhead import stats
+from overhead.errors import DataError
 
 #: Environment labels of the fio runs, in figure order.
 ENVIRONMENTS = ("Native", "Docker", "KVM")
@@ -56,12 +57,12 @@ NOT_TESTABLE = "not testable (n=1 run per environment)"
 INTERVAL_SD = "fio per-interval bandwidth SD within one run (not run-to-run, not a CI)"
 
 
-class FioDataError(ValueError):
+class FioDataError(DataError):
     """The fio rows needed for a figure are missing or ambiguous; the message names them."""
 
 
 def _one(df: pd.DataFrame, what: str) -> pd.Series:
-    """The single row of ``df``; FioDataError naming ``what`` when there are 0 or several."""
+    """Return the single row of ``df``; FioDataError naming ``what`` when there are 0 or several."""
     if len(df) != 1:
         raise FioDataError(f"expected exactly one row for {what}, found {len(df)}")
     return df.iloc[0]
@@ -69,7 +70,7 @@ def _one(df: pd.DataFrame, what: str) -> pd.Series:
 
 def job_value(fio: pd.DataFrame, environment: str, job: str, metric: str,
               direction: str | None = None) -> tuple[float, str]:
-    """One value fio printed for a job: (value in canonical units, source "file:line").
+    """Return one value fio printed for a job, with its source.
 
     Parameters
     ----------
@@ -83,6 +84,18 @@ def job_value(fio: pd.DataFrame, environment: str, job: str, metric: str,
         Tidy metric, e.g. "bandwidth_interval_mean", "iops".
     direction : str or None
         "read" or "write" for jobs that report both (mixed); None: the only one present.
+
+    Returns
+    -------
+    value : float
+        The value in canonical units.
+    source : str
+        Where fio printed it, "file:line".
+
+    Raises
+    ------
+    FioDataError
+        When there is not exactly one such row.
     """
     rows = fio[(fio["label"] == environment) & (fio["p_job"] == job) & (fio["metric"] == metric)]
     if direction is not None:
@@ -93,7 +106,7 @@ def job_value(fio: pd.DataFrame, environment: str, job: str, metric: str,
 
 def _spreadsheet(reference: pd.DataFrame | None, environment: str, job: str,
                  metric: str) -> tuple[float, str | None, str | None]:
-    """(value, raw text, source) of a spreadsheet cell, NaN/None when absent."""
+    """Return (value, raw text, source) of a spreadsheet cell, NaN/None when absent."""
     if reference is None or reference.empty:
         return math.nan, None, None
     rows = reference[(reference["label"] == environment) & (reference["p_job"] == job)
@@ -109,7 +122,7 @@ def _pct(a: float, b: float) -> float:
 
 
 def sequential_throughput(fio: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Fig 5: sequential read and write bandwidth per environment, log beside spreadsheet.
+    """Compute Fig 5: sequential read and write bandwidth per environment, log beside spreadsheet.
 
     Parameters
     ----------
@@ -177,7 +190,7 @@ def _vs_native(out: pd.DataFrame, value: str, sheet: str,
 
 
 def random_iops(fio: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Fig 6: random read, write and mixed 70/30 IOPS (4 KiB) per environment.
+    """Compute Fig 6: random read, write and mixed 70/30 IOPS (4 KiB) per environment.
 
     Parameters
     ----------
@@ -229,7 +242,7 @@ def _percentile_rows(fio: pd.DataFrame, environment: str, job: str,
 
 
 def latency_percentiles(fio: pd.DataFrame, job: str = LATENCY_JOB) -> pd.DataFrame:
-    """Fig 7 (committed logs): fio's completion-latency percentiles of ``job`` as ECDF points.
+    """Compute Fig 7 (committed logs): fio's clat percentiles of ``job`` as ECDF points.
 
     Parameters
     ----------
@@ -265,7 +278,7 @@ def latency_percentiles(fio: pd.DataFrame, job: str = LATENCY_JOB) -> pd.DataFra
 
 def identify_spreadsheet_latency(fio: pd.DataFrame, reference: pd.DataFrame,
                                  min_share: float = 0.75) -> pd.DataFrame:
-    """Which committed fio job each column of the spreadsheet's latency sheet comes from.
+    """Identify the committed fio job each column of the spreadsheet's latency sheet comes from.
 
     Parameters
     ----------
@@ -325,7 +338,7 @@ def identify_spreadsheet_latency(fio: pd.DataFrame, reference: pd.DataFrame,
 
 def spreadsheet_latency_percentiles(reference: pd.DataFrame,
                                     identified: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Fig 7 as the authors' spreadsheet has it (Sheet2, titled "Random read (QD 128)").
+    """Compute Fig 7 as the authors' spreadsheet has it (Sheet2, titled "Random read (QD 128)").
 
     Parameters
     ----------
@@ -369,7 +382,7 @@ def spreadsheet_latency_percentiles(reference: pd.DataFrame,
 
 def latency_comparison(fio: pd.DataFrame, job: str = LATENCY_JOB,
                        probs: Sequence[float] = (0.01, 0.1, 0.5, 0.9, 0.99)) -> pd.DataFrame:
-    """Fig 7 in numbers: each environment's latency percentiles and means against Native.
+    """Compute Fig 7 in numbers: each environment's latency percentiles and means against Native.
 
     Parameters
     ----------
@@ -424,12 +437,24 @@ def latency_comparison(fio: pd.DataFrame, job: str = LATENCY_JOB,
 
 
 def overlap(fio: pd.DataFrame, job: str = LATENCY_JOB, environment: str = "KVM") -> dict[str, float]:
-    """How far apart two within-run latency distributions are, from the percentile lists.
+    """Measure how far apart two within-run latency distributions are, from the percentile lists.
 
-    Returns {"env_p1_us", "native_p99_us", "native_share_below_env_p1"}: the environment's 1st
-    percentile, Native's 99th, and the largest Native percentile (0-100) whose latency is
-    below the environment's 1st percentile (i.e. at least that share of Native I/Os finished
-    faster than the fastest 1% of the environment's I/Os).
+    Parameters
+    ----------
+    fio : pandas.DataFrame
+        ``load(tidy, "fio")``.
+    job : str
+        The fio job (default random-read-16).
+    environment : str
+        The environment compared with Native.
+
+    Returns
+    -------
+    dict of str to float
+        {"env_p1_us", "native_p99_us", "native_share_below_env_p1"}: the environment's 1st
+        percentile, Native's 99th, and the largest Native percentile (0-100) whose latency is
+        below the environment's 1st percentile (i.e. at least that share of Native I/Os
+        finished faster than the fastest 1% of the environment's I/Os).
     """
     env = _percentile_rows(fio, environment, job)
     nat = _percentile_rows(fio, BASELINE, job)

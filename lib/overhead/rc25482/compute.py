@@ -1,5 +1,6 @@
-"""RC25482 Section III-A..D: Table I (PXZ, Linpack, STREAM, RandomAccess) and Table II (STREAM
-kernels), from the tidy rows of the authors' logs.
+"""RC25482 Section III-A..D: Table I and Table II, from the tidy rows of the authors' logs.
+
+Table I covers PXZ, Linpack, STREAM and RandomAccess; Table II the STREAM kernels.
 
 Which runs make Table I (all on two sockets, 10 trials per cell):
 
@@ -77,7 +78,15 @@ STREAM_KERNELS = (
 def load_trials(tidy_dir: str | os.PathLike[str]) -> pd.DataFrame:
     """Read the Table I rows from an ingested folder and return :func:`trials` of them.
 
-    Parameters: tidy_dir, folder written by ``overhead.rc25482.prepare``.
+    Parameters
+    ----------
+    tidy_dir : path
+        Folder written by ``overhead.rc25482.prepare``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`trials`.
     """
     from overhead.rc25482 import load
 
@@ -88,7 +97,7 @@ def load_trials(tidy_dir: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 def trials(linpack: pd.DataFrame, stream: pd.DataFrame, gups: pd.DataFrame) -> pd.DataFrame:
-    """Every two-socket Table I trial in the printed units, with the Table I selection marked.
+    """Collect every two-socket Table I trial in the printed units, marking Table I's selection.
 
     Parameters
     ----------
@@ -157,7 +166,7 @@ def trials(linpack: pd.DataFrame, stream: pd.DataFrame, gups: pd.DataFrame) -> p
 # --- Table I ----------------------------------------------------------------------------------
 
 def _published_sd_kind(kind: object) -> str | None:
-    """'population' or 'sample' from paper_numbers' err_kind text."""
+    """Return 'population' or 'sample' from the published values' err_kind text."""
     if kind is None or (not isinstance(kind, str) and pd.isna(kind)):
         return None
     return "population" if "population" in str(kind).lower() else "sample"
@@ -165,7 +174,7 @@ def _published_sd_kind(kind: object) -> str | None:
 
 def table1(trial_rows: pd.DataFrame, published: pd.DataFrame | None = None, *,
            n_resamples: int = 9999, seed: int = 0) -> pd.DataFrame:
-    """Table I: one row per workload and environment (PXZ and unmeasured cells as NaN rows).
+    """Compute Table I: one row per workload and environment (PXZ and unmeasured cells as NaN rows).
 
     Parameters
     ----------
@@ -263,11 +272,22 @@ def table1(trial_rows: pd.DataFrame, published: pd.DataFrame | None = None, *,
 
 
 def linpack_views(trial_rows: pd.DataFrame, *, n_resamples: int = 9999, seed: int = 0) -> pd.DataFrame:
-    """The Linpack KVM cells under each selection, labelled: the Table I cell, the untuned cell
-    without its flagged trial (a sensitivity view, not Table I), and the aborted tuned block.
+    """Summarize the Linpack KVM cells under each selection, labelled.
 
-    Parameters: trial_rows, output of :func:`trials`; n_resamples, seed, bootstrap settings.
-    Returns environment, view, n, mean, sd, ci95_low, ci95_high, ci_method, excluded, source.
+    The views are the Table I cell, the untuned cell without its flagged trial (a sensitivity
+    view, not Table I), and the aborted tuned block.
+
+    Parameters
+    ----------
+    trial_rows : pandas.DataFrame
+        Output of :func:`trials`.
+    n_resamples, seed : int
+        Bootstrap settings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        environment, view, n, mean, sd, ci95_low, ci95_high, ci_method, excluded, source.
     """
     lp = trial_rows[trial_rows["workload"] == "Linpack"]
     views = []
@@ -305,14 +325,25 @@ def _num(x: float, d: int) -> str:
 
 def table1_display(trial_rows: pd.DataFrame, table: pd.DataFrame, *, n_resamples: int = 9999,
                    seed: int = 0) -> pd.DataFrame:
-    """Table I as a frame of strings in the paper's style, for Markdown/LaTeX/HTML.
+    """Format Table I as a frame of strings in the paper's style, for Markdown/LaTeX/HTML.
 
     Each cell: ``mean (delta% vs native) [SD]; n=N; 95% CI lo to hi`` (stats.tables), then the
     significance verdict vs native and, where one exists, the published value with its percent
-    difference. Rows are workloads with their unit, columns the four environments.
+    difference.
 
-    Parameters: trial_rows, output of :func:`trials`; table, output of :func:`table1`;
-    n_resamples, seed, bootstrap settings (the same as for :func:`table1`, so the CIs agree).
+    Parameters
+    ----------
+    trial_rows : pandas.DataFrame
+        Output of :func:`trials`.
+    table : pandas.DataFrame
+        Output of :func:`table1`.
+    n_resamples, seed : int
+        Bootstrap settings (the same as for :func:`table1`, so the CIs agree).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Strings; rows are workloads with their unit, columns the four environments.
     """
     t = trial_rows[trial_rows["in_table"]].assign(
         row=lambda d: d["workload"] + " (" + d["unit"] + ")")
@@ -359,11 +390,15 @@ def table1_display(trial_rows: pd.DataFrame, table: pd.DataFrame, *, n_resamples
 # --- Table II ---------------------------------------------------------------------------------
 
 def table2() -> pd.DataFrame:
-    """Table II: the STREAM kernels with bytes and FLOPs per iteration (definitions of the
-    STREAM benchmark, not measurements).
+    """Build Table II: the STREAM kernels with bytes and FLOPs per iteration.
 
-    Returns operation, kernel, bytes_per_iteration, flops_per_iteration, words_read,
-    words_written, source.
+    These are definitions of the STREAM benchmark, not measurements.
+
+    Returns
+    -------
+    pandas.DataFrame
+        operation, kernel, bytes_per_iteration, flops_per_iteration, words_read,
+        words_written, source.
     """
     rows = []
     for op, kernel, nbytes, flops in STREAM_KERNELS:
@@ -379,14 +414,21 @@ def table2() -> pd.DataFrame:
 
 
 def table2_derived(table: pd.DataFrame) -> pd.DataFrame:
-    """Achieved iterations/s and FLOP/s implied by the measured STREAM bandwidth (Table I).
+    """Derive the iterations/s and FLOP/s implied by the measured STREAM bandwidth (Table I).
 
     FLOP/s = bandwidth / bytes_per_iteration * flops_per_iteration; a derived quantity (STREAM
     does not measure FLOPs), with the bandwidth CI carried through (linear).
 
-    Parameters: table, output of :func:`table1`. Returns operation, environment, n,
-    bandwidth_gbs, bandwidth_ci95_low, bandwidth_ci95_high, giga_iterations_per_s, gflops,
-    gflops_ci95_low, gflops_ci95_high.
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`table1`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        operation, environment, n, bandwidth_gbs, bandwidth_ci95_low, bandwidth_ci95_high,
+        giga_iterations_per_s, gflops, gflops_ci95_low, gflops_ci95_high.
     """
     k = table2().set_index("operation")
     rows = []
@@ -401,11 +443,21 @@ def table2_derived(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def stream_median_spread(trial_rows: pd.DataFrame) -> pd.DataFrame:
-    """The text's check: "the median data exhibiting a difference of only 1.4% across the three
-    execution environments". Per kernel: the median of each environment and the spread
-    (max - min) / max of those medians, in percent.
+    """Check the text's "median data exhibiting a difference of only 1.4%" across environments.
 
-    Parameters: trial_rows, output of :func:`trials`.
+    The text says "the median data exhibiting a difference of only 1.4% across the three
+    execution environments".
+
+    Parameters
+    ----------
+    trial_rows : pandas.DataFrame
+        Output of :func:`trials`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per kernel: the median of each environment and the spread (max - min) / max of those
+        medians, in percent (``spread_pct``).
     """
     st = trial_rows[trial_rows["workload"].str.startswith("STREAM") & trial_rows["in_table"]]
     med = st.groupby(["workload", "environment"])["value"].median().unstack("environment")
@@ -415,10 +467,21 @@ def stream_median_spread(trial_rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def claims(table: pd.DataFrame, views: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Table I statements next to what the data gives.
+    """Set the paper's Table I statements next to what the data gives.
 
-    Parameters: table, output of :func:`table1`; views, of :func:`linpack_views`; spread, of
-    :func:`stream_median_spread`. Returns claim, data (text built from the numbers).
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`table1`.
+    views : pandas.DataFrame
+        Output of :func:`linpack_views`.
+    spread : pandas.DataFrame
+        Output of :func:`stream_median_spread`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        claim, data (text built from the numbers).
     """
     t = table.set_index(["workload", "environment"])
 

@@ -29,11 +29,20 @@ HOST_FACE, HOST_EDGE = "#eeeeee", "#555555"
 class Stack:
     """One column of a diagram, from the application (top) down to the hardware.
 
-    Parameters: title, column heading; label, the environment label whose colour the column
-    takes (:func:`overhead.plots.colour`); layers, box texts top to bottom; host, indices of the
-    layers that belong to the host kernel or hardware (drawn grey); enclose, optional
-    ``(first, last, text)`` drawing a dashed frame around layers first..last (e.g. the VM);
-    notes, arrow annotations keyed by the index of the arrow's upper layer.
+    Parameters
+    ----------
+    title : str
+        Column heading.
+    label : str
+        The environment label whose colour the column takes (:func:`overhead.plots.colour`).
+    layers : sequence of str
+        Box texts, top to bottom.
+    host : sequence of int
+        Indices of the layers that belong to the host kernel or hardware (drawn grey).
+    enclose : (int, int, str), optional
+        ``(first, last, text)`` drawing a dashed frame around layers first..last (e.g. the VM).
+    notes : dict of int to str
+        Arrow annotations keyed by the index of the arrow's upper layer.
     """
 
     title: str
@@ -47,11 +56,26 @@ class Stack:
 def draw_stacks(stacks: Sequence[Stack], *, title: str | None = None, footnote: str | None = None,
                 box_height: float = 0.5, gap: float = 0.28, col_width: float = 2.45,
                 fontsize: float = 9.0):
-    """Draw columns of boxes joined by downward arrows; returns the figure.
+    """Draw columns of boxes joined by downward arrows.
 
-    Parameters: stacks, the columns; title, figure title; footnote, small text under the
-    columns; box_height, gap, col_width, geometry in inches (the axes are drawn 1:1 in inches,
-    so text sizes stay readable whatever the number of layers); fontsize, box text size.
+    Parameters
+    ----------
+    stacks : sequence of Stack
+        The columns.
+    title : str, optional
+        Figure title.
+    footnote : str, optional
+        Small text under the columns.
+    box_height, gap, col_width : float
+        Geometry in inches (the axes are drawn 1:1 in inches, so text sizes stay readable
+        whatever the number of layers).
+    fontsize : float
+        Box text size.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     depth = max(len(s.layers) for s in stacks)
     step = col_width + 0.35
@@ -102,14 +126,19 @@ def draw_stacks(stacks: Sequence[Stack], *, title: str | None = None, footnote: 
 
 
 def network_setups():
-    """Fig 1: the network set-ups of the paper (Sections III-E, III-F and IV-B).
+    """Draw Fig 1: the network set-ups of the paper (Sections III-E, III-F and IV-B).
 
     Native: the benchmark's socket goes through the host TCP/IP stack to the NIC. Docker NAT
     (Docker's default): the container's own network namespace and stack, a veth pair into the
     docker0 bridge, iptables NAT (masquerade / DNAT port mapping) in the host, then the NIC.
     Docker --net=host: the container shares the host's network namespace, so the path is
     native. KVM: guest stack -> virtio-net -> vhost-net (host kernel) -> tap -> Linux bridge ->
-    NIC. The NICs are Mellanox ConnectX-2 EN on a direct 10 Gbps link. Returns a Figure.
+    NIC. The NICs are Mellanox ConnectX-2 EN on a direct 10 Gbps link.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The diagram.
     """
     nic = "10 GbE NIC\n(Mellanox ConnectX-2 EN)"
     stacks = [
@@ -134,7 +163,7 @@ def network_setups():
 
 
 def storage_setups():
-    """Fig 4: the storage set-ups of the paper (Sections III-G and IV-B).
+    """Draw Fig 4: the storage set-ups of the paper (Sections III-G and IV-B).
 
     Native: fio on ext4, block layer with dm-multipath, the QLogic FC HBA, an IBM FlashSystem
     840 over two 8 Gb Fibre Channel links. Docker volume (``-v``): the host directory is bind-
@@ -142,8 +171,12 @@ def storage_setups():
     container's own filesystem, a union of read-only image layers and a writable layer with
     copy-up on first write (the MySQL "Docker NAT AUFS" set-up). KVM: guest ext4 -> virtio-blk ->
     QEMU (a host process) -> the raw block device (fio) or a qcow2 image file on the host
-    filesystem (MySQL) -> host block layer -> device. Returns a matplotlib Figure; the block I/O
-    notebook saves it as fig04. Name and signature are stable.
+    filesystem (MySQL) -> host block layer -> device. Name and signature are stable.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The diagram; the block I/O notebook saves it as fig04.
     """
     ssd = "IBM FlashSystem 840\n(2 x 8 Gb Fibre Channel)"
     stacks = [

@@ -1,22 +1,24 @@
-"""Where each file of the IBM RC25482 authors' repository belongs.
+"""Where each file of the IBM RC25482 authors' repository belongs: the study's ingest rules.
 
 The authors' repository (``thewmf/kvm-docker-comparison``, commit 6820500) keeps raw logs next
 to spreadsheets, screenshots and files derived by their scripts. :data:`RULES` maps each raw
 file to a tool, a benchmark, an environment and a variant, and says which parts to keep and
 why the rest is left out. The first rule whose pattern matches a file decides; a file that no
 rule matches is reported as unmapped, so a different checkout cannot be ingested silently wrong.
+:data:`RULESET` hands them to the generic :func:`overhead.ingest.ingest`, with the authors'
+spreadsheets (:mod:`overhead.rc25482.spreadsheets`) as the reference table.
 
 Environments are ``native``, ``docker`` and ``kvm``; the variant says how (``net=host``,
-``net=nat,storage=aufs``, ``untuned``, ``tuned``...). :func:`label` turns the pair into the
-names the paper's figures use.
+``net=nat,storage=aufs``, ``untuned``, ``tuned``...). :data:`ALIASES` names the variants the
+generic labels cannot (the MySQL KVM runs are "KVM" in the paper, not "KVM qcow2,pinned").
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from pathlib import Path
+
+from overhead.ingest import Rule, RuleSet
 
 CAMPAIGN = "ibm-rc25482"
 
@@ -41,61 +43,20 @@ MYSQL_EARLIER: dict[str, tuple[str, str]] = {
     "docker-single-container-nethost-hostfs-10run": ("docker", "net=host,storage=volume"),
 }
 
-_LABELS: dict[tuple[str, str], str] = {
-    ("native", "default"): "Native",
-    ("docker", "default"): "Docker",
-    ("docker", "net=host"): "Docker net=host",
-    ("docker", "net=nat"): "Docker NAT",
-    ("docker", "net=host,storage=volume"): "Docker net=host volume",
-    ("docker", "net=nat,storage=volume"): "Docker NAT volume",
-    ("docker", "net=nat,storage=aufs"): "Docker NAT AUFS",
-    ("docker", "net=host,storage=aufs"): "Docker net=host AUFS",
-    ("kvm", "default"): "KVM",
-    ("kvm", "untuned"): "KVM-untuned",
-    ("kvm", "tuned"): "KVM-tuned",
-    ("kvm", "qcow2,pinned"): "KVM",
-}
-
-
-#: The labels in the order tables and legends list them: native first, containers, then VMs.
-LABEL_ORDER: tuple[str, ...] = (
-    "Native", "Docker", "Docker net=host", "Docker net=host volume", "Docker net=host AUFS",
-    "Docker NAT", "Docker NAT volume", "Docker NAT AUFS", "KVM", "KVM-untuned", "KVM-tuned",
+#: The NUMA nodes of the authors' two-socket host (``linpack/results/native.topo``): one node per
+#: socket, hyperthreads numbered 16 apart. With it, a ``--physcpubind`` list tells the sockets a
+#: run used (:func:`overhead.parsers._datestamp.sockets`); tests check the rules' p_sockets with it.
+HOST_NODES: tuple[frozenset[int], ...] = (
+    frozenset([*range(0, 8), *range(16, 24)]),
+    frozenset([*range(8, 16), *range(24, 32)]),
 )
 
-
-def label(environment: str, variant: str | None) -> str:
-    """The paper's name for an (environment, variant) pair, e.g. ("docker", "net=nat") -> "Docker NAT"."""
-    key = (environment, variant or "default")
-    if key in _LABELS:
-        return _LABELS[key]
-    return f"{environment.capitalize() if environment != 'kvm' else 'KVM'} {variant}".strip()
-
-
-@dataclass(frozen=True)
-class Rule:
-    """How to ingest files matching ``pattern`` (fnmatch on the path relative to the root).
-
-    Parameters: tool, the parser to use (None: skip the file, ``why`` says why); benchmark;
-    environment and variant, fixed or derived per file by ``context``; keep, a row filter
-    applied to the parsed frame (returns a boolean mask), with ``keep_why`` describing what it
-    drops; params, extra p_* values for every row; why, the reason for the rule.
-    """
-
-    pattern: str
-    tool: str | None
-    why: str
-    benchmark: str | None = None
-    environment: str | None = None
-    variant: str | None = None
-    context: Callable[[str], dict] | None = None
-    keep: Callable | None = None
-    keep_why: str = ""
-    params: dict = field(default_factory=dict)
+#: The paper's names for variants the generic labels do not know.
+ALIASES: dict[tuple[str, str], str] = {("kvm", "qcow2,pinned"): "KVM"}
 
 
 def _mysql_context(rel: str) -> dict:
-    """Environment, variant and series for a file under mysql/results/."""
+    """Return the environment, variant and series for a file under mysql/results/."""
     parts = rel.split("/")
     if parts[2] == "performance-governor":
         env, variant = MYSQL_FOLDERS[parts[3]]
@@ -112,17 +73,18 @@ def _mysql_context(rel: str) -> dict:
 
 
 def _repetition(name: str) -> dict:
-    """The repetition number in a sysbench file name ("records-<stamp>-3", "...-hostfs3") as trial.
+    """Read the repetition number in a sysbench file name as the trial.
 
-    The authors number repetitions from 0; trials are numbered from 1. dstat files and single
-    runs ("results-2000000") carry no repetition number.
+    The names look like "records-<stamp>-3" or "...-hostfs3". The authors number repetitions
+    from 0; trials are numbered from 1. dstat files and single runs ("results-2000000") carry no
+    repetition number.
     """
     m = re.search(r"(?:records-\d+-|results-2000000-\D*?)(\d+)$", name)
     return {"trial": int(m.group(1)) + 1} if m else {}
 
 
 def _redis_context(rel: str) -> dict:
-    """Environment and variant from run_<env>_<date>.txt."""
+    """Return the environment and variant from run_<env>_<date>.txt."""
     env = rel.rsplit("/", 1)[-1].split("_")[1]
     return {
         "native": {"environment": "native", "variant": "default"},
@@ -133,7 +95,7 @@ def _redis_context(rel: str) -> dict:
 
 
 def _by_prefix(rel: str) -> dict:
-    """Environment from the file name prefix linux/native, docker or vm."""
+    """Return the environment from the file name prefix linux/native, docker or vm."""
     name = rel.rsplit("/", 1)[-1]
     if name.startswith(("linux", "native")):
         return {"environment": "native", "variant": "default"}
@@ -145,12 +107,12 @@ def _by_prefix(rel: str) -> dict:
 
 
 def _tuned_blocks(df):
-    """LINPACK blocks of vm.log run in the tuned VM (it exposes 2 sockets, not 32 CPUs)."""
+    """Select the LINPACK blocks of vm.log run in the tuned VM (2 sockets exposed, not 32 CPUs)."""
     return df["p_cpus"].eq(2).fillna(False)
 
 
 def _second_half(df):
-    """RandomAccess runs 11-20 of {linux,docker,vm}.log: the real single-socket runs.
+    """Select RandomAccess runs 11-20 of {linux,docker,vm}.log: the real single-socket runs.
 
     The first ten runs are byte-for-byte the *.single-socket.localalloc.log file (which holds,
     despite its name, the two-socket runs). Only linux.log states numactl options, so the run
@@ -224,9 +186,26 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+def _facts(environment: str, variant: str | None) -> dict:
+    """Return the provenance every run of an environment shares.
+
+    The authors ran KVM with hardware acceleration (no TCG anywhere in their data).
+    """
+    return {"accelerator": "kvm"} if environment == "kvm" else {}
+
+
+def _spreadsheets(root: Path):
+    """Read the values that exist only in the authors' spreadsheets (the reference table)."""
+    from overhead.rc25482.spreadsheets import ibm_spreadsheets
+
+    return ibm_spreadsheets(root)
+
+
+#: The authors' tree as the generic ingest reads it.
+RULESET = RuleSet(campaign=CAMPAIGN, rules=RULES, facts=_facts, reference=_spreadsheets,
+                  code=(Path(__file__), Path(__file__).with_name("spreadsheets.py")))
+
+
 def rule_for(rel: str) -> Rule | None:
-    """The first rule whose pattern matches ``rel`` (a '/'-separated relative path), or None."""
-    for rule in RULES:
-        if fnmatch.fnmatchcase(rel, rule.pattern):
-            return rule
-    return None
+    """Return the first rule whose pattern matches ``rel`` (a '/'-separated path), or None."""
+    return RULESET.rule_for(rel)

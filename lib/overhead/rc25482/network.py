@@ -1,5 +1,6 @@
-"""RC25482 Sections III-E and III-F: network bandwidth (nuttcp, Fig 2) and latency (netperf,
-Fig 3), from the authors' spreadsheets.
+"""RC25482 Sections III-E and III-F: network bandwidth and latency, from the authors' spreadsheets.
+
+Bandwidth is nuttcp's (Fig 2), latency netperf's (Fig 3).
 
 The repository holds no nuttcp or netperf output: only ``nuttcp/results/nuttcp.xlsx``
 (goodput in Mbps, typed in by hand, one value per environment and direction) and
@@ -44,12 +45,27 @@ NO_NAT_NOTE = "no Docker NAT value in the data (netperf.xlsx columns D/E are emp
 
 def tcp_goodput_limit(link_gbps: float = LINE_RATE_GBPS, mtu: int = 1500, ip_header: int = 20,
                       tcp_header: int = 20, tcp_options: int = 12, ethernet_overhead: int = 38) -> float:
-    """Maximum TCP goodput (Gbps) of a link: payload per frame over bytes on the wire.
+    """Compute the maximum TCP goodput (Gbps) of a link: payload per frame over bytes on the wire.
 
-    Parameters: link_gbps, line rate; mtu, IP MTU in bytes; ip_header, tcp_header, header
-    bytes; tcp_options, TCP options per segment (12: timestamps, Linux's default);
-    ethernet_overhead, bytes per frame outside the MTU (14 header + 4 FCS + 8 preamble/SFD +
-    12 inter-frame gap). With the defaults: 10 * 1448 / 1538 = 9.4148 Gbps, the paper's 9.41.
+    Parameters
+    ----------
+    link_gbps : float
+        Line rate.
+    mtu : int
+        IP MTU in bytes.
+    ip_header, tcp_header : int
+        Header bytes.
+    tcp_options : int
+        TCP options per segment (12: timestamps, Linux's default).
+    ethernet_overhead : int
+        Bytes per frame outside the MTU (14 header + 4 FCS + 8 preamble/SFD + 12 inter-frame
+        gap).
+
+    Returns
+    -------
+    float
+        The goodput in Gbps. With the defaults: 10 * 1448 / 1538 = 9.4148 Gbps, the paper's
+        9.41.
     """
     payload = mtu - ip_header - tcp_header - tcp_options
     return link_gbps * payload / (mtu + ethernet_overhead)
@@ -62,7 +78,7 @@ def _published_rows(published: pd.DataFrame | None, item_prefix: str) -> pd.Data
 
 
 def goodput(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Fig 2 data: nuttcp goodput per environment and direction.
+    """Compute the Fig 2 data: nuttcp goodput per environment and direction.
 
     Parameters
     ----------
@@ -70,7 +86,7 @@ def goodput(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> p
         Reference rows (``load(tidy, table="reference")``); the nuttcp ``goodput`` rows (B/s)
         are used.
     published : pandas.DataFrame or None
-        ``overhead.reference.published(ref)`` (paper_numbers.csv); None leaves the published
+        :func:`overhead.rc25482.published.published`; None leaves the published
         columns NaN.
 
     Returns
@@ -112,14 +128,14 @@ def goodput(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> p
 
 
 def latency(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Fig 3 data: netperf TCP_RR / UDP_RR round-trip latency, 1e6 / transactions per second.
+    """Compute the Fig 3 data: netperf TCP_RR / UDP_RR round-trip latency, 1e6 / (transactions/s).
 
     Parameters
     ----------
     reference : pandas.DataFrame
         Reference rows; the netperf ``transaction_rate`` rows (tx/s) are used.
     published : pandas.DataFrame or None
-        paper_numbers.csv rows (``overhead.reference.published``) or None.
+        The published values (:func:`overhead.rc25482.published.published`) or None.
 
     Returns
     -------
@@ -169,10 +185,19 @@ def latency(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> p
 
 
 def claims(fig02: pd.DataFrame, fig03: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Section III-E/F statements next to what the spreadsheet values give.
+    """Set the paper's Section III-E/F statements next to what the spreadsheet values give.
 
-    Parameters: fig02, output of :func:`goodput`; fig03, of :func:`latency`. Returns claim,
-    data, verdict ("consistent", "not consistent", "cannot be checked").
+    Parameters
+    ----------
+    fig02 : pandas.DataFrame
+        Output of :func:`goodput`.
+    fig03 : pandas.DataFrame
+        Output of :func:`latency`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        claim, data, verdict ("consistent", "not consistent", "cannot be checked").
     """
     g = fig02.dropna(subset=["goodput_gbps"])
     lat = fig03.set_index(["environment", "test"])

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from overhead import stats
+from overhead.errors import DataError
 
 #: Environment labels in figure order; Native is the baseline.
 ENVIRONMENTS = ("Native", "Docker net=host", "Docker NAT", "KVM")
@@ -45,12 +46,12 @@ MS = 1e-3
 US = 1e-6
 
 
-class RedisDataError(ValueError):
+class RedisDataError(DataError):
     """The redis rows needed are missing or inconsistent; the message names them."""
 
 
 def _session(source: pd.Series) -> pd.Series:
-    """Transcript file name of each row ("run_native_20140717_1443.txt")."""
+    """Return the transcript file name of each row ("run_native_20140717_1443.txt")."""
     return source.astype(str).str.rsplit(":", n=1).str[0].str.rsplit("/", n=1).str[-1]
 
 
@@ -58,7 +59,7 @@ RUN_KEYS = ["environment", "session", "run", "connections"]
 
 
 def run_throughput(redis: pd.DataFrame, workloads: Mapping[str, Sequence[str]] = WORKLOADS) -> pd.DataFrame:
-    """Throughput of every run (one redis-benchmark invocation) for each workload.
+    """Compute the throughput of every run (one redis-benchmark invocation) for each workload.
 
     Parameters
     ----------
@@ -104,7 +105,7 @@ def run_throughput(redis: pd.DataFrame, workloads: Mapping[str, Sequence[str]] =
 
 
 def latency_bounds(redis: pd.DataFrame, workloads: Mapping[str, Sequence[str]] = WORKLOADS) -> pd.DataFrame:
-    """Bound on each run's mean latency from redis-benchmark's whole-millisecond buckets.
+    """Bound each run's mean latency from redis-benchmark's whole-millisecond buckets.
 
     redis-benchmark 2.x walks the sorted latencies (microseconds) and prints a line whenever
     the whole-ms value (us / 1000, truncated) changes; the share printed includes that first
@@ -164,7 +165,7 @@ def latency_bounds(redis: pd.DataFrame, workloads: Mapping[str, Sequence[str]] =
 
 
 def tidy_runs(runs: pd.DataFrame, value: str = "throughput") -> pd.DataFrame:
-    """The run table as tidy measurement rows for :mod:`overhead.stats` (environment = label).
+    """Turn the run table into tidy rows for :mod:`overhead.stats` (environment = label).
 
     Parameters
     ----------
@@ -173,6 +174,12 @@ def tidy_runs(runs: pd.DataFrame, value: str = "throughput") -> pd.DataFrame:
     value : str
         "throughput" (metric throughput, req/s, higher is better) or "implied_latency_s"
         (metric latency_implied, s, lower is better).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy rows: benchmark, workload, environment, p_connections, run_id, trial, metric,
+        value, unit, higher_is_better.
     """
     metric, unit, hib = {"throughput": ("throughput", "req/s", True),
                          "implied_latency_s": ("latency_implied", "s", False)}[value]
@@ -186,45 +193,34 @@ def tidy_runs(runs: pd.DataFrame, value: str = "throughput") -> pd.DataFrame:
 
 def _curve(runs: pd.DataFrame, value: str, scale: float, name: str, baseline: str,
            level: float, n_resamples: int) -> pd.DataFrame:
-    """Per (workload, environment, connections): n, mean, sd, CI, ratio vs baseline, Welch + Holm."""
+    """Compute :func:`overhead.stats.curve` per (workload, environment, connections).
+
+    The columns get the figures' names; Holm's family is every non-baseline point of one
+    workload.
+    """
     tidy = tidy_runs(runs, value)
     tidy["value"] = tidy["value"] / scale
-    keys = ["workload", "environment", "p_connections"]
-    summ = stats.summarize(tidy, keys, percentiles=())
-    ci = stats.intervals(tidy, keys, level=level, method="auto", n_resamples=n_resamples)
+    c = stats.curve(tidy, "p_connections", baseline, by=["workload"], level=level, n_resamples=n_resamples,
+                    order={"workload": list(WORKLOADS), "environment": ENVIRONMENTS})
+    out = c.rename(columns={"p_connections": "connections", "n": "n_runs", "mean": f"{name}_mean",
+                            "sd": f"{name}_sd", "median": f"{name}_median", "ci_low": f"{name}_ci95_low",
+                            "ci_high": f"{name}_ci95_high", "mean_baseline": f"native_{name}_mean",
+                            "ratio": "ratio_vs_native", "ratio_low": "ratio_ci95_low",
+                            "ratio_high": "ratio_ci95_high", "fieller_low": "ratio_fieller_low",
+                            "fieller_high": "ratio_fieller_high", "n_baseline": "n_runs_native",
+                            "pct": "pct_vs_native"})
+    out = out[["workload", "environment", "connections", "n_runs", f"{name}_mean", f"{name}_sd",
+               f"{name}_median", f"{name}_ci95_low", f"{name}_ci95_high", "ci_method", "ci_note",
+               f"native_{name}_mean", "ratio_vs_native", "ratio_ci95_low", "ratio_ci95_high",
+               "ratio_fieller_low", "ratio_fieller_high", "n_runs_native", "welch_p", "welch_p_holm",
+               "mw_p_holm", "verdict", "pct_vs_native"]]
     sessions = runs.groupby(["workload", "environment", "connections"])["session"].nunique().rename("n_sessions")
-    ov = stats.overhead(tidy, baseline, keys, level=level, n_resamples=n_resamples)
-    cmp = stats.compare(tidy, baseline, keys, test="welch", family="workload")
-    out = summ[keys + ["n", "mean", "sd", "median"]].merge(
-        ci[keys + ["low", "high", "method", "reason"]], on=keys, how="left")
-    out = out.merge(ov[keys + ["mean_baseline", "ratio", "ratio_low", "ratio_high", "fieller_low",
-                               "fieller_high", "n_baseline"]], on=keys, how="left")
-    out = out.merge(cmp[keys + ["welch_p", "welch_p_holm", "mw_p_holm", "verdict"]], on=keys, how="left")
-    out = out.rename(columns={"p_connections": "connections", "n": "n_runs", "mean": f"{name}_mean",
-                              "sd": f"{name}_sd", "median": f"{name}_median", "low": f"{name}_ci95_low",
-                              "high": f"{name}_ci95_high", "method": "ci_method", "reason": "ci_note",
-                              "mean_baseline": f"native_{name}_mean", "ratio": "ratio_vs_native",
-                              "ratio_low": "ratio_ci95_low", "ratio_high": "ratio_ci95_high",
-                              "fieller_low": "ratio_fieller_low", "fieller_high": "ratio_fieller_high",
-                              "n_baseline": "n_runs_native"})
-    out["pct_vs_native"] = 100.0 * (out["ratio_vs_native"] - 1.0)
-    base = out["environment"] == baseline
-    out.loc[base, "ratio_vs_native"] = 1.0
-    out.loc[base, "pct_vs_native"] = 0.0
-    out["verdict"] = out["verdict"].astype("string").mask(base, "baseline")
-    out = out.merge(sessions.reset_index().rename(columns={"connections": "connections"}),
-                    on=["workload", "environment", "connections"], how="left")
-    order = {e: i for i, e in enumerate(ENVIRONMENTS)}
-    wl = {w: i for i, w in enumerate(WORKLOADS)}
-    out = out.sort_values(["workload", "environment", "connections"],
-                          key=lambda s: s.map(wl).fillna(99) if s.name == "workload"
-                          else (s.map(order).fillna(99) if s.name == "environment" else s))
-    return out.reset_index(drop=True)
+    return out.merge(sessions.reset_index(), on=["workload", "environment", "connections"], how="left")
 
 
 def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95,
                      n_resamples: int = 2000) -> pd.DataFrame:
-    """Fig 8: throughput per workload, environment and connection count, with CIs and tests.
+    """Compute Fig 8: throughput per workload, environment and connection count, with CIs and tests.
 
     Parameters
     ----------
@@ -250,20 +246,8 @@ def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: flo
     return _curve(runs, "throughput", 1.0, "throughput", baseline, level, n_resamples)
 
 
-def _welch_diff(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, float]:
-    """mean(x) - mean(y) with a Welch-Satterthwaite t interval."""
-    from scipy import stats as st
-
-    vx, vy = np.var(x, ddof=1) / x.size, np.var(y, ddof=1) / y.size
-    se = math.sqrt(vx + vy)
-    df = (vx + vy) ** 2 / (vx ** 2 / (x.size - 1) + vy ** 2 / (y.size - 1))
-    d = float(np.mean(x) - np.mean(y))
-    half = float(st.t.ppf(0.5 + level / 2, df)) * se
-    return d, d - half, d + half
-
-
 def added_per_point(runs: pd.DataFrame, baseline: str = BASELINE, level: float = 0.95) -> pd.DataFrame:
-    """Added implied latency of each environment over the baseline at each connection count.
+    """Compute the added implied latency of each environment over the baseline per connection count.
 
     Parameters
     ----------
@@ -288,10 +272,10 @@ def added_per_point(runs: pd.DataFrame, baseline: str = BASELINE, level: float =
             x = rows["implied_latency_s"].to_numpy(dtype="float64")
             if env == baseline or x.size < 2 or y.size < 2:
                 continue
-            d, lo, hi = _welch_diff(x, y, level)
+            d = stats.welch_difference(x, y, level)
             records.append({"workload": wl, "environment": env, "connections": int(n_conn),
-                            "added_latency_us": d / US, "added_ci95_low_us": lo / US,
-                            "added_ci95_high_us": hi / US, "n_runs": x.size, "n_runs_native": y.size})
+                            "added_latency_us": d.estimate / US, "added_ci95_low_us": d.low / US,
+                            "added_ci95_high_us": d.high / US, "n_runs": x.size, "n_runs_native": y.size})
     return pd.DataFrame.from_records(records, columns=["workload", "environment", "connections",
                                                        "added_latency_us", "added_ci95_low_us",
                                                        "added_ci95_high_us", "n_runs", "n_runs_native"])
@@ -300,7 +284,7 @@ def added_per_point(runs: pd.DataFrame, baseline: str = BASELINE, level: float =
 def latency_curve(runs: pd.DataFrame, bounds: pd.DataFrame | None = None, baseline: str = BASELINE, *,
                   published: Mapping[str, tuple[float, str]] | None = None, level: float = 0.95,
                   n_resamples: int = 2000) -> pd.DataFrame:
-    """Fig 9: implied latency R = N / X per workload, environment and connection count (in us).
+    """Compute Fig 9: implied latency R = N / X (us) per workload, environment and connections.
 
     Parameters
     ----------
@@ -351,10 +335,20 @@ def latency_curve(runs: pd.DataFrame, bounds: pd.DataFrame | None = None, baseli
 
 
 def littles(runs: pd.DataFrame, workload: str = PRIMARY) -> pd.DataFrame:
-    """:func:`overhead.stats.littles_table` for one workload (latency implied: none measured).
+    """Run :func:`overhead.stats.littles_table` for one workload (latency implied: none measured).
 
-    Returns the littles_table columns (environment is the label, N = connections, X, and
-    implied_latency = latency_used = N / X in seconds).
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Output of :func:`run_throughput`.
+    workload : str
+        The workload (default GET+SET).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The littles_table columns (environment is the label, N = connections, X, and
+        implied_latency = latency_used = N / X in seconds).
     """
     tidy = tidy_runs(runs[runs["workload"] == workload])
     tidy = tidy.drop(columns="workload")
@@ -368,8 +362,25 @@ def _level_means(table: pd.DataFrame, env: str) -> pd.Series:
 
 
 def concurrency_to_reach(table: pd.DataFrame, target: float, environment: str) -> tuple[float, float]:
-    """Smallest measured N whose mean throughput reaches ``target``, and the linear
-    interpolation between it and the level below (NaN, NaN when never reached)."""
+    """Find the smallest measured N whose mean throughput reaches ``target``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`littles`.
+    target : float
+        The throughput to reach (req/s).
+    environment : str
+        The environment label.
+
+    Returns
+    -------
+    n_measured : float
+        The smallest measured N whose mean throughput reaches ``target`` (NaN when never
+        reached).
+    n_interpolated : float
+        The linear interpolation between it and the level below (NaN when never reached).
+    """
     curve = _level_means(table, environment)
     hit = np.flatnonzero(curve.to_numpy() >= target)
     if hit.size == 0:
@@ -386,7 +397,7 @@ def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: st
                     fraction: float = 0.9, tolerance: float = 0.05, unsaturated_max: float | None = None,
                     published: Mapping[str, float] | None = None, level: float = 0.95,
                     n_resamples: int = 2000) -> pd.DataFrame:
-    """The Little's-law analysis of one workload as one long table (redis_littles.csv).
+    """Run the Little's-law analysis of one workload as one long table (redis_littles.csv).
 
     Parameters
     ----------
@@ -516,7 +527,7 @@ def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: st
 
 
 #: Published Redis values (paper text, Section IV-D): littles_summary key -> (item, metric, env) of
-#: paper_numbers.csv, and the words the paper uses.
+#: the published values (data/reference/rc25482.csv), and the words the paper uses.
 PUBLISHED_KEYS = {
     "sat:Native": (("Fig 8", "Redis peak throughput", "Native"), "paper: saturates 'at around 110 k request per second'"),
     "lat4:Docker NAT": (("Fig 9", "Redis latency at 4 connections", "Docker NAT"), "paper: '51us or 1.05x that of native'"),
@@ -529,7 +540,7 @@ _IN_TEXT = {"ratio4:Docker NAT": 1.05, "ratio100:Docker NAT": 1.11}
 
 
 def published_values(published: pd.DataFrame | None) -> dict[str, tuple[float, str]]:
-    """Published Redis numbers keyed for :func:`littles_summary`: key -> (value, the paper's words).
+    """Collect the published Redis numbers keyed for :func:`littles_summary`.
 
     Parameters
     ----------
@@ -537,6 +548,11 @@ def published_values(published: pd.DataFrame | None) -> dict[str, tuple[float, s
         :func:`overhead.reference.published` (None gives an empty dict: no comparison). The NAT
         ratios (1.05x at 4 connections, "over 1.11x" at 100) are stated in the same sentence as
         the 51 us and are taken from the text of that row's source, the paper.
+
+    Returns
+    -------
+    dict of str to (float, str)
+        Key -> (value, the paper's words).
     """
     if published is None:
         return {}
@@ -556,10 +572,18 @@ __all__ = ["BASELINE", "ENVIRONMENTS", "PRIMARY", "RedisDataError", "TESTS", "WO
 
 
 def littles_display(summary: pd.DataFrame) -> pd.DataFrame:
-    """:func:`littles_summary` formatted for reading (strings; for redis_littles.md).
+    """Format :func:`littles_summary` for reading (strings; for redis_littles.md).
 
-    Returns one row per quantity: environment, quantity, estimate [95% CI] with units, n,
-    published (with the paper's words) and the percent difference, method.
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`littles_summary`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per quantity: environment, quantity, estimate [95% CI] with units, n,
+        published (with the paper's words) and the percent difference, method.
     """
     def num(v: float, unit: str) -> str:
         if not math.isfinite(v):

@@ -20,7 +20,19 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class Item:
-    """One table or figure of the paper: output stem, title, and the text shown with it."""
+    """One table or figure of the paper.
+
+    Attributes
+    ----------
+    stem : str
+        The output files' stem.
+    title : str
+        The title.
+    text : str
+        The text shown with it.
+    kind : str
+        "figure" or "table".
+    """
 
     stem: str
     title: str
@@ -93,13 +105,13 @@ SECTIONS: tuple[tuple[str, str, tuple[Item, ...]], ...] = (
 
 
 def _png(path: Path) -> str:
-    """An <img> with the PNG embedded (the page is self-contained)."""
+    """Return an <img> with the PNG embedded (the page is self-contained)."""
     data = base64.b64encode(path.read_bytes()).decode()
     return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
 
 
 def _table(out: Path, stem: str) -> str:
-    """A table's HTML: the notebook's own .html rendering if present, else its CSV."""
+    """Return a table's HTML: the notebook's own .html rendering if present, else its CSV."""
     rendered = out / f"{stem}.html"
     if rendered.is_file() and stem.startswith("table"):
         return rendered.read_text()
@@ -109,7 +121,7 @@ def _table(out: Path, stem: str) -> str:
 
 
 def _git_sha() -> str:
-    """The repository's commit, or 'unknown' outside a git checkout."""
+    """Return the repository's commit, or 'unknown' outside a git checkout."""
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               cwd=Path(__file__).parent, check=True).stdout.strip()
@@ -118,7 +130,7 @@ def _git_sha() -> str:
 
 
 def missing(out: str | os.PathLike[str]) -> list[str]:
-    """The items whose output files are not in ``out`` (figure PNG or table CSV)."""
+    """List the items whose output files are not in ``out`` (figure PNG or table CSV)."""
     out = Path(out)
     gone = []
     for _, _, items in SECTIONS:
@@ -130,11 +142,21 @@ def missing(out: str | os.PathLike[str]) -> list[str]:
 
 
 def build(out: str | os.PathLike[str], *, compared: bool = True) -> Path:
-    """Write ``out/report.html`` from the outputs already in ``out``; returns its path.
+    """Write ``out/report.html`` from the outputs already in ``out``.
 
-    Parameters: out, the folder the section notebooks wrote to; compared, whether published
-    values were available for comparison (said at the top of the page).
     Missing outputs are listed at the top rather than failing, so a partial run still reports.
+
+    Parameters
+    ----------
+    out : str or path
+        The folder the section notebooks wrote to.
+    compared : bool
+        Whether published values were available for comparison (said at the top of the page).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``report.html``.
     """
     out = Path(out)
     parts = [
@@ -150,7 +172,7 @@ def build(out: str | os.PathLike[str], *, compared: bool = True) -> Path:
         f"(thewmf/kvm-docker-comparison) by the <code>overhead</code> notebooks "
         f"(commit {html.escape(_git_sha())}, {dt.date.today().isoformat()}). "
         + ("Published values stand beside the reproduced ones." if compared else
-           "No published values were available (reference folder not found): no comparison made.")
+           "No comparison with published values was made (compare_published=False).")
         + "</p>",
     ]
     gone = missing(out)

@@ -13,12 +13,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from overhead.rc25482 import NOTEBOOKS, ROOT, find_ibm_data, find_reference_dir, out_dir, prepare
+from overhead.rc25482 import NOTEBOOKS, ROOT, find_tree, out_dir, prepare
 
 
 @dataclass
 class NotebookRun:
-    """One executed notebook: name, output copy, seconds taken, error text if it failed."""
+    """One executed notebook.
+
+    Attributes
+    ----------
+    name : str
+        The notebook's name.
+    executed : pathlib.Path
+        The executed output copy.
+    seconds : float
+        Seconds taken.
+    error : str or None
+        The error text if it failed.
+    """
 
     name: str
     executed: Path
@@ -27,7 +39,22 @@ class NotebookRun:
 
 
 def run_notebook(name: str, parameters: dict, executed_dir: Path) -> NotebookRun:
-    """Execute ``notebooks/<name>.ipynb`` with papermill; failures are returned, not raised."""
+    """Execute ``notebooks/<name>.ipynb`` with papermill.
+
+    Parameters
+    ----------
+    name : str
+        The notebook's name, without ``.ipynb``.
+    parameters : dict
+        The values for the notebook's ``parameters`` cell.
+    executed_dir : pathlib.Path
+        Where the executed copy goes.
+
+    Returns
+    -------
+    NotebookRun
+        The run; a failure is returned (its text in ``error``), not raised.
+    """
     import papermill as pm
 
     src = ROOT / "notebooks" / f"{name}.ipynb"
@@ -45,22 +72,41 @@ def run_notebook(name: str, parameters: dict, executed_dir: Path) -> NotebookRun
 
 def reproduce(out: str | os.PathLike[str] | None = None, tidy: str | os.PathLike[str] | None = None,
               ibm_data: str | os.PathLike[str] | None = None,
-              reference: str | os.PathLike[str] | None = None,
+              published_values: str | os.PathLike[str] | None = None,
               executed: str | os.PathLike[str] | None = None, workers: int = 2,
-              only: list[str] | None = None) -> list[NotebookRun]:
-    """Ingest (cached) and run the notebooks; returns one NotebookRun per notebook.
+              only: list[str] | None = None, compare_published: bool = True) -> list[NotebookRun]:
+    """Ingest (cached) and run the notebooks.
 
-    Parameters: out, figures folder (default figures/rc25482); tidy, ingest folder (default
-    data/tidy/ibm); ibm_data, the authors' tree (searched when None); reference, folder with
-    paper_numbers.csv (searched; None disables published comparisons); executed, where executed
-    copies go (default notebooks/executed); workers, notebooks run at once; only, a subset.
+    Parameters
+    ----------
+    out : path, optional
+        Figures folder (default figures/rc25482).
+    tidy : path, optional
+        Ingest folder (default data/tidy/ibm).
+    ibm_data : path, optional
+        The authors' tree (searched when None, see :mod:`overhead.rc25482.data`).
+    published_values : path, optional
+        A CSV of published values (default ``data/reference/rc25482.csv``).
+    executed : path, optional
+        Where executed copies go (default notebooks/executed).
+    workers : int
+        Notebooks run at once.
+    only : list of str, optional
+        A subset of :data:`NOTEBOOKS`.
+    compare_published : bool
+        Compare with the published values (False leaves those columns empty).
+
+    Returns
+    -------
+    list of NotebookRun
+        One per notebook, in :data:`NOTEBOOKS` order.
     """
-    ibm_root = find_ibm_data(ibm_data)
+    ibm_root = find_tree(ibm_data)
     tidy_dir = prepare(ibm_root, tidy)
-    ref = find_reference_dir(reference)
     params = {"tidy_dir": str(Path(tidy_dir).resolve()), "ibm_data": str(ibm_root),
               "out_dir": str(out_dir(out).resolve()),
-              "reference_dir": str(ref) if ref else "", "compare_published": ref is not None}
+              "published_values": str(Path(published_values).resolve()) if published_values else "",
+              "compare_published": compare_published}
     executed_dir = Path(executed) if executed else ROOT / "notebooks" / "executed"
     executed_dir.mkdir(parents=True, exist_ok=True)
     names = [n for n in NOTEBOOKS if only is None or n in only]

@@ -6,10 +6,14 @@
   harmonic mean for rates, geometric mean for ratios);
 - :mod:`~overhead.stats.ci`: Student-t, bootstrap (BCa) and distribution-free median intervals,
   and the normality-checked choice between t and bootstrap;
-- :mod:`~overhead.stats.compare`: overhead vs a baseline environment as a ratio of means with
+- :mod:`~overhead.stats.ratio`: overhead vs a baseline environment as a ratio of means with
   bootstrap and Fieller intervals;
 - :mod:`~overhead.stats.significance`: Welch, Mann-Whitney, Kruskal-Wallis, Holm correction,
   effect sizes and verdicts;
+- :mod:`~overhead.stats.curves`: a curve per environment over a swept parameter, compared point
+  by point with the baseline (mean, CI, ratio with CIs, Welch + Holm, verdict), and ordering
+  rows in a given order of labels;
+- :mod:`~overhead.stats.segments`: a monitor's time series cut into back-to-back runs;
 - :mod:`~overhead.stats.distributions`: ECDFs (raw, binned, percentile lists) and quantile
   ratios;
 - :mod:`~overhead.stats.littles`: Little's law for closed-loop load, latency fits, added
@@ -44,14 +48,9 @@ from overhead.stats.ci import (
     median_interval,
     normality,
     t_interval,
+    welch_difference,
 )
-from overhead.stats.compare import (
-    RatioInterval,
-    fieller,
-    fieller_from_stats,
-    overhead,
-    ratio_bootstrap,
-)
+from overhead.stats.curves import CURVE_COLUMNS, curve, order_by
 from overhead.stats.distributions import (
     Bins,
     Percentiles,
@@ -78,6 +77,13 @@ from overhead.stats.outliers import (
     flag_warmup,
     modified_zscores,
 )
+from overhead.stats.ratio import (
+    RatioInterval,
+    fieller,
+    fieller_from_stats,
+    overhead,
+    ratio_bootstrap,
+)
 from overhead.stats.sampling import (
     Precision,
     TrialsNeeded,
@@ -86,6 +92,7 @@ from overhead.stats.sampling import (
     trials_needed,
 )
 from overhead.stats.saturation import knee, saturation
+from overhead.stats.segments import SegmentationError, segment_runs
 from overhead.stats.significance import (
     TestResult,
     cliffs_delta,
@@ -111,17 +118,17 @@ from overhead.stats.tables import (
 )
 
 __all__ = [
-    "CENTER_METHODS", "DEFAULT_KEYS", "BaselineNotFoundError", "Bins", "EmptyInputError",
+    "CENTER_METHODS", "CURVE_COLUMNS", "DEFAULT_KEYS", "SegmentationError", "BaselineNotFoundError", "Bins", "EmptyInputError",
     "Estimate", "Interval", "MissingColumnError", "ModifiedZ", "PairingError", "Percentiles",
     "Precision", "RatioInterval", "StatsError", "TestResult", "TrialsNeeded", "UnitError",
     "added_latency", "auto_interval", "bootstrap_interval", "center", "center_method",
-    "cliffs_delta", "cohens_d", "compare", "ecdf", "ecdf_frame", "ecdf_from_bins",
+    "cliffs_delta", "cohens_d", "compare", "curve", "ecdf", "ecdf_frame", "ecdf_from_bins",
     "ecdf_from_percentiles", "exclude_flagged", "fieller", "fieller_from_stats", "flag_outliers",
     "flag_warmup", "format_cell", "group_keys", "hedges_g", "hodges_lehmann", "holm",
     "implied_latency", "intervals", "knee", "kruskal", "kruskal_wallis", "latency_fit",
     "littles_law", "littles_table", "mann_whitney", "median_interval", "modified_zscores",
-    "normality", "overhead", "overhead_cells", "overhead_table", "precision", "precision_table",
-    "quantile_compare", "quantile_ratios", "ratio_bootstrap", "saturation", "summarize",
+    "normality", "order_by", "overhead", "overhead_cells", "overhead_table", "precision", "precision_table",
+    "quantile_compare", "quantile_ratios", "ratio_bootstrap", "saturation", "segment_runs", "summarize",
     "t_interval", "to_html", "to_latex", "to_markdown", "trials_needed", "verdict", "welch",
-    "weighted_ecdf", "weighted_quantile",
+    "weighted_ecdf", "weighted_quantile", "welch_difference",
 ]

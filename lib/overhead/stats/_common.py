@@ -22,13 +22,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from overhead.errors import OverheadError
 from overhead.schema import param_columns
 
 #: Group keys used when ``by`` is not given (those present), followed by every p_* column.
 DEFAULT_KEYS: tuple[str, ...] = ("benchmark", "environment", "variant", "metric", "unit")
 
 
-class StatsError(ValueError):
+class StatsError(OverheadError, ValueError):
     """A statistics function was called with arguments it cannot work with."""
 
 
@@ -63,6 +64,11 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], what: str) -> None
         Column names that must be present.
     what : str
         What needs them (a function name), used in the message.
+
+    Raises
+    ------
+    MissingColumnError
+        When a name in ``columns`` is not a column of ``df``; the message names it.
     """
     missing = [c for c in columns if c not in df.columns]
     if missing:
@@ -71,14 +77,27 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], what: str) -> None
 
 
 def require_rows(df: pd.DataFrame, what: str) -> None:
-    """Raise EmptyInputError when ``df`` has no rows; ``what`` names the caller."""
+    """Raise EmptyInputError when ``df`` has no rows.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The frame to check.
+    what : str
+        The caller's name, used in the message.
+
+    Raises
+    ------
+    EmptyInputError
+        When ``df`` has no rows.
+    """
     if len(df) == 0:
         raise EmptyInputError(f"{what}: the frame has no rows")
 
 
 def group_keys(df: pd.DataFrame, by: str | Sequence[str] | None = None, *,
                what: str = "grouping") -> list[str]:
-    """The columns to group ``df`` by.
+    """Return the columns to group ``df`` by.
 
     Parameters
     ----------
@@ -89,6 +108,16 @@ def group_keys(df: pd.DataFrame, by: str | Sequence[str] | None = None, *,
         :data:`DEFAULT_KEYS` followed by every ``p_*`` parameter column.
     what : str
         The caller's name, for the error message.
+
+    Returns
+    -------
+    list of str
+        The grouping columns.
+
+    Raises
+    ------
+    MissingColumnError
+        When an explicit key in ``by`` is not a column of ``df``.
     """
     if by is None:
         return [k for k in DEFAULT_KEYS if k in df.columns] + param_columns(df)
@@ -127,9 +156,15 @@ def sample(x: object, name: str = "sample") -> tuple[np.ndarray, str | None]:
 
     Returns
     -------
-    (numpy.ndarray, str or None)
-        The values (NA becomes NaN; nothing is dropped) and a reason when the sample is empty
-        or holds NaN/infinite values, else None. Raises StatsError if ``x`` is not 1-D.
+    values : numpy.ndarray
+        The values (NA becomes NaN; nothing is dropped).
+    reason : str or None
+        A reason when the sample is empty or holds NaN/infinite values, else None.
+
+    Raises
+    ------
+    StatsError
+        If ``x`` is not 1-D.
     """
     if isinstance(x, pd.Series | pd.Index):
         arr = x.to_numpy(dtype="float64", na_value=np.nan)
@@ -158,7 +193,7 @@ def join_reasons(*reasons: str | None) -> str | None:
 
 
 def generator(rng: np.random.Generator | int | None) -> np.random.Generator:
-    """A numpy Generator from a seed (int), an existing Generator, or None (fresh entropy)."""
+    """Return a numpy Generator from an int seed, an existing Generator, or None (fresh entropy)."""
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, int | np.integer):
@@ -170,7 +205,7 @@ _NA = object()
 
 
 def norm_key(value: Hashable) -> Hashable:
-    """A dictionary-safe version of one group-key value: every NA becomes one sentinel."""
+    """Return a dictionary-safe version of one group-key value: every NA becomes one sentinel."""
     try:
         if pd.isna(value):
             return _NA
@@ -202,7 +237,7 @@ def iter_groups(df: pd.DataFrame, keys: Sequence[str]
 
 
 def mixed_units(rows: pd.DataFrame) -> str | None:
-    """A reason when ``rows`` mix units (a mean over them would mean nothing), else None."""
+    """Return a reason when ``rows`` mix units (a mean over them would mean nothing), else None."""
     if "unit" not in rows.columns:
         return None
     units = rows["unit"].dropna().unique()
@@ -212,14 +247,16 @@ def mixed_units(rows: pd.DataFrame) -> str | None:
 
 
 def values_of(rows: pd.DataFrame, value: str = "value") -> np.ndarray:
-    """The ``value`` column of ``rows`` as float64, NA as NaN."""
+    """Return the ``value`` column of ``rows`` as float64, NA as NaN."""
     return rows[value].to_numpy(dtype="float64", na_value=np.nan)
 
 
 def finish(records: list[dict[str, object]], keys: Sequence[str], source: pd.DataFrame,
            columns: Sequence[str]) -> pd.DataFrame:
-    """Build a result frame from per-group records: key columns keep their source dtypes,
-    ``reason`` (and other text columns listed as such by the caller) become ``string``.
+    """Build a result frame from per-group records.
+
+    Key columns keep their source dtypes; ``reason`` (and other text columns listed as such by
+    the caller) become ``string``.
 
     Parameters
     ----------
@@ -231,6 +268,11 @@ def finish(records: list[dict[str, object]], keys: Sequence[str], source: pd.Dat
         The input frame.
     columns : sequence of str
         Every output column, in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per record, with ``columns`` in order.
     """
     out = pd.DataFrame.from_records(records, columns=list(columns))
     for k in keys:
@@ -248,10 +290,24 @@ def finish(records: list[dict[str, object]], keys: Sequence[str], source: pd.Dat
 class Interval:
     """A confidence interval for one sample.
 
-    Attributes: estimate (the statistic), low, high, level (nominal), method ("t",
-    "bootstrap-BCa", "order-statistics", ...), n, reason (why the numbers are NaN, or a caveat;
-    None when all is well), achieved_level (the exact coverage of order-statistic intervals),
-    normality_p (Shapiro-Wilk p-value when a normality check chose the method).
+    Attributes
+    ----------
+    estimate : float
+        The statistic.
+    low, high : float
+        The interval's endpoints.
+    level : float
+        The nominal confidence level.
+    method : str
+        "t", "bootstrap-BCa", "order-statistics", ...
+    n : int
+        The sample size.
+    reason : str or None
+        Why the numbers are NaN, or a caveat; None when all is well.
+    achieved_level : float or None
+        The exact coverage of order-statistic intervals.
+    normality_p : float or None
+        Shapiro-Wilk p-value when a normality check chose the method.
     """
 
     estimate: float
@@ -277,7 +333,7 @@ class Interval:
         return 100.0 * self.half_width / abs(self.estimate)
 
     def as_dict(self) -> dict[str, object]:
-        """The fields plus half_width and rel_half_width_pct, for building frames."""
+        """Return the fields plus half_width and rel_half_width_pct, for building frames."""
         d = asdict(self)
         d["half_width"] = self.half_width
         d["rel_half_width_pct"] = self.rel_half_width_pct
@@ -286,7 +342,10 @@ class Interval:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A single number with the reason it is NaN (or a caveat). ``float(e)`` gives the value."""
+    """A single number with the reason it is NaN (or a caveat).
+
+    ``float(e)`` gives the value.
+    """
 
     value: float
     reason: str | None = None
@@ -296,5 +355,5 @@ class Estimate:
 
 
 def nan_interval(level: float, method: str, n: int, reason: str, **extra: object) -> Interval:
-    """An Interval whose numbers are all NaN, carrying ``reason``."""
+    """Return an Interval whose numbers are all NaN, carrying ``reason``."""
     return Interval(math.nan, math.nan, math.nan, level, method, n, reason, **extra)

@@ -1,5 +1,7 @@
-"""Confidence intervals for one sample: Student-t, bootstrap (BCa), distribution-free median,
-and the DESIGN.md rule "t where a normality check passes, bootstrap otherwise".
+"""Confidence intervals for one sample.
+
+Student-t, bootstrap (BCa), distribution-free median, and the DESIGN.md rule "t where a
+normality check passes, bootstrap otherwise".
 
 Scalar functions return :class:`~overhead.stats._common.Interval`; when the sample cannot
 support an interval (too small, NaN values, zero variance) its numbers are NaN and ``reason``
@@ -47,7 +49,9 @@ BOOTSTRAP_SMALL_N = 10
 
 
 def t_interval(x: object, level: float = 0.95) -> Interval:
-    """Student-t interval for the mean: mean +- t(1 - (1-level)/2, n-1) * s / sqrt(n).
+    """Compute the Student-t interval for the mean.
+
+    The interval is mean +- t(1 - (1-level)/2, n-1) * s / sqrt(n).
 
     Parameters
     ----------
@@ -78,10 +82,48 @@ def t_interval(x: object, level: float = 0.95) -> Interval:
     return Interval(mean, mean - half, mean + half, level, "t", n)
 
 
+def welch_difference(x: object, y: object, level: float = 0.95) -> Interval:
+    """Compute an interval for the difference of two means, mean(x) - mean(y).
+
+    Equal variances are not assumed: Student-t with Welch-Satterthwaite degrees of freedom.
+
+    Parameters
+    ----------
+    x, y : array-like
+        The two samples (independent).
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    Interval
+        estimate mean(x) - mean(y), method "welch", n = n_x + n_y. NaN with a reason when
+        either sample has n < 2 or holds NaN, or when both have zero variance.
+    """
+    level = check_level(level)
+    xa, wx = sample(x, "first sample")
+    ya, wy = sample(y, "second sample")
+    why = join_reasons(wx, wy)
+    n = xa.size + ya.size
+    if why:
+        return nan_interval(level, "welch", n, why)
+    if xa.size < 2 or ya.size < 2:
+        return nan_interval(level, "welch", n, f"n={xa.size}, {ya.size}: a Welch interval needs n >= 2 in both")
+    vx, vy = np.var(xa, ddof=1) / xa.size, np.var(ya, ddof=1) / ya.size
+    d = float(np.mean(xa) - np.mean(ya))
+    if vx + vy == 0:
+        return Interval(d, math.nan, math.nan, level, "welch", n,
+                        "zero variance in both samples: interval degenerate")
+    se = math.sqrt(vx + vy)
+    df = (vx + vy) ** 2 / (vx ** 2 / (xa.size - 1) + vy ** 2 / (ya.size - 1))
+    half = float(st.t.ppf(0.5 + level / 2, df)) * se
+    return Interval(d, d - half, d + half, level, "welch", n)
+
+
 def bootstrap_interval(x: object, statistic: str | Callable[..., np.ndarray] = "mean",
                        level: float = 0.95, *, n_resamples: int = 9999, method: str = "BCa",
                        rng: np.random.Generator | int | None = 0) -> Interval:
-    """Bootstrap interval (scipy.stats.bootstrap) for a statistic of one sample.
+    """Compute a bootstrap interval (scipy.stats.bootstrap) for a statistic of one sample.
 
     Parameters
     ----------
@@ -143,9 +185,10 @@ def bootstrap_interval(x: object, statistic: str | Callable[..., np.ndarray] = "
 
 
 def median_interval(x: object, level: float = 0.95) -> Interval:
-    """Distribution-free interval for the median from order statistics (binomial, p = 1/2).
+    """Compute a distribution-free interval for the median from order statistics.
 
-    The interval is [x_(j), x_(n+1-j)] with the largest j such that
+    The interval rests on the binomial distribution with p = 1/2: it is [x_(j), x_(n+1-j)]
+    with the largest j such that
     P(Binomial(n, 1/2) <= j - 1) <= (1 - level) / 2, so its exact coverage for continuous data
     is 1 - 2 P(Binomial(n, 1/2) <= j - 1) >= level, reported as ``achieved_level``.
 
@@ -185,7 +228,7 @@ def median_interval(x: object, level: float = 0.95) -> Interval:
 
 
 def normality(x: object, alpha: float = 0.05) -> tuple[float, bool | None, str | None]:
-    """Shapiro-Wilk normality check.
+    """Check a sample for normality with the Shapiro-Wilk test.
 
     Parameters
     ----------
@@ -196,10 +239,14 @@ def normality(x: object, alpha: float = 0.05) -> tuple[float, bool | None, str |
 
     Returns
     -------
-    (p_value, passed, reason)
-        passed is None (and p NaN) when the check cannot be made: n < 3, NaN values, or zero
-        variance. A pass means "not rejected", not "shown normal": with small n the check has
-        little power.
+    p_value : float
+        The Shapiro-Wilk p-value; NaN when the check cannot be made.
+    passed : bool or None
+        None (and p NaN) when the check cannot be made: n < 3, NaN values, or zero variance.
+        A pass means "not rejected", not "shown normal": with small n the check has little
+        power.
+    reason : str or None
+        Why the check cannot be made, else None.
     """
     check_level(alpha, "alpha")
     arr, why = sample(x)
@@ -217,8 +264,9 @@ def normality(x: object, alpha: float = 0.05) -> tuple[float, bool | None, str |
 
 def auto_interval(x: object, level: float = 0.95, *, alpha: float = 0.05,
                   n_resamples: int = 9999, rng: np.random.Generator | int | None = 0) -> Interval:
-    """Interval for the mean chosen by a Shapiro-Wilk check: Student-t when normality is not
-    rejected (p >= alpha), bootstrap BCa otherwise.
+    """Compute an interval for the mean with the method chosen by a Shapiro-Wilk check.
+
+    Student-t when normality is not rejected (p >= alpha), bootstrap BCa otherwise.
 
     Parameters
     ----------
@@ -259,7 +307,7 @@ INTERVAL_METHODS = ("auto", "t", "bootstrap", "median")
 def intervals(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, level: float = 0.95,
               method: str = "auto", statistic: str = "mean", alpha: float = 0.05,
               n_resamples: int = 9999, rng: int | None = 0, value: str = "value") -> pd.DataFrame:
-    """Confidence intervals per group of a tidy frame.
+    """Compute confidence intervals per group of a tidy frame.
 
     Parameters
     ----------
@@ -288,8 +336,12 @@ def intervals(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, level:
     -------
     pandas.DataFrame
         Keys, n, estimate, low, high, half_width, rel_half_width_pct, level, method,
-        achieved_level, normality_p, reason. Data problems give NaN and a reason; structural
-        problems raise MissingColumnError / EmptyInputError / StatsError.
+        achieved_level, normality_p, reason. Data problems give NaN and a reason.
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError, StatsError
+        On structural problems: a missing column, no rows, a bad argument.
     """
     check_choice(method, INTERVAL_METHODS, "method")
     level = check_level(level)

@@ -45,7 +45,7 @@ class Bins:
 
     @classmethod
     def from_mapping(cls, bins: Mapping[object, float]) -> Bins:
-        """From a mapping value -> count (keys may be strings, as in fio's JSON)."""
+        """Build Bins from a mapping value -> count (keys may be strings, as in fio's JSON)."""
         return cls([float(k) for k in bins], [float(v) for v in bins.values()])
 
 
@@ -58,23 +58,27 @@ class Percentiles:
 
     @classmethod
     def from_mapping(cls, points: Mapping[object, float]) -> Percentiles:
-        """From a mapping p -> value (keys may be strings such as "99.000000")."""
+        """Build Percentiles from a mapping p -> value (keys may be strings such as "99.000000")."""
         return cls([float(k) for k in points], [float(v) for v in points.values()])
 
 
 def ecdf(x: object) -> pd.DataFrame:
-    """Empirical distribution function of a sample.
+    """Compute the empirical distribution function of a sample.
 
     Parameters
     ----------
     x : array-like
-        The sample. NaN values raise StatsError (an ECDF without them would misstate every
-        fraction); an empty sample gives an empty frame.
+        The sample; an empty sample gives an empty frame.
 
     Returns
     -------
     pandas.DataFrame
         Columns x (distinct values, ascending) and ecdf (fraction of values <= x).
+
+    Raises
+    ------
+    StatsError
+        When the sample holds NaN values (an ECDF without them would misstate every fraction).
     """
     arr, why = sample(x)
     if arr.size == 0:
@@ -85,20 +89,24 @@ def ecdf(x: object) -> pd.DataFrame:
 
 
 def weighted_ecdf(values: object, weights: object) -> pd.DataFrame:
-    """Empirical distribution function of weighted values (e.g. latency bins with counts).
+    """Compute the empirical distribution function of weighted values (e.g. latency bins).
 
     Parameters
     ----------
     values : array-like
         The values.
     weights : array-like
-        Non-negative weights (counts), same length. Raises StatsError for NaN, negative
-        weights, a length mismatch, or a total weight of 0.
+        Non-negative weights (counts), same length.
 
     Returns
     -------
     pandas.DataFrame
         Columns x (distinct values with positive weight, ascending) and ecdf.
+
+    Raises
+    ------
+    StatsError
+        For NaN, negative weights, a length mismatch, or a total weight of 0.
     """
     v, wv = sample(values, "values")
     w, ww = sample(weights, "weights")
@@ -121,33 +129,47 @@ def weighted_ecdf(values: object, weights: object) -> pd.DataFrame:
 
 
 def ecdf_from_bins(bins: Bins | Mapping[object, float]) -> pd.DataFrame:
-    """ECDF of binned data (value -> count), such as fio's json+ ``clat_ns.bins``.
+    """Compute the ECDF of binned data (value -> count), such as fio's json+ ``clat_ns.bins``.
 
     Parameters
     ----------
     bins : Bins or mapping
-        Values and counts. Errors as :func:`weighted_ecdf`.
+        Values and counts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns x and ecdf, as for :func:`weighted_ecdf`.
+
+    Raises
+    ------
+    StatsError
+        As for :func:`weighted_ecdf`.
     """
     b = bins if isinstance(bins, Bins) else Bins.from_mapping(bins)
     return weighted_ecdf(b.values, b.counts)
 
 
 def ecdf_from_percentiles(points: Percentiles | Mapping[object, float]) -> pd.DataFrame:
-    """Known points of a distribution function from a percentile list (p -> value).
+    """Return the known points of a distribution function from a percentile list (p -> value).
 
     Parameters
     ----------
     points : Percentiles or mapping
         p in 0-100 and the value at each p. When several percentiles share a value (fio:
         ``99.00th=[1012], 99.50th=[1012]``), the point keeps the largest p, since
-        F(value) >= that p. Raises StatsError for p outside 0-100, NaN, or values that
-        decrease as p increases.
+        F(value) >= that p.
 
     Returns
     -------
     pandas.DataFrame
         Columns x and ecdf (= p / 100). Between the points the distribution is unknown: plot
         them as markers or steps, not as a measured curve.
+
+    Raises
+    ------
+    StatsError
+        For p outside 0-100, NaN, or values that decrease as p increases.
     """
     pts = points if isinstance(points, Percentiles) else Percentiles.from_mapping(points)
     p, wp = sample(pts.p, "percentiles")
@@ -170,7 +192,7 @@ def ecdf_from_percentiles(points: Percentiles | Mapping[object, float]) -> pd.Da
 
 def ecdf_frame(df: pd.DataFrame, by: str | Sequence[str] = "environment", *, value: str = "value",
                weight: str | None = None, percentile: str | None = None) -> pd.DataFrame:
-    """Plotting-ready ECDFs per group of a tidy frame.
+    """Compute plotting-ready ECDFs per group of a tidy frame.
 
     Parameters
     ----------
@@ -190,8 +212,14 @@ def ecdf_frame(df: pd.DataFrame, by: str | Sequence[str] = "environment", *, val
     Returns
     -------
     pandas.DataFrame
-        The group columns, x, ecdf. Raises MissingColumnError, EmptyInputError, or StatsError
-        for NaN values/weights in a group (or a percentile list that is not monotone).
+        The group columns, x, ecdf.
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError
+        When a column is missing or the frame has no rows.
+    StatsError
+        For NaN values/weights in a group (or a percentile list that is not monotone).
     """
     if weight and percentile:
         raise StatsError("ecdf_frame: give weight or percentile, not both")
@@ -223,15 +251,27 @@ def ecdf_frame(df: pd.DataFrame, by: str | Sequence[str] = "environment", *, val
 
 
 def weighted_quantile(values: object, weights: object, probs: Sequence[float] | float) -> np.ndarray:
-    """Quantiles of weighted values by inverting the weighted ECDF: the smallest x with
-    F(x) >= p (numpy's "inverted_cdf" definition, generalized to weights).
+    """Compute quantiles of weighted values by inverting the weighted ECDF.
+
+    The quantile for p is the smallest x with F(x) >= p (numpy's "inverted_cdf" definition,
+    generalized to weights).
 
     Parameters
     ----------
     values, weights : array-like
-        As for :func:`weighted_ecdf` (same errors).
+        As for :func:`weighted_ecdf`.
     probs : float or sequence of float
         Probabilities in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        One quantile per probability (NaN when there are no values).
+
+    Raises
+    ------
+    StatsError
+        As for :func:`weighted_ecdf`, and for probabilities outside [0, 1].
     """
     e = weighted_ecdf(values, weights)
     q = np.atleast_1d(np.asarray(probs, dtype="float64"))
@@ -246,7 +286,7 @@ def weighted_quantile(values: object, weights: object, probs: Sequence[float] | 
 
 
 def _quantile_of(spec: object, p: float, method: str) -> tuple[float, str | None, np.ndarray | None]:
-    """Quantile p of one environment's data, a reason if NaN, and the raw sample if any."""
+    """Return quantile p of one environment's data, a reason if NaN, and the raw sample if any."""
     if isinstance(spec, Percentiles):
         ps = np.asarray(spec.p, dtype="float64")
         hit = np.flatnonzero(np.isclose(ps, 100.0 * p, rtol=0, atol=1e-9))
@@ -265,15 +305,16 @@ def quantile_ratios(data: Mapping[str, object], baseline: str = "native",
                     probs: Sequence[float] = (0.5, 0.9, 0.99), *, level: float = 0.95,
                     n_resamples: int = 9999, ci_method: str = "percentile",
                     quantile_method: str = "linear", rng: int | None = 0) -> pd.DataFrame:
-    """Ratio of each environment's quantiles to the baseline's, with bootstrap intervals where
-    both sides are raw samples.
+    """Compute the ratio of each environment's quantiles to the baseline's.
+
+    Bootstrap intervals are given where both sides are raw samples.
 
     Parameters
     ----------
     data : mapping
         environment -> raw sample (array-like), :class:`Bins` or :class:`Percentiles`.
     baseline : str
-        The baseline key (BaselineNotFoundError if absent).
+        The baseline key.
     probs : sequence of float
         Probabilities in (0, 1).
     level : float
@@ -294,6 +335,13 @@ def quantile_ratios(data: Mapping[str, object], baseline: str = "native",
         environment, baseline, p, quantile, quantile_baseline, ratio, low, high, method,
         reason. No CI (NaN, with a reason) for bins or percentile lists; ratio NaN with a reason
         when a quantile is missing or the baseline quantile is 0.
+
+    Raises
+    ------
+    BaselineNotFoundError
+        When ``baseline`` is not a key of ``data``.
+    StatsError
+        For a level or probabilities outside (0, 1).
     """
     level = check_level(level)
     q = [float(p) for p in probs]
@@ -350,14 +398,14 @@ def quantile_compare(df: pd.DataFrame, baseline: str = "native",
                      probs: Sequence[float] = (0.5, 0.9, 0.99), *, level: float = 0.95,
                      n_resamples: int = 9999, rng: int | None = 0,
                      environment: str = "environment", value: str = "value") -> pd.DataFrame:
-    """:func:`quantile_ratios` per group of a tidy frame of raw samples.
+    """Compute :func:`quantile_ratios` per group of a tidy frame of raw samples.
 
     Parameters
     ----------
     df : pandas.DataFrame
         Tidy measurements; each group's rows are one raw sample per environment.
     baseline : str
-        Baseline environment (BaselineNotFoundError if absent from the frame).
+        Baseline environment.
     by : str, sequence of str or None
         Group keys including the environment column (None: the default keys).
     probs, level, n_resamples, rng
@@ -370,6 +418,14 @@ def quantile_compare(df: pd.DataFrame, baseline: str = "native",
     pandas.DataFrame
         The keys other than environment, then the columns of :func:`quantile_ratios`.
         A group without baseline rows gives NaN rows with a reason.
+
+    Raises
+    ------
+    BaselineNotFoundError
+        When ``baseline`` is absent from the frame.
+    MissingColumnError, EmptyInputError, StatsError
+        When a column is missing, the frame has no rows, or the keys lack the environment
+        column.
     """
     require_columns(df, [value, environment], "quantile_compare")
     require_rows(df, "quantile_compare")

@@ -1,5 +1,7 @@
-"""Little's law for closed-loop load (N clients, each waiting for its answer before the next
-request): N = X * R, with N the concurrency, X the throughput and R the mean latency.
+"""Little's law for closed-loop load.
+
+With N clients, each waiting for its answer before the next request: N = X * R, with N the
+concurrency, X the throughput and R the mean latency.
 
 - :func:`littles_law` / :func:`littles_table`: the residual N - X R (absolute and relative to
   N) where latency was measured, and the implied latency N / X everywhere (used where latency
@@ -47,7 +49,7 @@ CURVE_COLUMNS = ("benchmark", "environment", "variant")
 
 
 def littles_law(concurrency: object, throughput: object, latency: object) -> pd.DataFrame:
-    """Little's-law residuals for arrays of (N, X, R).
+    """Compute Little's-law residuals for arrays of (N, X, R).
 
     Parameters
     ----------
@@ -63,8 +65,12 @@ def littles_law(concurrency: object, throughput: object, latency: object) -> pd.
     pandas.DataFrame
         N, X, R, xr (= X R, the concurrency Little's law implies), residual (N - X R),
         rel_residual (residual / N), implied_latency (N / X), reason. Rows whose inputs
-        cannot support a number get NaN and a reason (never 0). Raises StatsError when the
-        arrays differ in length.
+        cannot support a number get NaN and a reason (never 0).
+
+    Raises
+    ------
+    StatsError
+        When the arrays differ in length.
     """
     n = np.asarray(concurrency, dtype="float64").ravel()
     x = np.asarray(throughput, dtype="float64").ravel()
@@ -117,15 +123,25 @@ def littles_table(df: pd.DataFrame, *, concurrency: str = "p_threads",
     pair_on : sequence of str or None
         Columns identifying one measurement point. None: those of :data:`PAIR_COLUMNS` present,
         plus every p_* column that is set on both the throughput and the latency rows. Rows
-        from different runs must differ in one of them (e.g. run_id), else PairingError.
+        from different runs must differ in one of them (e.g. run_id).
 
     Returns
     -------
     pandas.DataFrame
         The pairing columns, then N, X, R, xr, residual, rel_residual, implied_latency,
         latency_used (R where measured, else N / X), latency_source ("measured" or
-        "implied N/X"), reason. Raises MissingColumnError, EmptyInputError (a metric absent),
-        UnitError (throughput not per second or latency not in s), PairingError (duplicates).
+        "implied N/X"), reason.
+
+    Raises
+    ------
+    MissingColumnError
+        When a needed column is missing.
+    EmptyInputError
+        When the frame has no rows or the throughput metric is absent.
+    UnitError
+        When throughput is not per second or latency is not in s.
+    PairingError
+        When rows from different runs share the pairing columns (duplicates).
     """
     require_columns(df, ["metric", "value", "unit", concurrency], "littles_table")
     require_rows(df, "littles_table")
@@ -179,8 +195,27 @@ def littles_table(df: pd.DataFrame, *, concurrency: str = "p_threads",
 
 
 def curve_keys(table: pd.DataFrame, by: str | Sequence[str] | None, what: str) -> list[str]:
-    """The keys that identify one curve: ``by`` (checked, MissingColumnError naming ``what``)
-    or the present ones of :data:`CURVE_COLUMNS`."""
+    """Return the keys that identify one curve.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The frame holding the curves.
+    by : str, sequence of str or None
+        Explicit curve keys (checked); None means the present ones of :data:`CURVE_COLUMNS`.
+    what : str
+        The caller's name, for the error message.
+
+    Returns
+    -------
+    list of str
+        The curve keys.
+
+    Raises
+    ------
+    MissingColumnError
+        When a key in ``by`` is not a column of ``table``; the message names ``what``.
+    """
     if by is None:
         return [c for c in CURVE_COLUMNS if c in table.columns]
     keys = [by] if isinstance(by, str) else list(by)
@@ -272,7 +307,7 @@ def added_latency(table: pd.DataFrame, environment: str | None = None, baseline:
                   level: float = 0.95, cov_type: str = "HC3",
                   by: str | Sequence[str] | None = None,
                   environment_column: str = "environment") -> pd.DataFrame:
-    """Latency added per request by an environment over the baseline, with a CI.
+    """Estimate the latency added per request by an environment over the baseline, with a CI.
 
     Parameters
     ----------
@@ -281,7 +316,7 @@ def added_latency(table: pd.DataFrame, environment: str | None = None, baseline:
     environment : str or None
         The environment to compare; None compares every non-baseline environment.
     baseline : str
-        Baseline environment (BaselineNotFoundError when absent).
+        Baseline environment.
     model : str
         "offset": R = a + b N + delta E over both environments' points (E = 1 for the
         environment); the estimate is delta. "linear": R = a + b N + delta E + gamma E N; the
@@ -308,6 +343,13 @@ def added_latency(table: pd.DataFrame, environment: str | None = None, baseline:
         Keys other than environment, environment, baseline, model, at, estimate, low, high
         (seconds per request), slope_difference (+ _low, _high; "linear" only), n_points,
         reason. NaN with a reason when either environment has fewer than 2 concurrency levels.
+
+    Raises
+    ------
+    BaselineNotFoundError
+        When ``baseline`` is absent from the table.
+    StatsError
+        When ``environment`` is absent from the table.
     """
     level = check_level(level)
     check_choice(model, ("offset", "linear"), "model")
@@ -375,7 +417,7 @@ def added_latency(table: pd.DataFrame, environment: str | None = None, baseline:
 
 
 def implied_latency(concurrency: object, throughput: object) -> np.ndarray:
-    """Latency implied by Little's law, N / X (seconds), NaN where X <= 0 or N is missing.
+    """Compute the latency implied by Little's law, N / X (seconds).
 
     Parameters
     ----------
@@ -383,6 +425,11 @@ def implied_latency(concurrency: object, throughput: object) -> np.ndarray:
         N.
     throughput : array-like
         X in completions per second.
+
+    Returns
+    -------
+    numpy.ndarray
+        N / X in seconds, NaN where X <= 0 or N is missing.
     """
     n = np.asarray(concurrency, dtype="float64")
     x = np.asarray(throughput, dtype="float64")

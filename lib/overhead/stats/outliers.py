@@ -1,5 +1,7 @@
-"""Warm-up and outlier flags. These functions add or set flag columns and never delete rows;
-:func:`exclude_flagged` makes the filtered view a notebook shows, and says what it left out.
+"""Warm-up and outlier flags.
+
+These functions add or set flag columns and never delete rows; :func:`exclude_flagged` makes
+the filtered view a notebook shows, and says what it left out.
 
 Outliers: the modified z-score of Iglewicz and Hoaglin (1993), M_i = 0.6745 (x_i - median) /
 MAD with MAD the median absolute deviation from the median; |M_i| > 3.5 flags an outlier.
@@ -33,7 +35,17 @@ THRESHOLD = 3.5
 
 @dataclass(frozen=True)
 class ModifiedZ:
-    """Modified z-scores of a sample, with its median and MAD, and the reason they are NaN."""
+    """Modified z-scores of a sample, with its median and MAD, and the reason they are NaN.
+
+    Attributes
+    ----------
+    scores : numpy.ndarray
+        The modified z-scores, in the sample's order.
+    median, mad : float
+        The sample's median and median absolute deviation.
+    reason : str or None
+        Why the scores are NaN.
+    """
 
     scores: np.ndarray
     median: float
@@ -42,7 +54,7 @@ class ModifiedZ:
 
 
 def modified_zscores(x: object) -> ModifiedZ:
-    """Iglewicz-Hoaglin modified z-scores 0.6745 (x_i - median) / MAD.
+    """Compute Iglewicz-Hoaglin modified z-scores 0.6745 (x_i - median) / MAD.
 
     Parameters
     ----------
@@ -84,7 +96,14 @@ def flag_outliers(df: pd.DataFrame, by: str | Sequence[str] | None = None, *,
     -------
     pandas.DataFrame
         ``df`` with mod_z (float), outlier (boolean; NA where the score is undefined) and
-        outlier_reason (string, NA when scored). Raises MissingColumnError, EmptyInputError.
+        outlier_reason (string, NA when scored).
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError
+        When the value column is missing or the frame has no rows.
+    StatsError
+        When ``threshold`` is not > 0.
     """
     if not threshold > 0:
         raise StatsError(f"threshold must be > 0, got {threshold!r}")
@@ -128,7 +147,14 @@ def flag_warmup(df: pd.DataFrame, by: str | Sequence[str] | None = None, *,
     pandas.DataFrame
         ``df`` with ``warmup`` True for the flagged rows, False for the others that have an
         order value, and unchanged (never un-flagged; NA stays NA) for rows whose order value
-        is missing. Raises MissingColumnError, EmptyInputError.
+        is missing.
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError
+        When the order column is missing or the frame has no rows.
+    StatsError
+        When ``first`` is < 1.
     """
     if first < 1:
         raise StatsError(f"first must be >= 1, got {first!r}")
@@ -157,8 +183,7 @@ def flag_warmup(df: pd.DataFrame, by: str | Sequence[str] | None = None, *,
 
 
 def exclude_flagged(df: pd.DataFrame, flags: Sequence[str] = ("warmup", "outlier")) -> pd.DataFrame:
-    """The rows of ``df`` that no flag marks True (NA counts as not flagged); a view for
-    summaries, recording the number left out per flag in ``attrs["excluded"]``.
+    """Return the rows of ``df`` that no flag marks True (NA counts as not flagged).
 
     Parameters
     ----------
@@ -166,6 +191,12 @@ def exclude_flagged(df: pd.DataFrame, flags: Sequence[str] = ("warmup", "outlier
         Frame with flag columns.
     flags : sequence of str
         Flag columns to honour; absent ones are skipped (the record says which were absent).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A view for summaries, recording the number left out per flag in ``attrs["excluded"]``
+        (None for an absent flag column).
     """
     keep = pd.Series(True, index=df.index)
     excluded: dict[str, int | None] = {}

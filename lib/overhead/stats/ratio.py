@@ -1,5 +1,6 @@
-"""Overhead against a baseline environment: ratio of means with bootstrap and Fieller
-intervals, per group.
+"""Overhead against a baseline environment, per group.
+
+The ratio of means, with bootstrap and Fieller intervals.
 
 The ratio is mean(environment) / mean(baseline) (arithmetic means of the trials), the percent
 difference is 100 * (ratio - 1). Two intervals are given because they fail differently:
@@ -47,10 +48,27 @@ from overhead.stats._common import (
 class RatioInterval:
     """A confidence set for a ratio of means.
 
-    Attributes: ratio, low, high, level, method ("bootstrap-BCa", "fieller"), n_x, n_y,
-    kind ("bounded", "two rays", "unbounded", or None when NaN), reason, gap (for "two rays":
-    the excluded open interval (r1, r2); the set is (-inf, r1] and [r2, +inf)), g (Fieller's
-    t^2 * var(b) / b^2; the set is bounded iff g < 1), df (degrees of freedom used).
+    Attributes
+    ----------
+    ratio, low, high : float
+        The estimate and the interval's endpoints.
+    level : float
+        The confidence level.
+    method : str
+        "bootstrap-BCa", "fieller".
+    n_x, n_y : int
+        The sample sizes.
+    kind : str or None
+        "bounded", "two rays", "unbounded", or None when NaN.
+    reason : str or None
+        Why the numbers are NaN, or a caveat.
+    gap : (float, float) or None
+        For "two rays": the excluded open interval (r1, r2); the set is (-inf, r1] and
+        [r2, +inf).
+    g : float or None
+        Fieller's t^2 * var(b) / b^2; the set is bounded iff g < 1.
+    df : float or None
+        Degrees of freedom used.
     """
 
     ratio: float
@@ -90,7 +108,7 @@ def _nan_ratio(level: float, method: str, n_x: int, n_y: int, reason: str,
 def fieller_from_stats(a: float, b: float, se_a: float, se_b: float, df: float,
                        level: float = 0.95, *, cov: float = 0.0, n_x: int = 0,
                        n_y: int = 0) -> RatioInterval:
-    """Fieller's confidence set for a / b from two estimates and their standard errors.
+    """Compute Fieller's confidence set for a / b from two estimates and their standard errors.
 
     Solves (a - r b)^2 <= t^2 (se_a^2 - 2 r cov + r^2 se_b^2) for r, with t the two-sided
     Student-t quantile at ``level`` and ``df`` degrees of freedom.
@@ -117,6 +135,11 @@ def fieller_from_stats(a: float, b: float, se_a: float, se_b: float, df: float,
         excluded gap given) or "unbounded" (the whole line) otherwise, with a reason saying
         that the denominator is not significantly different from 0. NaN with a reason for
         NaN inputs or df <= 0.
+
+    Raises
+    ------
+    StatsError
+        When a standard error is negative or ``level`` is outside (0, 1).
     """
     level = check_level(level)
     vals = [a, b, se_a, se_b, df, cov]
@@ -152,7 +175,7 @@ def fieller_from_stats(a: float, b: float, se_a: float, se_b: float, df: float,
 
 
 def fieller(x: object, y: object, level: float = 0.95, *, df: str = "welch") -> RatioInterval:
-    """Fieller's confidence set for mean(x) / mean(y), x and y independent normal samples.
+    """Compute Fieller's confidence set for mean(x) / mean(y), x and y independent normal samples.
 
     Parameters
     ----------
@@ -201,7 +224,7 @@ def _ratio_of_means(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
 
 def ratio_bootstrap(x: object, y: object, level: float = 0.95, *, n_resamples: int = 9999,
                     method: str = "BCa", rng: np.random.Generator | int | None = 0) -> RatioInterval:
-    """Bootstrap interval for mean(x) / mean(y), resampling x and y independently.
+    """Compute a bootstrap interval for mean(x) / mean(y), resampling x and y independently.
 
     Parameters
     ----------
@@ -263,15 +286,30 @@ def baseline_pairs(df: pd.DataFrame, baseline: str, keys: Sequence[str], environ
     df : pandas.DataFrame
         Tidy frame.
     baseline : str
-        Baseline environment name; BaselineNotFoundError (listing the environments present)
-        when no row has it.
+        Baseline environment name.
     keys : sequence of str
-        Group keys; must include ``environment`` (else StatsError). Groups match their
-        baseline on every other key, NA matching NA.
+        Group keys; must include ``environment``. Groups match their baseline on every other
+        key, NA matching NA.
     environment : str
         The environment column.
     what : str
         Caller's name for messages.
+
+    Yields
+    ------
+    key_values : dict
+        The group's key values.
+    rows : pandas.DataFrame
+        The group's rows.
+    baseline_rows : pandas.DataFrame or None
+        The matching baseline group's rows, None when there is none.
+
+    Raises
+    ------
+    BaselineNotFoundError
+        When no row has the baseline environment; the message lists the environments present.
+    StatsError
+        When ``keys`` does not include ``environment``.
     """
     if environment not in keys:
         raise StatsError(f"{what}: the group keys {list(keys)} must include {environment!r}")
@@ -293,11 +331,22 @@ def baseline_pairs(df: pd.DataFrame, baseline: str, keys: Sequence[str], environ
 
 def baseline_samples(df: pd.DataFrame, baseline: str, keys: Sequence[str], environment: str,
                      value: str, what: str):
-    """Per group, the record started for a comparison with the baseline and the two samples.
+    """Yield, per group, the record started for a comparison with the baseline and the two samples.
 
-    Yields (record, x, y): record holds the group keys, baseline, n and n_baseline; x and y are
-    the group's and the baseline's values. When the pair cannot be compared (no baseline rows
-    with the same keys, or mixed units) the record carries a ``reason`` and x, y are None.
+    Parameters
+    ----------
+    df, baseline, keys, environment, what
+        As for :func:`baseline_pairs`.
+    value : str
+        The value column.
+
+    Yields
+    ------
+    record : dict
+        The group keys, baseline, n and n_baseline. When the pair cannot be compared (no
+        baseline rows with the same keys, or mixed units) the record carries a ``reason``.
+    x, y : numpy.ndarray or None
+        The group's and the baseline's values; None when the pair cannot be compared.
     """
     for key, rows, base in baseline_pairs(df, baseline, keys, environment, what):
         x = values_of(rows, value)
@@ -318,8 +367,10 @@ def baseline_samples(df: pd.DataFrame, baseline: str, keys: Sequence[str], envir
 def overhead(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] | None = None, *,
              level: float = 0.95, n_resamples: int = 9999, rng: int | None = 0,
              environment: str = "environment", value: str = "value") -> pd.DataFrame:
-    """Ratio of means and percent difference of every environment against a baseline, per
-    group, with a bootstrap interval and Fieller's interval.
+    """Compute the overhead of every environment against a baseline, per group.
+
+    The ratio of means and the percent difference, with a bootstrap interval and Fieller's
+    interval.
 
     Parameters
     ----------
@@ -346,7 +397,12 @@ def overhead(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str]
         Keys, baseline, n, n_baseline, mean, mean_baseline, ratio, pct, ratio_low, ratio_high
         and pct_low, pct_high (bootstrap), ci_method, fieller_low, fieller_high, fieller_kind,
         reason. Groups without a matching baseline group, too few trials or NaN values give
-        NaN with a reason. Raises MissingColumnError, EmptyInputError, BaselineNotFoundError.
+        NaN with a reason.
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError, BaselineNotFoundError
+        When a column is missing, the frame has no rows, or the baseline is absent.
     """
     level = check_level(level)
     require_columns(df, [value, environment], "overhead")

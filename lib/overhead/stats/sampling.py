@@ -1,5 +1,7 @@
-"""Adaptive sample size: is the confidence interval narrow enough yet, and if not, how many
-trials would a pilot suggest?
+"""Adaptive sample size.
+
+Is the confidence interval narrow enough yet, and if not, how many trials would a pilot
+suggest?
 
 The target is a relative half-width: the Student-t half-width t * s / sqrt(n) at most
 ``target_pct`` percent of the mean. The classic pilot formula n = (t_{n-1} * s / (e * mean))^2
@@ -37,8 +39,16 @@ from overhead.stats._common import (
 class Precision:
     """Whether a sample's t interval meets a relative half-width target.
 
-    Attributes: n, mean, half_width, rel_half_width_pct, target_pct, reached (None when it
-    cannot be told), reason.
+    Attributes
+    ----------
+    n : int
+        The sample size.
+    mean, half_width, rel_half_width_pct, target_pct : float
+        The mean, the t half-width, the half-width in percent of the mean, and the target.
+    reached : bool or None
+        Whether the target is met; None when it cannot be told.
+    reason : str or None
+        Why the numbers are NaN, or a caveat.
     """
 
     n: int
@@ -52,8 +62,19 @@ class Precision:
 
 @dataclass(frozen=True)
 class TrialsNeeded:
-    """Pilot-based sample size: n_total trials in all, n_more beyond those made (>= 0),
-    iterations of the formula, reason (why NaN, e.g. a zero SD)."""
+    """Pilot-based sample size.
+
+    Attributes
+    ----------
+    n_total : float
+        Trials in all.
+    n_more : float
+        Trials beyond those made (>= 0).
+    iterations : int
+        Iterations of the formula.
+    reason : str or None
+        Why NaN, e.g. a zero SD.
+    """
 
     n_total: float
     n_more: float
@@ -68,7 +89,7 @@ def _check_target(target_pct: float) -> float:
 
 
 def precision(x: object, target_pct: float, level: float = 0.95) -> Precision:
-    """Whether the t-interval half-width of the mean is at most ``target_pct`` % of the mean.
+    """Check whether the t-interval half-width of the mean is at most ``target_pct`` % of the mean.
 
     Parameters
     ----------
@@ -84,6 +105,11 @@ def precision(x: object, target_pct: float, level: float = 0.95) -> Precision:
     Precision
         reached None, numbers NaN, with a reason for n < 2, NaN values or a mean of 0. A zero
         SD gives half-width 0 and reached True, with a reason noting the degenerate sample.
+
+    Raises
+    ------
+    StatsError
+        When ``target_pct`` is not a positive number or ``level`` is outside (0, 1).
     """
     level = check_level(level)
     target = _check_target(target_pct)
@@ -106,7 +132,7 @@ def precision(x: object, target_pct: float, level: float = 0.95) -> Precision:
 def trials_needed(x: object = None, target_pct: float = 1.0, level: float = 0.95, *,
                   n: int | None = None, mean: float | None = None, sd: float | None = None,
                   max_n: int = 100_000) -> TrialsNeeded:
-    """How many trials a pilot suggests for a t half-width of at most ``target_pct`` % of the mean.
+    """Estimate the trials a pilot suggests for a t half-width <= ``target_pct`` % of the mean.
 
     Parameters
     ----------
@@ -117,7 +143,7 @@ def trials_needed(x: object = None, target_pct: float = 1.0, level: float = 0.95
     level : float
         Confidence level.
     n, mean, sd : int, float, float
-        Pilot summary, used when ``x`` is None (StatsError if any is missing).
+        Pilot summary, used when ``x`` is None.
     max_n : int
         Give up above this many trials (NaN with a reason).
 
@@ -127,6 +153,11 @@ def trials_needed(x: object = None, target_pct: float = 1.0, level: float = 0.95
         n_total = the smallest n >= 2 with t_{n-1} * sd / sqrt(n) <= target_pct/100 * |mean|,
         n_more = max(0, n_total - n). NaN with a reason for a pilot with n < 2, NaN values, a
         mean of 0, or an SD of 0 (the pilot cannot estimate the spread).
+
+    Raises
+    ------
+    StatsError
+        When ``x`` is None and any of ``n``, ``mean``, ``sd`` is missing.
     """
     level = check_level(level)
     target = _check_target(target_pct)
@@ -178,7 +209,7 @@ def trials_needed(x: object = None, target_pct: float = 1.0, level: float = 0.95
 
 def precision_table(df: pd.DataFrame, target_pct: float, by: str | Sequence[str] | None = None, *,
                     level: float = 0.95, value: str = "value") -> pd.DataFrame:
-    """:func:`precision` and :func:`trials_needed` per group of a tidy frame.
+    """Compute :func:`precision` and :func:`trials_needed` per group of a tidy frame.
 
     Parameters
     ----------

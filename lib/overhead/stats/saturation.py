@@ -39,7 +39,7 @@ from overhead.stats.littles import curve_keys
 
 
 def _curve(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Mean throughput per concurrency level, N ascending (non-finite points left out)."""
+    """Return the mean throughput per concurrency level, N ascending (non-finite points out)."""
     n = rows["N"].to_numpy(dtype="float64")
     x = rows["X"].to_numpy(dtype="float64")
     ok = np.isfinite(n) & np.isfinite(x)
@@ -71,7 +71,7 @@ def _asymptote(n: np.ndarray, x: np.ndarray) -> tuple[float, float, float, str |
 
 def saturation(table: pd.DataFrame, by: str | Sequence[str] | None = None, *,
                method: str = "plateau", tolerance: float = 0.05) -> pd.DataFrame:
-    """Saturation throughput per curve.
+    """Estimate the saturation throughput per curve.
 
     Parameters
     ----------
@@ -134,7 +134,7 @@ def saturation(table: pd.DataFrame, by: str | Sequence[str] | None = None, *,
 
 def knee(table: pd.DataFrame, by: str | Sequence[str] | None = None, *, method: str = "fraction",
          fraction: float = 0.9, tolerance: float = 0.05, plateau: str = "plateau") -> pd.DataFrame:
-    """Concurrency where throughput stops growing (the knee of the throughput curve).
+    """Find the concurrency where throughput stops growing (the knee of the throughput curve).
 
     Parameters
     ----------

@@ -37,12 +37,24 @@ from overhead.stats._common import (
     sample,
     values_of,
 )
-from overhead.stats.compare import baseline_samples
+from overhead.stats.ratio import baseline_samples
 
 
 @dataclass(frozen=True)
 class TestResult:
-    """Outcome of a hypothesis test: statistic, pvalue, test name, df (Welch), reason."""
+    """Outcome of a hypothesis test.
+
+    Attributes
+    ----------
+    statistic, pvalue : float
+        The test statistic and its p-value.
+    test : str
+        The test name.
+    df : float or None
+        Degrees of freedom (Welch).
+    reason : str or None
+        Why the numbers are NaN.
+    """
 
     __test__ = False  # not a pytest test class
 
@@ -63,7 +75,7 @@ def _two(x: object, y: object, need: int, what: str):
 
 
 def welch(x: object, y: object) -> TestResult:
-    """Welch's two-sample t test (two-sided, unequal variances).
+    """Run Welch's two-sample t test (two-sided, unequal variances).
 
     Parameters
     ----------
@@ -87,7 +99,7 @@ def welch(x: object, y: object) -> TestResult:
 
 
 def mann_whitney(x: object, y: object) -> TestResult:
-    """Mann-Whitney U test (two-sided; scipy chooses exact or asymptotic with ties correction).
+    """Run the Mann-Whitney U test (two-sided; scipy picks exact or asymptotic, ties corrected).
 
     Parameters
     ----------
@@ -110,7 +122,7 @@ def mann_whitney(x: object, y: object) -> TestResult:
 
 
 def kruskal_wallis(*samples: object) -> TestResult:
-    """Kruskal-Wallis H test that several samples come from the same distribution.
+    """Run the Kruskal-Wallis H test that several samples come from the same distribution.
 
     Parameters
     ----------
@@ -140,7 +152,7 @@ def kruskal_wallis(*samples: object) -> TestResult:
 
 
 def holm(pvalues: object, alpha: float = 0.05) -> np.ndarray:
-    """Holm-adjusted p-values for a family (statsmodels multipletests, method "holm").
+    """Compute Holm-adjusted p-values for a family (statsmodels multipletests, method "holm").
 
     Parameters
     ----------
@@ -165,7 +177,7 @@ def holm(pvalues: object, alpha: float = 0.05) -> np.ndarray:
 
 
 def verdict(p_adjusted: float, pct: float, alpha: float = 0.05) -> str:
-    """Plain-words verdict of one comparison.
+    """Put the outcome of one comparison in plain words.
 
     Parameters
     ----------
@@ -193,9 +205,17 @@ def verdict(p_adjusted: float, pct: float, alpha: float = 0.05) -> str:
 
 
 def cohens_d(x: object, y: object) -> Estimate:
-    """Cohen's d: (mean(x) - mean(y)) / pooled SD (ddof=1 per sample).
+    """Compute Cohen's d: (mean(x) - mean(y)) / pooled SD (ddof=1 per sample).
 
-    Returns NaN with a reason for n < 2 in either sample, NaN values, or a pooled SD of 0.
+    Parameters
+    ----------
+    x, y : array-like
+        The samples.
+
+    Returns
+    -------
+    Estimate
+        NaN with a reason for n < 2 in either sample, NaN values, or a pooled SD of 0.
     """
     xa, ya, why = _two(x, y, 2, "Cohen's d")
     if why:
@@ -208,7 +228,7 @@ def cohens_d(x: object, y: object) -> Estimate:
 
 
 def hedges_g(x: object, y: object, *, exact: bool = False) -> Estimate:
-    """Hedges' g: Cohen's d times the small-sample bias correction J.
+    """Compute Hedges' g: Cohen's d times the small-sample bias correction J.
 
     Parameters
     ----------
@@ -239,9 +259,17 @@ def hedges_g(x: object, y: object, *, exact: bool = False) -> Estimate:
 
 
 def hodges_lehmann(x: object, y: object) -> Estimate:
-    """Hodges-Lehmann shift estimate: the median of all n_x * n_y differences x_i - y_j.
+    """Compute the Hodges-Lehmann shift estimate: the median of all n_x * n_y differences x_i - y_j.
 
-    Returns NaN with a reason for an empty sample or NaN values.
+    Parameters
+    ----------
+    x, y : array-like
+        The samples.
+
+    Returns
+    -------
+    Estimate
+        NaN with a reason for an empty sample or NaN values.
     """
     xa, ya, why = _two(x, y, 1, "the Hodges-Lehmann estimate")
     if why:
@@ -250,9 +278,17 @@ def hodges_lehmann(x: object, y: object) -> Estimate:
 
 
 def cliffs_delta(x: object, y: object) -> Estimate:
-    """Cliff's delta: (#{x_i > y_j} - #{x_i < y_j}) / (n_x n_y), in [-1, 1].
+    """Compute Cliff's delta: (#{x_i > y_j} - #{x_i < y_j}) / (n_x n_y), in [-1, 1].
 
-    Returns NaN with a reason for an empty sample or NaN values.
+    Parameters
+    ----------
+    x, y : array-like
+        The samples.
+
+    Returns
+    -------
+    Estimate
+        NaN with a reason for an empty sample or NaN values.
     """
     xa, ya, why = _two(x, y, 1, "Cliff's delta")
     if why:
@@ -267,8 +303,10 @@ TESTS = ("welch", "mann-whitney")
 def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] | None = None, *,
             test: str = "welch", alpha: float = 0.05, family: str | Sequence[str] | None = None,
             environment: str = "environment", value: str = "value") -> pd.DataFrame:
-    """Test every environment against a baseline, per group, with Holm correction and effect
-    sizes, and say in words what came out.
+    """Test every environment against a baseline, per group.
+
+    The tests come with Holm correction and effect sizes, and a verdict says in words what
+    came out.
 
     Parameters
     ----------
@@ -295,8 +333,14 @@ def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] 
     pandas.DataFrame
         Keys, baseline, n, n_baseline, mean, mean_baseline, pct, welch_t, welch_df, welch_p,
         welch_p_holm, mw_u, mw_p, mw_p_holm, cohens_d, hedges_g, hl_shift, cliffs_delta,
-        verdict, reason. Raises MissingColumnError, EmptyInputError, BaselineNotFoundError,
-        StatsError (unknown test).
+        verdict, reason.
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError, BaselineNotFoundError
+        When a column is missing, the frame has no rows, or the baseline is absent.
+    StatsError
+        For an unknown test.
     """
     check_choice(test, TESTS, "test")
     check_level(alpha, "alpha")
@@ -351,7 +395,9 @@ def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] 
 
 def kruskal(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, alpha: float = 0.05,
             environment: str = "environment", value: str = "value") -> pd.DataFrame:
-    """Kruskal-Wallis test across all environments of each group, Holm-corrected over the table.
+    """Run the Kruskal-Wallis test across all environments of each group, Holm-corrected.
+
+    The Holm correction runs over the whole table.
 
     Parameters
     ----------
@@ -369,7 +415,12 @@ def kruskal(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, alpha: f
     pandas.DataFrame
         Keys (without environment), environments (comma-separated, sorted), k, n, h, p,
         p_holm, verdict ("no significant difference" / "significant difference among
-        environments"), reason. Raises MissingColumnError, EmptyInputError.
+        environments"), reason.
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError
+        When a column is missing or the frame has no rows.
     """
     check_level(alpha, "alpha")
     require_columns(df, [value, environment], "kruskal")

@@ -29,12 +29,12 @@ CENTER_METHODS = ("arithmetic", "harmonic", "geometric")
 
 
 def center_method(unit: object, higher_is_better: object = None) -> str:
-    """Which mean suits a metric, from its unit and direction.
+    """Choose the mean that suits a metric, from its unit and direction.
 
     Parameters
     ----------
     unit : str
-        Canonical unit (overhead.schema.UNITS). Raises StatsError when it is missing (NA).
+        Canonical unit (overhead.schema.UNITS).
     higher_is_better : bool or None
         The metric's direction; only True makes a "/s" rate harmonic.
 
@@ -43,6 +43,11 @@ def center_method(unit: object, higher_is_better: object = None) -> str:
     str
         "geometric" for "ratio", "harmonic" for "/s" rates with higher_is_better True,
         otherwise "arithmetic".
+
+    Raises
+    ------
+    StatsError
+        When ``unit`` is missing (NA).
     """
     if unit is None or (not isinstance(unit, str) and pd.isna(unit)):
         raise StatsError("center_method needs a unit; pass the method explicitly instead")
@@ -54,19 +59,24 @@ def center_method(unit: object, higher_is_better: object = None) -> str:
 
 
 def center(x: object, method: str) -> Estimate:
-    """The arithmetic, harmonic or geometric mean of a sample.
+    """Compute the arithmetic, harmonic or geometric mean of a sample.
 
     Parameters
     ----------
     x : array-like
         The values.
     method : str
-        One of :data:`CENTER_METHODS` (else StatsError).
+        One of :data:`CENTER_METHODS`.
 
     Returns
     -------
     Estimate
         NaN with a reason for an empty sample, NaN values, or (harmonic, geometric) a value <= 0.
+
+    Raises
+    ------
+    StatsError
+        When ``method`` is not one of :data:`CENTER_METHODS`.
     """
     check_choice(method, CENTER_METHODS, "method")
     arr, why = sample(x)
@@ -88,8 +98,10 @@ def _pct_name(p: float) -> str:
 def summarize(df: pd.DataFrame, by: str | Sequence[str] | None = None, *,
               percentiles: Sequence[float] = (5, 25, 75, 95),
               center: str | Mapping[str, str] = "auto", value: str = "value") -> pd.DataFrame:
-    """Summarize ``value`` per group: n, mean, SD, population SD, CV, median, min, max,
-    percentiles and the central value suited to the metric.
+    """Summarize ``value`` per group.
+
+    The summary holds n, mean, SD, population SD, CV, median, min, max, percentiles and the
+    central value suited to the metric.
 
     Parameters
     ----------
@@ -113,7 +125,13 @@ def summarize(df: pd.DataFrame, by: str | Sequence[str] | None = None, *,
         STREAM summaries; also NaN for n < 2), cv (sd / mean), median, min, max, the percentile columns, center, center_method, reason.
         Never raises for data problems: a group with NaN values gets NaN statistics, n < 2 a
         NaN sd and cv, a group mixing units NaN everything, each with a ``reason``.
-        Raises MissingColumnError, EmptyInputError, StatsError (bad percentiles or method).
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError
+        When the value column is missing or the frame has no rows.
+    StatsError
+        For bad percentiles or a bad method.
     """
     require_columns(df, [value], "summarize")
     require_rows(df, "summarize")

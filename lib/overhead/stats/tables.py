@@ -1,6 +1,8 @@
-"""Tables in the paper's style: each cell "mean (delta% vs baseline) [SD]; n; CI", rendered
-to Markdown, LaTeX or HTML without extra dependencies (pandas' to_markdown needs tabulate,
-which the project does not install).
+"""Tables in the paper's style.
+
+Each cell is "mean (delta% vs baseline) [SD]; n; CI", rendered to Markdown, LaTeX or HTML
+without extra dependencies (pandas' to_markdown needs tabulate, which the project does not
+install).
 
 :func:`overhead_cells` computes the numbers (one row per group and environment);
 :func:`overhead_table` formats them into a frame of strings (rows = groups, columns =
@@ -30,14 +32,16 @@ from overhead.stats._common import (
     values_of,
 )
 from overhead.stats.ci import auto_interval, t_interval
-from overhead.stats.compare import ratio_bootstrap
+from overhead.stats.ratio import ratio_bootstrap
 
 MISSING = "\u2014"
 
 
 def decimals_for(sd: float, mean: float, sd_digits: int = 2) -> int:
-    """Decimal places so that the SD shows ``sd_digits`` significant digits (the mean is shown
-    to the same place); without a usable SD, four significant digits of the mean.
+    """Choose the decimal places so that the SD shows ``sd_digits`` significant digits.
+
+    The mean is shown to the same place; without a usable SD, four significant digits of the
+    mean.
 
     Parameters
     ----------
@@ -45,6 +49,11 @@ def decimals_for(sd: float, mean: float, sd_digits: int = 2) -> int:
         The cell's SD and mean.
     sd_digits : int
         Significant digits of the SD.
+
+    Returns
+    -------
+    int
+        The number of decimal places.
     """
     if math.isfinite(sd) and sd > 0:
         return int(min(12, max(0, sd_digits - 1 - math.floor(math.log10(sd)))))
@@ -79,6 +88,11 @@ def format_cell(mean: float, sd: float, n: int, *, delta_pct: float | None = Non
         The CI is of the percent difference (shown with one decimal and "%").
     note : str or None
         Appended in parentheses (e.g. a reason the CI is missing).
+
+    Returns
+    -------
+    str
+        The cell's text.
     """
     if not math.isfinite(mean):
         text = MISSING
@@ -112,7 +126,7 @@ def overhead_cells(df: pd.DataFrame, baseline: str = "native",
                    level: float = 0.95, scale: float = 1.0, n_resamples: int = 9999,
                    rng: int | None = 0, environment: str = "environment",
                    value: str = "value") -> pd.DataFrame:
-    """The numbers behind :func:`overhead_table`: one row per group and environment.
+    """Compute the numbers behind :func:`overhead_table`: one row per group and environment.
 
     Parameters
     ----------
@@ -204,8 +218,9 @@ def overhead_table(df: pd.DataFrame, baseline: str = "native",
                    n_resamples: int = 9999, rng: int | None = 0,
                    environment: str = "environment", value: str = "value",
                    drop_constant: bool = True) -> pd.DataFrame:
-    """A frame of formatted cells "mean (delta% vs baseline) [SD]; n; CI": rows = groups,
-    columns = environments (baseline first, then the others sorted).
+    """Build a frame of formatted cells "mean (delta% vs baseline) [SD]; n; CI".
+
+    Rows are groups, columns environments (baseline first, then the others sorted).
 
     Parameters
     ----------
@@ -267,7 +282,7 @@ def overhead_table(df: pd.DataFrame, baseline: str = "native",
 
 
 def _flat(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    """Header and body rows (index columns first) of a frame, as strings."""
+    """Return the header and body rows (index columns first) of a frame, as strings."""
     names = [n if n is not None else "" for n in table.index.names]
     header = [str(n) for n in names] + [str(c) for c in table.columns]
     body = []
@@ -285,6 +300,11 @@ def to_markdown(table: pd.DataFrame) -> str:
     ----------
     table : pandas.DataFrame
         Usually the output of :func:`overhead_table`. Pipes are escaped, newlines become <br>.
+
+    Returns
+    -------
+    str
+        The Markdown table, ending in a newline.
     """
     if not isinstance(table, pd.DataFrame):
         raise StatsError("to_markdown needs a DataFrame")
@@ -312,7 +332,7 @@ def latex_escape(text: str) -> str:
 def to_latex(table: pd.DataFrame, *, caption: str | None = None, label: str | None = None,
              widths: dict[str, str] | None = None, wide: bool = False, size: str | None = None,
              notes: list[str] | None = None, comment: str | None = None) -> str:
-    """Render a frame (index included) as a LaTeX ``tabular`` with booktabs rules.
+    r"""Render a frame (index included) as a LaTeX ``tabular`` with booktabs rules.
 
     Parameters
     ----------
@@ -323,7 +343,7 @@ def to_latex(table: pd.DataFrame, *, caption: str | None = None, label: str | No
         environment with them.
     widths : dict of str to str, optional
         Column (header name, index names included) -> width such as ``"3.7cm"``: that column
-        becomes a ``p{...}`` paragraph column and line breaks in its cells become ``\\newline``.
+        becomes a ``p{...}`` paragraph column and line breaks in its cells become ``\newline``.
         Other columns: ``l`` for the index, ``r`` for the rest.
     wide : bool
         ``table*`` (spanning both columns of a two-column document) instead of ``table``.
@@ -333,6 +353,11 @@ def to_latex(table: pd.DataFrame, *, caption: str | None = None, label: str | No
         Paragraphs set under the tabular (escaped).
     comment : str, optional
         A ``%`` comment line put first (what the file is, where it came from).
+
+    Returns
+    -------
+    str
+        The LaTeX source, ending in a newline.
     """
     if not isinstance(table, pd.DataFrame):
         raise StatsError("to_latex needs a DataFrame")
@@ -381,6 +406,11 @@ def to_html(table: pd.DataFrame, *, caption: str | None = None) -> str:
         Usually the output of :func:`overhead_table`.
     caption : str or None
         Optional ``<caption>``.
+
+    Returns
+    -------
+    str
+        The HTML table, ending in a newline.
     """
     if not isinstance(table, pd.DataFrame):
         raise StatsError("to_html needs a DataFrame")
