@@ -5,15 +5,18 @@ PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Where the authors' raw data is: the shared reference copy, or a clone under data/external.
-IBM_DATA ?= $(firstword $(wildcard $(OVERHEAD_REFERENCE)/kvm-docker-comparison ../shared/reference/kvm-docker-comparison /work/shared/reference/kvm-docker-comparison data/external/kvm-docker-comparison))
+# Where the authors' raw data is (the order overhead.rc25482.data searches): $OVERHEAD_REFERENCE,
+# the shared copy beside the checkout (this project's CI), or the pinned clone under data/external
+# that `make demo` makes itself (scripts/get-ibm-data.sh) when none exists.
+IBM_CLONE := data/external/kvm-docker-comparison
+IBM_DATA ?= $(firstword $(wildcard $(OVERHEAD_REFERENCE)/kvm-docker-comparison ../shared/reference/kvm-docker-comparison $(IBM_CLONE)))
 TIDY ?= data/tidy/ibm
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup debian test lint demo ingest reproduce bench lab clean
+.PHONY: help setup debian test lint demo data ingest reproduce bench lab clean
 
 help:
-	@echo "make demo       ingest the IBM RC25482 raw data and rebuild its tables and figures"
+	@echo "make demo       get (pinned clone) and ingest the IBM RC25482 raw data, rebuild its tables and figures"
 	@echo "make test       install everything needed, then ruff and pytest (notebooks included)"
 	@echo "make reproduce  run every notebook with papermill into figures/rc25482/"
 	@echo "make bench      time ingest and parsers, print the figures"
@@ -33,6 +36,7 @@ debian:
 
 lint: setup
 	$(BIN)/ruff check lib tests notebooks scripts
+	$(BIN)/lint-imports --no-cache
 	shellcheck -x -s sh runners/*.sh scripts/*.sh
 
 test: debian setup lint
@@ -41,24 +45,24 @@ test: debian setup lint
 	@# executed by nbmake in order (the report notebook assembles the others' outputs)
 	$(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider --nbmake $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-ingest: setup
-	@if [ -z "$(IBM_DATA)" ] || [ ! -d "$(IBM_DATA)" ]; then \
-	  echo "The authors' raw data was not found (looked at ../shared/reference/kvm-docker-comparison and data/external/kvm-docker-comparison)."; \
-	  echo "Get it with:"; \
-	  echo "  git clone https://github.com/thewmf/kvm-docker-comparison data/external/kvm-docker-comparison"; \
-	  echo "or point at a copy: make demo IBM_DATA=/path/to/kvm-docker-comparison"; \
-	  exit 1; fi
-	$(BIN)/overhead ingest-ibm "$(IBM_DATA)" --out $(TIDY)
+# The authors' data: found, or cloned at the pinned commit and verified (offline: one line
+# saying what to run, and a non-zero exit).
+data:
+	@if [ -z "$(IBM_DATA)" ]; then sh scripts/get-ibm-data.sh $(IBM_CLONE); \
+	elif [ ! -d "$(IBM_DATA)" ]; then echo "$(IBM_DATA): not a folder (IBM_DATA)" >&2; exit 2; fi
+
+ingest: data setup
+	$(BIN)/overhead ingest-ibm "$(or $(IBM_DATA),$(IBM_CLONE))" --out $(TIDY)
 
 demo: ingest
 	$(BIN)/overhead summary $(TIDY)
-	$(BIN)/overhead reproduce --ibm "$(IBM_DATA)" --tidy $(TIDY)
+	$(BIN)/overhead reproduce --ibm "$(or $(IBM_DATA),$(IBM_CLONE))" --tidy $(TIDY)
 
 reproduce: ingest
-	$(BIN)/overhead reproduce --ibm "$(IBM_DATA)" --tidy $(TIDY)
+	$(BIN)/overhead reproduce --ibm "$(or $(IBM_DATA),$(IBM_CLONE))" --tidy $(TIDY)
 
-bench: setup
-	$(BIN)/python scripts/bench.py --ibm "$(IBM_DATA)"
+bench: data setup
+	$(BIN)/python scripts/bench.py --ibm "$(or $(IBM_DATA),$(IBM_CLONE))"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/
