@@ -22,7 +22,7 @@
 tidy_dir = ""
 ibm_data = ""
 out_dir = ""
-reference_dir = ""
+published_values = ""
 compare_published = True
 
 # %%
@@ -31,15 +31,16 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from overhead import plots, stats
-from overhead.rc25482 import compute, setup
-from overhead.reference import table1_published
+from overhead import plots, prose, stats
+from overhead.prose import num, pct, show, span
+from overhead.rc25482 import compute, findings, setup
+from overhead.rc25482.published import table1_published
 
-tidy_dir, out, ref = setup(tidy_dir, ibm_data, out_dir, reference_dir, compare_published)
+tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
 pd.set_option("display.width", 220, "display.max_columns", 40, "display.precision", 4,
               "display.max_colwidth", 80)
-if ref is None:
-    print("no reference folder (or compare_published=False): the published columns stay empty")
+if paper is None:
+    print("compare_published=False: the published columns stay empty")
 
 # %% [markdown]
 # ## The trials
@@ -73,7 +74,7 @@ display(trials.groupby(["workload", "environment", "view"], sort=False)
 # are "likely the Table I values", not verified against the printed table.
 
 # %%
-published = table1_published(ref, include_open=True) if ref is not None else None
+published = table1_published(paper, include_open=True) if paper is not None else None
 table1 = compute.table1(trials, published)
 table1.to_csv(out / "table1.csv", index=False)
 display(table1[compute.TABLE1_COLUMNS + ["unit", "sd_population", "verdict_vs_native",
@@ -93,18 +94,19 @@ if published is not None:
 
 # %% [markdown]
 # ### Linpack under KVM: the outlier and the aborted block
-#
-# **Data caveat.** One trial of the *untuned* KVM block (trial 8, line 35 of
-# `linpack/results/vm.two-socket.interleavedalloc.log`) ran at 108.8 GFLOPS against about 132.7
-# for the other nine. It is flagged (modified z about -96) and **kept** in the Table I cell, which
-# is why that cell's SD is 7.57 and its CI is a (skewed) bootstrap interval. The authors'
-# spreadsheet has 130.28 (7.57), i.e. it averaged all ten; the value printed in the paper could
-# not be confirmed from any text source. The second view below, without the flagged trial, is a
-# sensitivity check and **not** Table I. The tuned-KVM cell is the last complete block of
-# `vm.log`; an earlier block was aborted after 6 trials and is shown separately, not averaged in.
 
 # %%
 views = compute.linpack_views(trials)
+lo = findings.linpack_outlier(trials, table1, views, paper)
+show(f"""**Data caveat.** One trial of the *untuned* KVM block (trial {lo['trial']}, line {lo['line']} of
+`{lo['file']}`) ran at {num(lo['value'], 1)} GFLOPS against about {num(lo['others_mean'], 1)} for the
+other {lo['others']}. It is flagged (modified z about {num(lo['mod_z'])}) and **kept** in the Table I
+cell, which is why that cell's SD is {num(lo['sd'], 2)} and its CI is {lo['ci_kind']}. The
+authors' spreadsheet has {num(lo['sheet_mean'], 2)} ({num(lo['sheet_sd'], 2)}), {lo['sheet_what']}; the
+value printed in the paper could not be confirmed from any text source. The second view below,
+without the flagged trial, is a sensitivity check and **not** Table I. The tuned-KVM cell is the
+last complete block of `vm.log`; an earlier block was aborted after {lo['n_aborted']} trials and is
+shown separately, not averaged in.""")
 views.to_csv(out / "table1_linpack_views.csv", index=False)
 display(views)
 display(trials[(trials["workload"] == "Linpack") & trials["environment"].str.startswith("KVM")]
@@ -127,7 +129,8 @@ NOTES = [
     "95% CI of the mean: Student-t when a Shapiro-Wilk check passes, bootstrap BCa otherwise. "
     "Significance: Welch's t test vs native, Holm-corrected over the 13 comparisons.",
     "PXZ: no data or script in the authors' repository; the text only says KVM is 22% slower.",
-    "KVM-untuned Linpack includes trial 8 (108.8 GFLOPS), flagged as an outlier and kept; without it "
+    f"KVM-untuned Linpack includes {compute.flagged_trials(trials, 'Linpack', 'KVM-untuned')}, flagged as an "
+    "outlier and kept; without it "
     f"the mean is {views.loc[2, 'mean']:.2f} (n=9), a sensitivity view only. The spreadsheet's 130.28 "
     "(7.57) is not verified against the printed table.",
     "KVM-tuned Linpack: last complete block of linpack/results/vm.log; the aborted 6-trial block is not averaged in.",
@@ -136,7 +139,7 @@ NOTES = [
     "Published values: the authors' spreadsheets (linpack.xlsx, gups.xlsx, stream-triad.xlsx).",
 ]
 if published is None:
-    NOTES[-1] = "No published values compared (reference folder not available)."
+    NOTES[-1] = "No published values compared (compare_published=False)."
 md = ("# Table I: compute and memory (RC25482)\n\n" + UNITS_NOTE + "\n\n" + stats.to_markdown(grid)
       + "\nNotes:\n\n" + "".join(f"- {n}\n" for n in NOTES))
 (out / "table1.md").write_text(md)
@@ -207,13 +210,15 @@ plt.show()
 
 # %% [markdown]
 # ## STREAM: "a difference of only 1.4%"
-#
-# The text's number is reproduced for **Triad** (the kernel of the authors' `stream-triad.xlsx`
-# chart): the medians of native, Docker and KVM differ by 1.38%. For Copy and Scale the spread
-# is about 3%, because the untuned VM is about 3% slower there (significant, see Table I).
 
 # %%
 spread = compute.stream_median_spread(trials)
+sm = findings.stream_medians(spread, table1)
+show(f"""The text's number {sm['reproduced']} for **Triad** (the kernel of the authors'
+`stream-triad.xlsx` chart): the medians of native, Docker and KVM differ by {pct(sm['triad'], 2)}.
+For Copy and Scale the spread is about {span(sm['copy_scale_low'], sm['copy_scale_high'], unit='%')},
+because the untuned VM is about {span(sm['kvm_slower_low'], sm['kvm_slower_high'], unit='%')} slower there
+({sm['kvm_significance']}, see Table I).""")
 display(spread)
 
 # %% [markdown]
@@ -222,8 +227,7 @@ display(spread)
 # **These are definitions from the STREAM benchmark itself (McCalpin), not measurements**:
 # bytes per iteration count the 8-byte words each kernel reads and writes (no write-allocate
 # traffic), FLOPs the floating-point operations of one iteration. Below it, the achieved
-# iteration and FLOP rates *derived* from the measured bandwidth (bandwidth / bytes x FLOPs):
-# STREAM is memory-bound, so it does 2-4 GFLOP/s on a machine whose Linpack rate is 290 GFLOPS.
+# iteration and FLOP rates *derived* from the measured bandwidth (bandwidth / bytes x FLOPs).
 
 # %%
 table2 = compute.table2()
@@ -240,6 +244,9 @@ note2 = "Definitions of the STREAM benchmark (8-byte words), not measurements."
 display(t2)
 derived = compute.table2_derived(table1)
 derived.to_csv(out / "table2_derived.csv", index=False)
+sr = findings.stream_rates(derived, table1)
+show(f"""STREAM is memory-bound, so it does {span(sr['gflops_low'], sr['gflops_high'])} GFLOP/s on a
+machine whose Linpack rate is {prose.sig(sr['linpack'], 2)} GFLOPS.""")
 display(derived.pivot(index="operation", columns="environment", values="gflops")
         .reindex(["Copy", "Scale", "Add", "Triad"]).round(3))
 

@@ -17,7 +17,7 @@
 # Mbps) and `netperf/results/netperf.xlsx` (transactions/s). So **n = 1 for every bar**: no SD,
 # no confidence interval and no significance test is possible, and none is drawn. The CPU
 # cycles/byte panel of Fig 2 is **not in the data**; the "Docker Host" column of nuttcp.xlsx and
-# the "Docker NAT" columns of netperf.xlsx are empty. The published numbers (paper_numbers.csv)
+# the "Docker NAT" columns of netperf.xlsx are empty. The published numbers (data/reference/rc25482.csv)
 # are these same spreadsheet cells, so the comparison can only confirm that we read them
 # correctly (0% difference); it is not an independent check.
 
@@ -25,7 +25,7 @@
 tidy_dir = ""
 ibm_data = ""
 out_dir = ""
-reference_dir = ""
+published_values = ""
 compare_published = True
 
 # %%
@@ -36,14 +36,12 @@ from IPython.display import display
 
 from overhead import plots
 from overhead.rc25482 import diagrams, load, network, setup
-from overhead.reference import published
 
-tidy_dir, out, ref = setup(tidy_dir, ibm_data, out_dir, reference_dir, compare_published)
+tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
 pd.set_option("display.width", 220, "display.max_columns", 30, "display.precision", 4,
               "display.max_colwidth", 100)
-paper = published(ref) if ref is not None else None
 if paper is None:
-    print("no reference folder (or compare_published=False): the published columns stay empty")
+    print("compare_published=False: the published columns stay empty")
 
 # %% [markdown]
 # ## Fig 1: the network set-ups
@@ -92,7 +90,7 @@ ax.axhline(limit, color="black", linestyle="--", linewidth=1)
 ax.text(-0.48, network.LINE_RATE_GBPS + 0.06, "line rate 10 Gbps", ha="left", va="bottom", fontsize=8.5)
 ax.text(1.48, limit + 0.06, f"max TCP goodput {limit:.2f} Gbps (1500 B MTU headers)", ha="right", va="bottom",
         fontsize=8.5)
-ax.plot([], [], color="black", linewidth=2, label="paper_numbers (same spreadsheet cell)")
+ax.plot([], [], color="black", linewidth=2, label="published value (same spreadsheet cell)")
 ax.set_xticks(np.arange(len(dirs)), dirs)
 ax.grid(False, axis="x")
 ax.set_xlim(-0.5, 1.5)
@@ -147,7 +145,7 @@ for i, env in enumerate(network.ENVIRONMENTS):
         ax.text(x, r.latency_us + 1, tag, ha="center", va="bottom", fontsize=8.5)
         if pd.notna(r.published_latency_us):
             ax.plot([x - width * 0.45, x + width * 0.45], [r.published_latency_us] * 2, color="black", linewidth=2)
-ax.plot([], [], color="black", linewidth=2, label="paper_numbers (same spreadsheet cell)")
+ax.plot([], [], color="black", linewidth=2, label="published value (same spreadsheet cell)")
 ax.set_xticks(np.arange(len(tests)), tests)
 ax.grid(False, axis="x")
 ax.set_ylabel("round-trip latency (us)")

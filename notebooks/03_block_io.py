@@ -20,7 +20,7 @@
 tidy_dir = ""
 ibm_data = ""
 out_dir = ""
-reference_dir = ""
+published_values = ""
 compare_published = True
 
 # %%
@@ -31,17 +31,16 @@ import plotly.graph_objects as go
 from IPython.display import display
 from plotly.subplots import make_subplots
 
-from overhead import plots
-from overhead.rc25482 import blockio, diagrams, load, setup
-from overhead.reference import published
+from overhead import plots, prose
+from overhead.prose import num, pct, show, span
+from overhead.rc25482 import blockio, diagrams, findings, load, setup
 
-tidy_dir, out, ref = setup(tidy_dir, ibm_data, out_dir, reference_dir, compare_published)
+tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
 pd.set_option("display.width", 200, "display.max_columns", 30, "display.precision", 4)
 
 # %%
 fio = load(tidy_dir, "fio")
 sheet = load(tidy_dir, "fio", table="reference") if compare_published else None
-paper = published(ref) if ref is not None else None
 ENVS = list(blockio.ENVIRONMENTS)
 runs = fio.groupby("label")["source"].agg(lambda s: sorted({x.split(":")[0] for x in s}))
 print("runs per environment (log files):", runs.to_dict())
@@ -49,7 +48,7 @@ print("jobs:", list(fio["p_job"].dropna().unique()))
 if sheet is None:
     print("compare_published=False: the authors' spreadsheet values are not shown")
 if paper is None:
-    print("no reference folder (paper_numbers.csv): no comparison with the paper's text values")
+    print("compare_published=False: no comparison with the paper's values")
 
 # %% [markdown]
 # ## Fig 4: the storage set-ups
@@ -70,13 +69,6 @@ plt.show()
 # fio's per-interval bandwidth average (`bw (KB/s): ... avg=`) with its `stdev=` as the error
 # bar. **That error bar is the spread of the bandwidth samples inside one run, not run-to-run
 # variation and not a confidence interval** (n = 1 run per environment).
-#
-# Known problems, shown in the figure: the spreadsheet's **KVM** values come from a run that is
-# not in the repository; the committed `vm.log` is lower (785.8 / 728.9 in the spreadsheet's
-# units, i.e. 2.0% and 1.5% below it). Native and Docker equal their logs. Units: fio 2.0.8's
-# "KB/s" are KiB/s and the spreadsheet's "MB/s" are those divided by 1000; here everything is in
-# MB/s = 10^6 B/s, so the spreadsheet's printed 806.9 reads 826.3 (the percent differences do
-# not depend on the unit; `spreadsheet_raw` in the CSV keeps the authors' number).
 
 # %%
 fig5 = blockio.sequential_throughput(fio, sheet)
@@ -85,6 +77,18 @@ display(fig5[["test", "environment", "bandwidth_mb_s", "interval_sd_mb_s", "run_
               "spreadsheet_mb_s", "spreadsheet_sd_mb_s", "spreadsheet_raw", "pct_vs_spreadsheet",
               "pct_vs_native", "spreadsheet_pct_vs_native", "sd_ratio_vs_native", "n_runs",
               "significance"]])
+
+# %%
+if sheet is not None:
+    k5 = findings.fig5_spreadsheet(fig5)
+    show(f"""Known problems, shown in the figure: the spreadsheet's **KVM** values come from a run that
+is not in the repository; the committed `vm.log` is lower ({num(k5['kvm_read_sheet_units'], 1)} /
+{num(k5['kvm_write_sheet_units'], 1)} in the spreadsheet's units, i.e. {pct(k5['kvm_read_below'])} and
+{pct(k5['kvm_write_below'])} below it). Native and Docker {k5['others_equal']}. Units: fio 2.0.8's "KB/s"
+are KiB/s and the spreadsheet's "MB/s" are those divided by 1000; here everything is in
+MB/s = 10^6 B/s, so the spreadsheet's printed {num(k5['native_read_sheet_raw'], 1)} reads
+{num(k5['native_read_mb_s'], 1)} (the percent differences do not depend on the unit;
+`spreadsheet_raw` in the CSV keeps the authors' number).""")
 
 
 # %%
@@ -118,10 +122,13 @@ ax.set_ylabel("throughput (MB/s = 10$^6$ B/s)")
 ax.set_ylim(0, 1000)
 ax.set_title("Fig 5: sequential I/O throughput (1 MiB), n = 1 run per environment")
 ax.legend(loc="upper center", ncol=2, fontsize=8.5, bbox_to_anchor=(0.5, 1.0))
+kvm_vs_sheet = fig5[fig5["environment"] == "KVM"].set_index("test").loc[tests5, "pct_vs_spreadsheet"]
+gap = (" (vm.log is " + " / ".join(prose.num(-v, 1) + "%" for v in kvm_vs_sheet) + " lower)"
+       if kvm_vs_sheet.notna().all() else "")
 fig.text(0.01, -0.04, "Error bars: fio's per-interval bandwidth SD within ONE run (not run-to-run, not a CI). "
          "Read = seq-read-2 (iodepth 2), write = sequential-fill (iodepth 16).\nSpreadsheet KVM values come "
-         "from a run that is not committed (vm.log is 2.0% / 1.5% lower). Spreadsheet 'MB/s' (KiB/s / 1000) "
-         "converted to MB/s.", fontsize=7.5, va="top")
+         f"from a run that is not committed{gap}. Spreadsheet 'MB/s' (KiB/s / 1000) converted to MB/s.",
+         fontsize=7.5, va="top")
 plots.save(fig, out, "fig05")
 plt.show()
 
@@ -151,13 +158,18 @@ plots.save_html(plotly_bars(fig5, "bandwidth_mb_s", "interval_sd_mb_s", "spreads
                             tests5, "MB/s", "Fig 5: sequential throughput (n = 1 run per environment)",
                             "error bars: fio per-interval bandwidth SD within one run, not a CI"), out, "fig05")
 
-# %% [markdown]
-# **Reading Fig 5.** Docker is within 0.2% of native for both directions. In the committed logs
-# KVM is 2.6% (read) and 2.9% (write) below native; in the spreadsheet's uncommitted KVM run
-# 0.6% and 1.4%. With one run each, whether these differences exceed run-to-run noise **cannot be
-# said**: no test is possible. The paper's "roughly four times the performance variance" is the
-# ratio of within-run SDs: KVM/native 4.5x (write) and 8.8x (read) in the committed logs
-# (spreadsheet: 4.1x and 10.9x), describing the bandwidth samples of one run each.
+# %%
+r5 = findings.fig5(fig5)
+show(f"""**Reading Fig 5.** Docker is within {pct(r5['docker_bound'])} of native for both directions. In the
+committed logs KVM is {pct(r5['kvm_read'])} (read) and {pct(r5['kvm_write'])} (write) below native"""
+     + (f"""; in the spreadsheet's uncommitted KVM run {pct(r5['sheet_read'])} and {pct(r5['sheet_write'])}"""
+        if sheet is not None else "")
+     + f""". With one run each, whether these differences exceed run-to-run noise **cannot be said**:
+no test is possible. The paper's "roughly four times the performance variance" is the ratio of
+within-run SDs: KVM/native {num(r5['sd_write'], 1)}x (write) and {num(r5['sd_read'], 1)}x (read) in the
+committed logs"""
+     + (f" (spreadsheet: {num(r5['sheet_sd_write'], 1)}x and {num(r5['sheet_sd_read'], 1)}x)" if sheet is not None else "")
+     + ", describing the bandwidth samples of one run each.")
 
 # %% [markdown]
 # ## Fig 6: random I/O (4 KiB) IOPS
@@ -165,15 +177,21 @@ plots.save_html(plotly_bars(fig5, "bandwidth_mb_s", "interval_sd_mb_s", "spreads
 # Jobs: `random-read-16x8` and `random-write-16x8` (8 jobs x iodepth 16 = 128 outstanding I/Os,
 # the paper's "concurrency of 128") and `mixed-random-rw-32x8` (70% read; 8 x 32 = **256**
 # outstanding, not 128). fio's group report (`group_reporting`) already sums the 8 jobs; the
-# mixed value is read IOPS + write IOPS. Known problem: the spreadsheet's **KVM** values come from
-# the uncommitted run; the committed `vm.log` gives 42,543 / 56,160 / 49,218 IOPS against the
-# spreadsheet's 46,173 / 59,321 / 50,737. Both are shown. n = 1 run per environment: no CI, no test.
+# mixed value is read IOPS + write IOPS. n = 1 run per environment: no CI, no test.
 
 # %%
 fig6 = blockio.random_iops(fio, sheet)
 fig6.to_csv(out / "fig06.csv", index=False)
 display(fig6[["test", "environment", "outstanding_ios", "iops", "read_iops", "write_iops", "spreadsheet_iops",
               "pct_vs_spreadsheet", "pct_vs_native", "spreadsheet_pct_vs_native", "n_runs", "significance"]])
+
+# %%
+if sheet is not None:
+    k6 = findings.fig6_spreadsheet(fig6)
+    show(f"""Known problem: the spreadsheet's **KVM** values come from the uncommitted run; the committed
+`vm.log` gives {num(k6['log_read'])} / {num(k6['log_write'])} / {num(k6['log_mixed'])} IOPS (read / write /
+mixed) against the spreadsheet's {num(k6['sheet_read'])} / {num(k6['sheet_write'])} /
+{num(k6['sheet_mixed'])}. Both are shown.""")
 
 # %%
 tests6 = [t for t, _ in blockio.RANDOM]
@@ -200,31 +218,41 @@ plots.save_html(plotly_bars(fig6, "iops", None, "spreadsheet_iops", None, tests6
                             "bars: committed fio logs; diamonds: authors' spreadsheet (KVM from an uncommitted run)"),
                 out, "fig06")
 
-# %% [markdown]
-# **Reading Fig 6.** Docker equals native (within 0.06%). KVM delivers 49-53% fewer IOPS in the
-# committed logs (45-51% fewer in the spreadsheet's run): the paper's "only half as many IOPS"
-# holds in both. Again a single run per environment: the size of the gap (about 50%) is far beyond
-# anything run-to-run noise of a few percent could produce, but no formal test exists for n = 1.
+# %%
+r6 = findings.fig6(fig6)
+show(f"""**Reading Fig 6.** Docker equals native (within {pct(r6['docker_bound'], 2)}). KVM delivers
+{span(r6['kvm_fewer_low'], r6['kvm_fewer_high'], unit='%')} fewer IOPS in the committed logs"""
+     + (f""" ({span(r6['sheet_fewer_low'], r6['sheet_fewer_high'], unit='%')} fewer in the spreadsheet's run): the
+paper's "only half as many IOPS" {r6['half']}""" if sheet is not None else "")
+     + f""". Again a single run per environment: the size of the gap (about {prose.sig(r6['gap'], 1)}%)
+is far beyond anything run-to-run noise of a few percent could produce, but no formal test exists
+for n = 1.""")
 
 # %% [markdown]
 # ## Fig 7: random read latency distribution
-#
-# The paper's Fig 7 is a CDF of read completion latency; the text's "2-3x" matches
-# **`random-read-16`** (4 KiB, iodepth 16, one job) in the committed logs, whose medians are
-# 258 / 262 / 620 us (Native / Docker / KVM). fio 2.0.8 prints only the 17 percentiles of its
-# latency histogram, so the curves below are those points (joined by lines for the eye; between
-# them the distribution is not known). They describe the I/Os of **one run** per environment.
-#
-# The spreadsheet's own version ("Random read (QD 128)", Sheet2) is **inconsistent**: its Native
-# column is `random-read-16x8` (8 x 16 = 128 outstanding) of linux.log (12 of 13 percentiles equal;
-# p80 reads 1728 instead of 1720 us, a typing slip), its Docker column is `random-read-16`
-# (16 outstanding) of docker.log, and its KVM column matches no committed job (the uncommitted
-# run). Comparing those columns with each other mixes queue depths 128 and 16; it is shown on the
-# right for completeness, not as a result.
 
 # %%
 lat = blockio.latency_percentiles(fio)
 ident = blockio.identify_spreadsheet_latency(fio, sheet) if sheet is not None else None
+k7 = findings.fig7_percentiles(lat, ident)
+show(f"""The paper's Fig 7 is a CDF of read completion latency; the text's "2-3x" matches
+**`random-read-16`** (4 KiB, iodepth 16, one job) in the committed logs, whose medians are
+{num(k7['median_native'])} / {num(k7['median_docker'])} / {num(k7['median_kvm'])} us (Native / Docker / KVM).
+fio 2.0.8 prints only the {k7['n_percentiles']} percentiles of its latency histogram, so the curves
+below are those points (joined by lines for the eye; between them the distribution is not known).
+They describe the I/Os of **one run** per environment.""")
+if ident is not None:
+    native_slips = f"; {k7['native_slips']}, a typing slip" if k7["native_slips"] else ""
+    show(f"""The spreadsheet's own version ("Random read (QD 128)", Sheet2) is **inconsistent**: its Native
+column is `{k7['native_job']}`
+({k7['native_numjobs']} x {k7['native_iodepth']} = {k7['native_outstanding']} outstanding) of linux.log ({k7['native_equal']} of
+{k7['native_of']} percentiles equal{native_slips}), its Docker column is `{k7['docker_job']}`
+({k7['docker_outstanding']} outstanding) of docker.log, and its KVM column matches
+{'no committed job (the uncommitted run)' if k7['kvm_job'] == 'none committed' else '`' + k7['kvm_job'] + '`'}.
+Comparing those columns with each other mixes queue depths {k7['native_outstanding']} and
+{k7['docker_outstanding']}; it is shown on the right for completeness, not as a result.""")
+
+# %%
 lat_sheet = blockio.spreadsheet_latency_percentiles(sheet, ident) if sheet is not None else None
 if ident is not None:
     display(ident)
@@ -235,7 +263,7 @@ if paper is not None:
                                                                                 "reference_us"]]
     lat = lat.merge(rec, on=["environment", "percentile"], how="left")
     lat["pct_vs_reference"] = 100 * (lat["latency_us"] / lat["reference_us"] - 1)
-    print("percentiles equal to paper_numbers.csv's recomputed Fig 7 values:",
+    print("percentiles equal to the recomputed Fig 7 values of data/reference/rc25482.csv:",
           int((lat["pct_vs_reference"].abs() < 1e-9).sum()), "of", int(lat["reference_us"].notna().sum()))
 fig7 = pd.concat([lat, lat_sheet], ignore_index=True) if lat_sheet is not None else lat
 fig7.to_csv(out / "fig07.csv", index=False)
@@ -317,14 +345,19 @@ fig.update_yaxes(title_text="fraction of I/Os")
 fig.update_layout(title="Fig 7: random read latency ECDF (fio percentiles, one run each)", template="plotly_white")
 plots.save_html(fig, out, "fig07")
 
+# %%
+r7 = findings.fig7(ratios, gap)
+show(f"""**Reading Fig 7.** Docker's latency distribution {r7['docker_on_native']} (medians
+{num(r7['docker_median'])} vs {num(r7['native_median'])} us). KVM's is shifted right over its whole range:
+its median is {num(r7['kvm_p50'], 2)}x native's, its 90th percentile {num(r7['kvm_p90'], 2)}x and its 99th
+{num(r7['kvm_p99'], 2)}x, so the paper's "2-3x" {r7['paper_range']} (from the 10th percentile,
+{num(r7['kvm_p10'], 2)}x, up; the 1st is {num(r7['kvm_p1'], 2)}x). The two distributions barely overlap:
+KVM's fastest 1% ({num(r7['kvm_p1_us'])} us) {r7['overlap']} native's 99th percentile
+({num(r7['native_p99_us'])} us). fio's mean latencies agree with Little's law inside the run
+(16 outstanding I/Os / IOPS = {num(r7['little_native'])} us native, {num(r7['little_kvm'])} us KVM, against
+fio's mean total latency {num(r7['lat_native'])} and {num(r7['lat_kvm'])} us).""")
+
 # %% [markdown]
-# **Reading Fig 7.** Docker's latency distribution lies on native's (medians 262 vs 258 us).
-# KVM's is shifted right over its whole range: its median is 2.40x native's, its 90th
-# percentile 2.63x and its 99th 2.97x, so the paper's "2-3x" holds across the distribution. The
-# two distributions barely overlap: KVM's fastest 1% (358 us) is as slow as native's 99th
-# percentile. fio's mean latencies agree with Little's law inside the run (16 outstanding I/Os /
-# IOPS = 272 us native, 645 us KVM, against fio's mean total latency 271 and 643 us).
-#
 # **Statistics, plainly.** All comparisons with native in this notebook rest on one run per
 # environment. Percentile ratios compare the I/O latencies *within* those runs; they are not
 # estimates with a confidence interval for the environment, and no significance test is

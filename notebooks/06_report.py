@@ -9,17 +9,16 @@
 tidy_dir = ""
 ibm_data = ""
 out_dir = ""
-reference_dir = ""
+published_values = ""
 compare_published = True
 
 # %%
 from IPython.display import HTML, display
 
-from overhead.rc25482 import find_reference_dir, report
 from overhead.rc25482 import out_dir as resolve_out
+from overhead.rc25482 import report
 
 out = resolve_out(out_dir or None)
-ref = find_reference_dir(reference_dir or None) if compare_published else None
 
 # %% [markdown]
 # Outputs that a section notebook did not produce are listed at the top of the page instead of
@@ -28,7 +27,7 @@ ref = find_reference_dir(reference_dir or None) if compare_published else None
 # %%
 gone = report.missing(out)
 print("missing outputs:", ", ".join(gone) if gone else "none")
-page = report.build(out, compared=ref is not None)
+page = report.build(out, compared=compare_published)
 print(f"wrote {page} ({page.stat().st_size / 1e6:.1f} MB)")
 
 # %%

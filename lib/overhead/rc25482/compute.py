@@ -59,8 +59,33 @@ PXZ_NOTE = ("no PXZ data or script in the authors' repository; the text says 'KV
             "that tuning KVM makes little difference")
 NOT_MEASURED_NOTE = ("not measured: the STREAM and RandomAccess 'KVM' runs are from the untuned VM "
                      "(default CPU model, no pinning)")
-UNTUNED_LINPACK_NOTE = ("includes trial 8 (108.8 GFLOPS), flagged as an outlier (modified z < -3.5) and kept; "
+UNTUNED_LINPACK_NOTE = ("includes {flagged}, flagged as an outlier (modified z < -3.5) and kept; "
                         "the spreadsheet value 130.28 (7.57) is not verified against the printed table")
+
+
+def flagged_trials(trial_rows: pd.DataFrame, workload: str, environment: str, *, unit: bool = True) -> str:
+    """Name the trials of a cell that :func:`stats.flag_outliers` flagged, with their values.
+
+    Parameters
+    ----------
+    trial_rows : pandas.DataFrame
+        :func:`trials` (needs workload, environment, view, trial, value, unit, outlier).
+    workload, environment : str
+        The Table I cell.
+    unit : bool
+        Add the unit after each value.
+
+    Returns
+    -------
+    str
+        E.g. "trial 8 (108.8 GFLOPS)"; "no trial" when none is flagged.
+    """
+    rows = trial_rows[(trial_rows["workload"] == workload) & (trial_rows["environment"] == environment)
+                      & (trial_rows["view"] == "table") & trial_rows["outlier"].fillna(False).astype(bool)]
+    if rows.empty:
+        return "no trial"
+    parts = [f"{int(r.trial)} ({r.value:.1f}{' ' + r.unit if unit else ''})" for r in rows.itertuples()]
+    return ("trial " if len(parts) == 1 else "trials ") + ", ".join(parts)
 
 #: Table II: the four STREAM kernels (definitions of the STREAM benchmark, not measurements).
 #: Bytes count the 8-byte words each iteration reads and writes, as STREAM counts them
@@ -249,7 +274,7 @@ def table1(trial_rows: pd.DataFrame, published: pd.DataFrame | None = None, *,
             elif not c.get("n"):
                 notes.append(NOT_MEASURED_NOTE)
             if (w, e) == ("Linpack", "KVM-untuned") and c.get("n"):
-                notes.append(UNTUNED_LINPACK_NOTE)
+                notes.append(UNTUNED_LINPACK_NOTE.format(flagged=flagged_trials(trial_rows, w, e)))
             if (w, e) == ("Linpack", "KVM-tuned") and c.get("n"):
                 notes.append("last complete block of vm.log; the aborted 6-trial block before it is not averaged in")
             if w.startswith("STREAM") and c.get("n"):
@@ -378,7 +403,7 @@ def table1_display(trial_rows: pd.DataFrame, table: pd.DataFrame, *, n_resamples
             elif r["n"] == 0:
                 extra.append("not measured")
             if (w, e) == ("Linpack", "KVM-untuned") and r["n"] > 0:
-                extra.append("incl. flagged trial 8 (108.8)")
+                extra.append(f"incl. flagged {flagged_trials(trial_rows, w, e, unit=False)}")
             cells.append("\n".join([text, *extra]))
         rows[label] = cells
     out = pd.DataFrame.from_dict(rows, orient="index", columns=list(ENVIRONMENTS))
