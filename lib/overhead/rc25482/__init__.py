@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from overhead import tidy
 from overhead.errors import DataNotFound
 from overhead.paths import FIGURES, ROOT, TIDY
 from overhead.rc25482.data import find_history, find_tree
 from overhead.rc25482.files import ALIASES, CAMPAIGN, RULESET
+
+if TYPE_CHECKING:  # pandas is imported where it is used: a warm `overhead ingest-ibm` needs none
+    import pandas as pd
 
 #: The notebooks in the order `make reproduce` runs them (the report last: it reads the others).
 NOTEBOOKS = (
@@ -101,6 +102,8 @@ def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,
     pandas.DataFrame
         The rows with a ``label`` column in the paper's words.
     """
+    from overhead import tidy
+
     return tidy.load(tidy_dir, benchmark, table=table, metrics=metrics, where=where, aliases=ALIASES)
 
 
