@@ -4,6 +4,21 @@ Adding a tool is one module (with ``TOOL``, ``parse(text, path)`` and ``detect(t
 its rows with :class:`overhead.parsers._common.Rows`), one line in :data:`PARSERS`, one fixture
 folder under ``tests/fixtures/<tool>/`` and one test file. Modules are imported only when used,
 so the CLI starts fast.
+
+The parser contract, which every parser module follows (its own docstrings say only what is
+particular to it):
+
+``parse(text: str, path: str = "<string>") -> pandas.DataFrame``
+    ``text`` is the whole output of the tool (a file's content); ``path`` names it in every
+    row's ``source`` ("path:line") and in errors. Returns conformed tidy rows (see
+    :mod:`overhead.schema`): benchmark, tool, metric, value, unit, higher_is_better, source,
+    raw and the ``p_*`` parameters the output itself states; the module docstring lists them.
+    A field the output does not contain gives no row, never a 0. Raises :class:`ParseError`
+    (``path:line: message``) for text that is not the tool's output or is malformed.
+
+``detect(text: str) -> float``
+    Returns the confidence that ``text`` is this tool's output, from 0 (not it) to 1;
+    :func:`detect` below asks every parser and picks the most confident.
 """
 
 from __future__ import annotations

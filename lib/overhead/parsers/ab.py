@@ -107,15 +107,7 @@ _STRINGS = {
 def detect(text: str) -> float:
     """Tell whether ``text`` is ab output (report, -e CSV or -g TSV).
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not ab output) to 1.
+    Returns a confidence from 0 (not ab output) to 1.
     """
     head = text[:20000]
     first = head.lstrip().split("\n", 1)[0].strip()
@@ -129,17 +121,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse ab output (text report, ``-e`` CSV or ``-g`` TSV) into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -126,15 +126,7 @@ _LONG_WITH_ARG = {"--output", "--pidfile"}
 def detect(text: str) -> float:
     """Tell whether ``text`` is a dstat CSV file.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        1 when the first line is dstat's own, else 0.
+    Returns 1 when the first line is dstat's own, else 0.
     """
     return 1.0 if _FIRST.match(text[:200].split("\n", 1)[0].rstrip("\r")) else 0.0
 
@@ -355,18 +347,9 @@ def _read_samples(s: _Session, lines: list[str], path: str, final: bool) -> tupl
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse a dstat CSV file into tidy rows, one per sample and known column.
 
-    Parameters
-    ----------
-    text : str
-        The whole file.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring); string columns that repeat (metric,
-        unit, source...) are string Categoricals.
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring. String columns that
+    repeat (metric, unit, source...) are string Categoricals.
 
     Raises
     ------

@@ -51,15 +51,7 @@ _FOUND = re.compile(r"^Found (\d+) errors in (\d+) locations \((passed|failed)\)
 def detect(text: str) -> float:
     """Tell whether ``text`` is stand-alone RandomAccess output (not a whole HPCC report).
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not RandomAccess output) to 1.
+    Returns a confidence from 0 (not RandomAccess output) to 1.
     """
     head = text[:20000]
     if "HPC Challenge" in head or "Begin of " in head:
@@ -72,17 +64,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse RandomAccess text into tidy rows, up to four per run.
 
-    Parameters
-    ----------
-    text : str
-        The whole file.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

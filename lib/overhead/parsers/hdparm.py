@@ -53,15 +53,7 @@ _DEVICE = re.compile(r"^\s*(?P<dev>/\S+?):(?:\s*$|\s+(?=Timing ))")
 def detect(text: str) -> float:
     """Tell whether ``text`` is hdparm timing output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not hdparm output) to 1.
+    Returns a confidence from 0 (not hdparm output) to 1.
     """
     head = text[:20000]
     if _LABEL.search(head) and "seconds =" in head:
@@ -72,17 +64,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse hdparm timing output into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -111,15 +111,7 @@ _SUMMARY_PARAMS = {
 def detect(text: str) -> float:
     """Tell whether ``text`` is an HPCC output file.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not HPCC output) to 1.
+    Returns a confidence from 0 (not HPCC output) to 1.
     """
     head = text[:20000]
     if "HPC Challenge Benchmark" in head:
@@ -132,17 +124,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse an HPCC output file into tidy rows (see the module docstring).
 
-    Parameters
-    ----------
-    text : str
-        The whole file.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -74,15 +74,7 @@ _RANGE = re.compile(rf"^Range \(min … max\):\s+{_Q}\s+…\s+{_Q}\s+(\d+) runs?
 def detect(text: str) -> float:
     """Tell whether ``text`` is hyperfine output (JSON export or text report).
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not hyperfine output) to 1.
+    Returns a confidence from 0 (not hyperfine output) to 1.
     """
     head = text[:20000]
     if "Time (mean ± σ):" in head or "Time (abs ≡):" in head:
@@ -98,17 +90,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse a hyperfine JSON export or text report into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole file.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -45,15 +45,7 @@ _HEADER = {
 def detect(text: str) -> float:
     """Tell whether ``text`` is Intel LINPACK output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not LINPACK output) to 1.
+    Returns a confidence from 0 (not LINPACK output) to 1.
     """
     head = text[:4000]
     if "Intel(R) Optimized LINPACK Benchmark" in head or "Timing linear equation system solver" in text[:20000]:
@@ -64,17 +56,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse LINPACK text into tidy rows, one group of four per trial.
 
-    Parameters
-    ----------
-    text : str
-        The whole file.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -57,15 +57,7 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})$")
 def detect(text: str) -> float:
     """Tell whether ``text`` is mpstat output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not mpstat output) to 1.
+    Returns a confidence from 0 (not mpstat output) to 1.
     """
     head = text[:20000]
     if '"sysstat"' in head and '"cpu-load"' in head:
@@ -122,17 +114,8 @@ class _Clock:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse mpstat output (text or JSON) into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -136,15 +136,7 @@ _MISSING = ("", "-nan", "nan", "NaN", "-NaN", "inf", "-inf")
 def detect(text: str) -> float:
     """Tell whether ``text`` is netperf output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not netperf output) to 1.
+    Returns a confidence from 0 (not netperf output) to 1.
     """
     head = text[:20000]
     if re.search(r"^(?:MIGRATED )?.+? TEST from \S+ .* to \S+ ", head, re.M) and (
@@ -190,17 +182,8 @@ def throughput_scale(unit: str) -> float | None:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse netperf output (classic tables or omni selectors) into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

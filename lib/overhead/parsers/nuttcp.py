@@ -85,15 +85,7 @@ _INTEGER_FIELDS = ("tx_cpu", "rx_cpu", "retrans", "drop", "pkt")
 def detect(text: str) -> float:
     """Tell whether ``text`` is nuttcp client output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not nuttcp output) to 1.
+    Returns a confidence from 0 (not nuttcp output) to 1.
     """
     head = text[:20000]
     if re.search(r"^\s*\d+\.\d+ MB /\s+\d+\.\d+ sec =\s+\d+\.\d+ Mbps", head, re.M):
@@ -185,17 +177,8 @@ def _rows(rows: Rows, fields: dict, lineno: int, extra: dict) -> None:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse nuttcp client output into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

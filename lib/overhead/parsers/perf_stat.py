@@ -82,15 +82,7 @@ _NOTES = {"CPUs utilized": ("cpus_utilized", True), "insn per cycle": ("instruct
 def detect(text: str) -> float:
     """Tell whether ``text`` is perf stat output (text report or -x, CSV).
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not perf stat output) to 1.
+    Returns a confidence from 0 (not perf stat output) to 1.
     """
     head = text[:20000]
     if "Performance counter stats for" in head:
@@ -151,17 +143,8 @@ def _num(token: str, path: str, lineno: int, what: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse perf stat output (text or -x, CSV) into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -75,15 +75,7 @@ _COUNTS = {"one": 1, "two": 2}
 def detect(text: str) -> float:
     """Tell whether ``text`` is pg_test_fsync output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not pg_test_fsync output) to 1.
+    Returns a confidence from 0 (not pg_test_fsync output) to 1.
     """
     head = text[:20000]
     if "ops/sec" in head and ("Compare file sync methods" in head or "open_sync" in head):
@@ -109,17 +101,8 @@ def _section_params(title: str) -> dict:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse pg_test_fsync text into tidy rows (rate and time per test line).
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -137,15 +137,7 @@ _NO_EXTRA: dict = {}
 def detect(text: str) -> float:
     """Tell whether ``text`` is redis-benchmark output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not redis-benchmark output) to 1.
+    Returns a confidence from 0 (not redis-benchmark output) to 1.
     """
     head = text[:200_000]
     if "====== " in head and (" requests completed in " in head or " requests per second" in head):
@@ -429,17 +421,8 @@ class _Parser:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse redis-benchmark output into tidy rows (see the module docstring).
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

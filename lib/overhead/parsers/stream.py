@@ -56,15 +56,7 @@ _STARTS = ("Generated on", "This system uses")
 def detect(text: str) -> float:
     """Tell whether ``text`` is HPCC-style STREAM output (not a whole HPCC report).
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not STREAM output) to 1.
+    Returns a confidence from 0 (not STREAM output) to 1.
     """
     head = text[:20000]
     if "HPC Challenge" in head or "Begin of " in head:
@@ -79,17 +71,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse STREAM text into tidy rows, four per kernel and run.
 
-    Parameters
-    ----------
-    text : str
-        The whole file.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

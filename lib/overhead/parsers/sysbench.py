@@ -171,15 +171,7 @@ _TEST_NAMES = {"OLTP": "oltp", "mutex performance": "mutex",
 def detect(text: str) -> float:
     """Tell whether ``text`` is sysbench output.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not sysbench output) to 1.
+    Returns a confidence from 0 (not sysbench output) to 1.
     """
     head = text[:6000]
     if _DETECT_HEADER.search(head):
@@ -681,17 +673,8 @@ _LABEL_HANDLERS = {
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse sysbench text (one or more reports) into tidy rows.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -67,15 +67,7 @@ _UTC = {"UTC", "GMT", "Z", "UCT"}
 def detect(text: str) -> float:
     """Tell whether ``text`` is vmstat's default report.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not vmstat output) to 1.
+    Returns a confidence from 0 (not vmstat output) to 1.
     """
     for line in text[:20000].splitlines()[:5]:
         if _GROUP.match(line.strip()):
@@ -86,17 +78,8 @@ def detect(text: str) -> float:
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """Parse vmstat output into tidy rows, one group per sample line.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows (see the module docstring).
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------

@@ -78,16 +78,8 @@ _LABELS = (*_FIELDS, "Exit status")
 def detect(text: str) -> float:
     """Tell whether ``text`` is GNU ``time -v`` output of a compression run.
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not such output) to 1; 0.5 for a ``time -v`` report of another
-        command.
+    Returns a confidence from 0 (not such output) to 1; 0.5 for a ``time -v`` report of
+    another command.
     """
     head = text[:20000]
     if "Command being timed:" not in head or "Elapsed (wall clock) time" not in head:

@@ -108,15 +108,7 @@ __all__ = ["BENCHMARK", "TOOL", "detect", "latency_bins", "parse"]
 def detect(text: str) -> float:
     """Tell whether ``text`` is fio output (text report or JSON).
 
-    Parameters
-    ----------
-    text : str
-        The output to recognize.
-
-    Returns
-    -------
-    float
-        Confidence from 0 (not fio output) to 1.
+    Returns a confidence from 0 (not fio output) to 1.
     """
     head = text[:20000]
     if re.search(r"^.*: \(groupid=\d+, jobs=\d+\): err=", head, re.M):
@@ -136,17 +128,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     A line holding only ``{`` (not indented) starts a JSON document, which :mod:`.json` reads
     to its end; every other complete line goes to the text reader.
 
-    Parameters
-    ----------
-    text : str
-        The whole output.
-    path : str
-        Its name, used in ``source`` and in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Conformed tidy rows.
+    Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
+    tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------
