@@ -4,8 +4,7 @@ The mirror is built in a temporary folder from the authors' files (the shared re
 a first commit with the old versions the history folder is made of, a second with the later
 nuttcp.xlsx, and a third with the tree the project reads (the stand-in for commit 6820500b).
 The script is pointed at it with OVERHEAD_IBM_URL=file://... and OVERHEAD_IBM_COMMIT=<third
-commit>. The authors' tree is looked for as in tests/test_reference_data.py; without it these
-tests are skipped, or fail when CI is "true".
+commit>. The authors' files come from conftest's ``ibm`` and ``history`` fixtures.
 """
 
 from __future__ import annotations
@@ -43,20 +42,6 @@ HISTORY_PATHS = {
     "nuttcp.xlsx@f2b940f": "nuttcp/results/nuttcp.xlsx",
 }
 ALTERED = "fio/results/fio results.xlsx"  # a listed file with a space in its name
-
-
-def _fail_or_skip(msg: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(msg + " (CI=true: a missing source is an error)")
-    pytest.skip(msg)
-
-
-def _ibm_candidates() -> list[Path]:
-    found = []
-    if os.environ.get("OVERHEAD_REFERENCE"):
-        found.append(Path(os.environ["OVERHEAD_REFERENCE"]) / "kvm-docker-comparison")
-    return found + [ROOT.parent / "shared" / "reference" / "kvm-docker-comparison",
-                    ROOT / "data" / "external" / "kvm-docker-comparison"]
 
 
 def _sums(path: Path) -> dict[str, str]:
@@ -102,15 +87,9 @@ class Mirror:
 
 
 @pytest.fixture(scope="module")
-def mirror(tmp_path_factory):
-    ibm = next((c for c in _ibm_candidates() if c.is_dir()), None)
-    if ibm is None:
-        _fail_or_skip("the authors' tree was not found at " + ", ".join(map(str, _ibm_candidates())))
-    history = ibm.parent / HISTORY
-    if not history.is_dir():
-        _fail_or_skip(f"the history files were not found at {history}")
-    if shutil.which("git") is None:
-        _fail_or_skip("git is not installed")
+def mirror(ibm, history, tmp_path_factory):
+    """Bare mirrors built from the authors' files (conftest's ``ibm`` and ``history`` fixtures)."""
+    assert shutil.which("git"), "git is not installed"
     base = tmp_path_factory.mktemp("ibm-mirror")
     env = _git_env(base)
     work = base / "work"

@@ -2,11 +2,9 @@
 
 Every spreadsheet row must equal the cell it names, every quote must occur in the paper's text,
 every value recomputed from a raw log must equal the number on the log line it names, and the
-file itself must be well-formed. The authors' tree is looked for at
-``$OVERHEAD_REFERENCE/kvm-docker-comparison``, ``<repo>/../shared/reference/kvm-docker-comparison``
-and ``<repo>/data/external/kvm-docker-comparison`` (what ``scripts/get-ibm-data.sh`` fetches);
-the paper's text at ``<repo>/../shared/seeds/``. A test that needs a missing source is skipped,
-or fails when the environment variable CI is "true".
+file itself must be well-formed. The authors' tree comes from the ``ibm`` fixture (tests/conftest.py, found as
+overhead.rc25482.data finds it), the paper's text from ``seeds/`` beside the reference folder;
+a missing source fails the test, as everywhere in this suite.
 """
 
 from __future__ import annotations
@@ -14,13 +12,13 @@ from __future__ import annotations
 import csv
 import functools
 import math
-import os
 import re
 import statistics
 import warnings
 from pathlib import Path
 
 import pytest
+from conftest import REFERENCE, _require
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV_FILE = ROOT / "data" / "reference" / "rc25482.csv"
@@ -39,38 +37,12 @@ EMPTY_RANGE_SOURCE = re.compile(r"^(?P<path>[^!;]+)!(?P<sheet>[^!;]+)!(?P<range>
 LOG_SOURCE = re.compile(r"^(?P<path>[^:]+\.log):(?P<line>[0-9]+)$")
 
 
-def _fail_or_skip(msg: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(msg + " (CI=true: a missing source is an error)")
-    pytest.skip(msg)
-
-
-def _ibm_candidates() -> list[Path]:
-    found = []
-    if os.environ.get("OVERHEAD_REFERENCE"):
-        found.append(Path(os.environ["OVERHEAD_REFERENCE"]) / "kvm-docker-comparison")
-    return found + [ROOT.parent / "shared" / "reference" / "kvm-docker-comparison",
-                    ROOT / "data" / "external" / "kvm-docker-comparison"]
-
-
-@pytest.fixture(scope="module")
-def ibm() -> Path:
-    for c in _ibm_candidates():
-        if c.is_dir():
-            return c
-    _fail_or_skip("the authors' tree was not found at " + ", ".join(map(str, _ibm_candidates())))
-
-
 @pytest.fixture(scope="module")
 def paper() -> str:
-    candidates = []
-    if os.environ.get("OVERHEAD_REFERENCE"):
-        candidates.append(Path(os.environ["OVERHEAD_REFERENCE"]).parent / "seeds" / PAPER_TEXT)
-    candidates.append(ROOT.parent / "shared" / "seeds" / PAPER_TEXT)
-    for c in candidates:
-        if c.is_file():
-            return c.read_text(encoding="utf-8")
-    _fail_or_skip("the paper's text was not found at " + ", ".join(map(str, candidates)))
+    """The paper's text (seeds/, beside the reference folder that holds the authors' tree)."""
+    path = REFERENCE.parent / "seeds" / PAPER_TEXT
+    _require(path, "the paper's text")
+    return path.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
