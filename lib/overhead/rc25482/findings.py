@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from overhead import stats
-from overhead.rc25482 import redis
+from overhead.rc25482 import mysql, redis
 from overhead.rc25482.published import published, table1_published
 
 __all__ = [
@@ -33,11 +33,6 @@ __all__ = [
 
 #: The paper's STREAM statement: "the median data exhibiting a difference of only 1.4%".
 PAPER_STREAM_SPREAD_PCT = 1.4
-#: The paper's MySQL statements (Fig 10): Docker's loss "asymptotically approaching 2%"; KVM's
-#: "higher than 40% in all measured cases" (the same numbers :func:`overhead.rc25482.mysql.claims`
-#: falls back to when no published values are given).
-PAPER_MYSQL_DOCKER_LOSS_PCT = 2.0
-PAPER_MYSQL_KVM_LOSS_PCT = 40.0
 _COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                 8: "eight", 9: "nine", 10: "ten"}
 _TIMES_WORDS = {1: "once", 2: "twice", 3: "three times", 4: "four times"}
@@ -50,12 +45,17 @@ def _one(frame: pd.DataFrame, what: str) -> pd.Series:
     return frame.iloc[0]
 
 
-def _at(frame: pd.DataFrame, column: str, **where: object) -> float:
-    """Return ``column`` of the one row of ``frame`` whose columns equal ``where``."""
+def _row(frame: pd.DataFrame, **where: object) -> pd.Series:
+    """Return the one row of ``frame`` whose columns equal ``where``."""
     mask = np.ones(len(frame), dtype=bool)
     for key, value in where.items():
         mask &= (frame[key] == value).to_numpy(dtype=bool, na_value=False)
-    return float(_one(frame[mask], f"{column} at {where}")[column])
+    return _one(frame[mask], f"the row at {where}")
+
+
+def _at(frame: pd.DataFrame, column: str, **where: object) -> float:
+    """Return ``column`` of the one row of ``frame`` whose columns equal ``where``."""
+    return float(_row(frame, **where)[column])
 
 
 def _up(x: float, digits: int) -> float:
@@ -118,11 +118,8 @@ def linpack_outlier(trials: pd.DataFrame, table1: pd.DataFrame, views: pd.DataFr
     flagged = _one(cell[flagged_mask], "the flagged untuned-KVM Linpack trial")
     others = cell.loc[~flagged_mask, "value"]
     file, line = str(flagged["source"]).rsplit(":", 1)
-    row = _one(table1[(table1["workload"] == "Linpack") & (table1["environment"] == "KVM-untuned")],
-               "Table I Linpack KVM-untuned")
-    sheet = table1_published(_paper(paper), include_open=True)
-    sheet = _one(sheet[(sheet["workload"] == "Linpack") & (sheet["environment"] == "KVM-untuned")],
-                 "the spreadsheet's Linpack KVM-untuned cell")
+    row = _row(table1, workload="Linpack", environment="KVM-untuned")
+    sheet = _row(table1_published(_paper(paper), include_open=True), workload="Linpack", environment="KVM-untuned")
     all_mean = float(cell["value"].mean())
     averaged_all = abs(float(sheet["mean"]) / all_mean - 1.0) < 1e-4
     aborted = _one(views[views["view"].str.startswith("aborted")], "the aborted tuned-KVM block")
@@ -217,14 +214,11 @@ def fig5_spreadsheet(fig5: pd.DataFrame) -> dict:
         within 0.01% of the logs), native_read_sheet_raw (the spreadsheet's printed native read
         value) and native_read_mb_s (the same in MB/s).
     """
-    def kvm(test: str) -> pd.Series:
-        return _one(fig5[(fig5["test"] == test) & (fig5["environment"] == "KVM")], f"fig5 KVM {test}")
-
-    read, write = kvm("Sequential Read"), kvm("Sequential Write")
+    read = _row(fig5, test="Sequential Read", environment="KVM")
+    write = _row(fig5, test="Sequential Write", environment="KVM")
     others = fig5[fig5["environment"] != "KVM"]
     equal = bool((others["pct_vs_spreadsheet"].abs() < 0.01).all())
-    native = _one(fig5[(fig5["test"] == "Sequential Read") & (fig5["environment"] == "Native")],
-                  "fig5 native read")
+    native = _row(fig5, test="Sequential Read", environment="Native")
     return {
         "kvm_read_sheet_units": float(read["bandwidth_mb_s"]) / SHEET_UNIT_MB_S,
         "kvm_write_sheet_units": float(write["bandwidth_mb_s"]) / SHEET_UNIT_MB_S,
@@ -252,10 +246,8 @@ def fig5(fig5: pd.DataFrame) -> dict:
         same in the spreadsheet), sd_read, sd_write (KVM / native within-run SD ratio, logs),
         sheet_sd_read, sheet_sd_write (the same in the spreadsheet).
     """
-    def kvm(test: str) -> pd.Series:
-        return _one(fig5[(fig5["test"] == test) & (fig5["environment"] == "KVM")], f"fig5 KVM {test}")
-
-    read, write = kvm("Sequential Read"), kvm("Sequential Write")
+    read = _row(fig5, test="Sequential Read", environment="KVM")
+    write = _row(fig5, test="Sequential Write", environment="KVM")
     docker = fig5.loc[fig5["environment"] == "Docker", "pct_vs_native"].abs().max()
     return {
         "docker_bound": _up(float(docker), 1),
@@ -284,7 +276,7 @@ def fig6_spreadsheet(fig6: pd.DataFrame) -> dict:
     """
     out = {}
     for key, test in (("read", "Random Read"), ("write", "Random Write"), ("mixed", "Random Mixed 70/30")):
-        row = _one(fig6[(fig6["test"] == test) & (fig6["environment"] == "KVM")], f"fig6 KVM {test}")
+        row = _row(fig6, test=test, environment="KVM")
         out[f"log_{key}"] = float(row["iops"])
         out[f"sheet_{key}"] = float(row["spreadsheet_iops"])
     return out
@@ -704,14 +696,11 @@ def _claim(claims: pd.DataFrame, start: str, env: str) -> pd.Series:
 
 
 def _pooled_loss(runs: pd.DataFrame, env: str, from_threads: int) -> tuple[float, float, float]:
-    """Return the loss of ``env`` over all runs at >= ``from_threads`` threads pooled, with its CI.
+    """Return the loss of ``env`` at >= ``from_threads`` threads, pooled, with its CI.
 
-    As :func:`overhead.rc25482.mysql.claims` computes it: 100 (1 - ratio of the pooled means),
-    bootstrap BCa interval of the ratio resampling the pooled runs.
+    :func:`overhead.rc25482.mysql.pooled_loss`, as the claims table computes it.
     """
-    sel = runs[runs["threads"] >= from_threads]
-    r = stats.ratio_bootstrap(sel.loc[sel["environment"] == env, "tps"].to_numpy(),
-                              sel.loc[sel["environment"] == "Native", "tps"].to_numpy())
+    r = mysql.pooled_loss(runs, env, from_threads)
     return -r.pct, -r.pct_high, -r.pct_low
 
 
@@ -750,10 +739,10 @@ def fig10(fig10: pd.DataFrame, runs: pd.DataFrame, *, asymptote_from: int = 230,
     host_sig_from = _all_from(host.index, host["verdict"].astype(str).str.startswith("significantly"))
     pooled = {env: _pooled_loss(runs, env, asymptote_from) for env in
               ("Docker net=host volume", "Docker NAT volume", "Docker NAT AUFS")}
-    closest = min(pooled, key=lambda e: abs(pooled[e][0] - PAPER_MYSQL_DOCKER_LOSS_PCT))
+    closest = min(pooled, key=lambda e: abs(pooled[e][0] - mysql.PAPER_DOCKER_LOSS_PCT))
     kvm = fig10[fig10["environment"] == "KVM"].set_index("threads").sort_index()
     kvm_min = kvm.reset_index().loc[kvm["loss_vs_native_pct"].to_numpy().argmin()]
-    kvm_paper = PAPER_MYSQL_KVM_LOSS_PCT
+    kvm_paper = mysql.PAPER_KVM_LOSS_PCT
     if (kvm["loss_vs_native_pct"] > kvm_paper).all():
         holds = (f"holds, the {int(kvm_min['threads'])}-thread point only barely"
                  if kvm_min["loss_vs_native_pct"] < kvm_paper + 1 else "holds")
@@ -774,10 +763,10 @@ def fig10(fig10: pd.DataFrame, runs: pd.DataFrame, *, asymptote_from: int = 230,
         "host_sig_from": host_sig_from,
         **dict(zip(("nat_high_low", "nat_high_high"), _loss_range(fig10, "Docker NAT volume", asymptote_from),
                    strict=True)),
-        "nat_pooled": pooled["Docker NAT volume"][0], "paper_asym": PAPER_MYSQL_DOCKER_LOSS_PCT,
+        "nat_pooled": pooled["Docker NAT volume"][0], "paper_asym": mysql.PAPER_DOCKER_LOSS_PCT,
         "closest": closest,
-        "nat_closest": (f"closest to the paper's {PAPER_MYSQL_DOCKER_LOSS_PCT:g}%" if closest == "Docker NAT volume"
-                        else f"though {closest} is closer to the paper's {PAPER_MYSQL_DOCKER_LOSS_PCT:g}%"),
+        "nat_closest": (f"closest to the paper's {mysql.PAPER_DOCKER_LOSS_PCT:g}%" if closest == "Docker NAT volume"
+                        else f"though {closest} is closer to the paper's {mysql.PAPER_DOCKER_LOSS_PCT:g}%"),
         **dict(zip(("aufs_low", "aufs_high"), _loss_range(fig10, "Docker NAT AUFS"), strict=True)),
         **dict(zip(("aufs_high_low", "aufs_high_high"), _loss_range(fig10, "Docker NAT AUFS", aufs_from),
                    strict=True)),
