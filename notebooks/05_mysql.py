@@ -150,8 +150,7 @@ show(f"""**What the counters say.**
 
 # %%
 fig10 = my.throughput_curve(runs)
-fig10 = authors.with_authors(fig10, authors_plot, {"tps_mean": "tps_mean", "tps_sd": "tps_sd",
-                                              "loss_vs_native_pct": "loss_pct"})
+fig10 = authors.with_authors(fig10, authors_plot, authors.FIG10_COLUMNS)
 fig10.to_csv(out / "fig10.csv", index=False)
 display(fig10.pivot(index="threads", columns="environment", values="tps_mean")[ENVS].round(0))
 display(fig10[fig10.environment != "Native"].pivot(index="threads", columns="environment",
@@ -237,7 +236,7 @@ recovered from the history) agree with these means within {r10['authors_bound']:
 # %%
 sg = findings.fig11_segmentation(cpu, authors_cpu)
 show(f"""**Segmentation.** dstat ran once per configuration over all 150 sysbench runs, 1-s samples
-without time stamps. `overhead.rc25482.mysql.segment_runs` cuts the series: dstat's first row
+without time stamps. `overhead.stats.segment_runs` cuts the series: dstat's first row
 (an average since boot) is dropped; samples with idle < 95% are busy; maximal busy stretches of
 at least 30 samples are runs; there must be exactly 150, each 60 +- 2 samples long (sysbench's
 run time); one partly idle sample is trimmed at each end; the k-th stretch is paired with the
@@ -269,8 +268,7 @@ print(f"idle gaps between runs: {cpu['gap_before'].min():.0f}-{cpu['gap_before']
       f"{cpu['length'].min()}-{cpu['length'].max()} samples; kept per run {cpu['n_samples'].min()}-"
       f"{cpu['n_samples'].max()}; largest mean wai of a run {cpu['cpu_wait'].max():.3f}%")
 fig11 = md.cpu_curve(cpu, fig10)
-fig11 = authors.with_authors(fig11, authors_cpu, {"cpu_util_pooled_mean": "cpu_util", "cpu_idle_pooled_sd": "idle_sd",
-                                             "cpu_usr_pooled_mean": "usr_mean", "cpu_sys_pooled_mean": "sys_mean"})
+fig11 = authors.with_authors(fig11, authors_cpu, authors.FIG11_COLUMNS)
 fig11.to_csv(out / "fig11.csv", index=False)
 if not authors_cpu.empty:
     m = fig11.dropna(subset="cpu_util_pooled_mean_authors")
@@ -364,8 +362,7 @@ not the mean of X R: runs with higher X have lower R); its range is printed belo
 
 # %%
 fig12 = my.latency_curve(runs)
-fig12 = authors.with_authors(fig12, authors_plot, {"latency_ms_mean": "latency_ms_mean", "latency_ms_sd": "latency_ms_sd",
-                                              "latency_p95_ms_mean": "latency_p95_ms_mean"})
+fig12 = authors.with_authors(fig12, authors_plot, authors.FIG12_COLUMNS)
 fig12.to_csv(out / "fig12.csv", index=False)
 lo, hi = fig12["littles_rel_residual_pct"].min(), fig12["littles_rel_residual_pct"].max()
 rlo, rhi = fig12["littles_rel_residual_run_min_pct"].min(), fig12["littles_rel_residual_run_max_pct"].max()

@@ -358,7 +358,7 @@ def cpu(ibm_tidy, runs):
 @pytest.fixture(scope="module")
 def fig10(runs, history):
     return authors.with_authors(my.throughput_curve(runs, n_resamples=300), authors.read_authors_plot_csvs(history),
-                                {"tps_mean": "tps_mean", "tps_sd": "tps_sd", "loss_vs_native_pct": "loss_pct"})
+                                authors.FIG10_COLUMNS)
 
 
 @pytest.fixture(scope="module")
@@ -368,16 +368,13 @@ def authors_cpu(ibm):
 
 @pytest.fixture(scope="module")
 def fig11(cpu, fig10, authors_cpu):
-    return authors.with_authors(md.cpu_curve(cpu, fig10, n_resamples=300), authors_cpu,
-                                {"cpu_util_pooled_mean": "cpu_util", "cpu_idle_pooled_sd": "idle_sd",
-                                 "cpu_usr_pooled_mean": "usr_mean", "cpu_sys_pooled_mean": "sys_mean"})
+    return authors.with_authors(md.cpu_curve(cpu, fig10, n_resamples=300), authors_cpu, authors.FIG11_COLUMNS)
 
 
 @pytest.fixture(scope="module")
 def fig12(runs, history):
     return authors.with_authors(my.latency_curve(runs, n_resamples=300), authors.read_authors_plot_csvs(history),
-                                {"latency_ms_mean": "latency_ms_mean", "latency_ms_sd": "latency_ms_sd",
-                                 "latency_p95_ms_mean": "latency_p95_ms_mean"})
+                                authors.FIG12_COLUMNS)
 
 
 @pytest.fixture(scope="module")

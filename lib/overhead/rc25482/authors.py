@@ -23,7 +23,15 @@ from overhead.rc25482.mysql import (
     order,
 )
 
-__all__ = ["read_authors_cpu", "read_authors_plot_csvs", "with_authors"]
+__all__ = ["FIG10_COLUMNS", "FIG11_COLUMNS", "FIG12_COLUMNS", "read_authors_cpu",
+           "read_authors_plot_csvs", "with_authors"]
+
+#: Our column -> the authors' column, for :func:`with_authors` on each figure's frame.
+FIG10_COLUMNS = {"tps_mean": "tps_mean", "tps_sd": "tps_sd", "loss_vs_native_pct": "loss_pct"}
+FIG11_COLUMNS = {"cpu_util_pooled_mean": "cpu_util", "cpu_idle_pooled_sd": "idle_sd",
+                 "cpu_usr_pooled_mean": "usr_mean", "cpu_sys_pooled_mean": "sys_mean"}
+FIG12_COLUMNS = {"latency_ms_mean": "latency_ms_mean", "latency_ms_sd": "latency_ms_sd",
+                 "latency_p95_ms_mean": "latency_p95_ms_mean"}
 
 
 def read_authors_cpu(ibm_root: str | Path) -> pd.DataFrame:

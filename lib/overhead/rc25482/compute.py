@@ -206,7 +206,7 @@ def table1(trial_rows: pd.DataFrame, published: pd.DataFrame | None = None, *,
     trial_rows : pandas.DataFrame
         Output of :func:`trials`; only ``in_table`` rows are summarized.
     published : pandas.DataFrame or None
-        ``overhead.reference.table1_published(ref, include_open=True)``; None leaves the
+        ``overhead.rc25482.published.table1_published(paper, include_open=True)``; None leaves the
         published columns NaN.
     n_resamples, seed : int
         Bootstrap settings for the intervals that need one.
