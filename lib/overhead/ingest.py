@@ -435,11 +435,10 @@ def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: Rule
             "variant": ctx.variant, "host": first("host"), "tool": rule.tool,
             "tool_version": first("tool_version"), "source_file": rel, "source_sha256": sha,
             "started_at": started.isoformat() if started is not None else None,
-            "cpu_ghz": first("p_cpu_ghz"), "governor": facts.get("governor"),
-            "accelerator": facts.get("accelerator"),
+            "cpu_ghz": first("p_cpu_ghz"),
             "command_line": f"numactl {numa}" if numa else None,
             "notes": "; ".join(notes),
-            **{k: v for k, v in facts.items() if k not in ("governor", "accelerator")},
+            **facts,  # governor, accelerator, ... (schema.conform orders the columns)
         })
     return rows
 
