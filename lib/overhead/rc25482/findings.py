@@ -853,7 +853,8 @@ def fig11(fig11: pd.DataFrame, cpu: pd.DataFrame, *, line_upto: int = 50,
         %, rounded up), off_line (the others, in words), off_low, off_high (their shortfall,
         %); peak_<key> and peak_<key>_at for native, host, nat, aufs (peak CPU %, threads);
         diff, diff_low, diff_high (native minus Docker net=host peak, points, with the Welch
-        95% CI of the runs at the two peaks, as :func:`overhead.rc25482.mysql.claims` has it); kvm_cpu_bound
+        95% CI of the runs at the two peaks: :func:`overhead.rc25482.mysql.peak_cpu_difference`);
+        kvm_cpu_bound
         (KVM's largest mean CPU, rounded up), kvm_tps_low, kvm_tps_high, kvm_rising ("keeps
         creeping up" when its throughput rises at every step), last_threads, kvm_packets,
         native_packets (packets/s each way at the largest thread count), kvm_real (half of
@@ -873,9 +874,7 @@ def fig11(fig11: pd.DataFrame, cpu: pd.DataFrame, *, line_upto: int = 50,
         rows = fig11[fig11["environment"] == env].set_index("threads")["cpu_util_mean"]
         peaks[f"peak_{key}"] = float(rows.max())
         peaks[f"peak_{key}_at"] = int(rows.idxmax())
-    runs_at = {env: cpu[(cpu["environment"] == env) & (cpu["threads"] == peaks[f"peak_{key}_at"])]["cpu_util"]
-               for key, env in (("native", "Native"), ("host", "Docker net=host volume"))}
-    c = stats.welch_difference(runs_at["Native"].to_numpy(), runs_at["Docker net=host volume"].to_numpy())
+    c, _, _ = mysql.peak_cpu_difference(fig11, cpu, "Docker net=host volume")
     kvm = fig11[fig11["environment"] == "KVM"].sort_values("threads")
     last = int(cpu["threads"].max())
     at_last = cpu[cpu["threads"] == last].groupby("environment")[["packets_recv", "packets_send"]].mean()
@@ -911,7 +910,8 @@ def fig12_littles(runs: pd.DataFrame) -> dict:
         n_runs, low, high (smallest and largest residual over the runs, %), sign ("always
         positive" when every residual is above 0, else "not always positive").
     """
-    rel = 100.0 * (runs["threads"] - runs["tps"] * runs["latency_ms"] / 1000.0) / runs["threads"]
+    law = stats.littles_law(runs["threads"], runs["tps"], runs["latency_ms"] * mysql.MS)
+    rel = 100.0 * law["rel_residual"]
     return {"n_runs": int(len(runs)), "low": float(rel.min()), "high": float(rel.max()),
             "sign": "always positive" if bool((rel > 0).all()) else "not always positive"}
 

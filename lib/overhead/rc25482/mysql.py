@@ -347,6 +347,37 @@ PAPER_DOCKER_LOSS_PCT = 2.0
 PAPER_KVM_LOSS_PCT = 40.0
 
 
+def peak_cpu_difference(fig11: pd.DataFrame, cpu: pd.DataFrame, environment: str, *,
+                        baseline: str = BASELINE) -> tuple[stats.Interval, pd.Series, pd.Series]:
+    """Compare the baseline's peak CPU utilisation with an environment's (Figs 11/12 text).
+
+    Parameters
+    ----------
+    fig11 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.cpu_curve`: the peaks are its largest means.
+    cpu : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.cpu_runs`: the runs at each peak.
+    environment : str
+        The configuration compared with the baseline.
+    baseline : str
+        The configuration whose peak comes first in the difference.
+
+    Returns
+    -------
+    tuple
+        (baseline peak minus the environment's peak, in percentage points, with the Welch 95%
+        interval of the runs at the two peaks; the baseline's peak row of ``fig11``; the
+        environment's peak row).
+    """
+    peaks, samples = [], []
+    for env in (baseline, environment):
+        rows = fig11[fig11["environment"] == env]
+        peak = rows.loc[rows["cpu_util_mean"].idxmax()]
+        peaks.append(peak)
+        samples.append(cpu[(cpu["environment"] == env) & (cpu["threads"] == peak["threads"])]["cpu_util"].to_numpy())
+    return stats.welch_difference(*samples), peaks[0], peaks[1]
+
+
 def pooled_loss(runs: pd.DataFrame, environment: str, from_threads: int, *, baseline: str = BASELINE,
                 n_resamples: int = 9999) -> stats.RatioInterval:
     """Compare an environment's runs at high concurrency, pooled, with the baseline's.
@@ -451,15 +482,9 @@ def claims(fig10: pd.DataFrame, fig11: pd.DataFrame, cpu: pd.DataFrame,
                                f"{hi['loss_vs_native_pct']:.1f}% at {int(hi['threads'])} threads; "
                                f"{int((k['loss_vs_native_pct'] > 40).sum())} of {len(k)} points above 40%"})
     cpu_paper, cpu_text = _published_number(published, "peak CPU utilisation difference native vs Docker", "", 1.5)
-    nat = fig11[fig11["environment"] == BASELINE]
-    if len(nat):
-        npk = nat.loc[nat["cpu_util_mean"].idxmax()]
-        xn = cpu[(cpu["environment"] == BASELINE) & (cpu["threads"] == npk["threads"])]["cpu_util"].to_numpy()
+    if (fig11["environment"] == BASELINE).any():
         for env in docker:
-            d = fig11[fig11["environment"] == env]
-            pk = d.loc[d["cpu_util_mean"].idxmax()]
-            xd = cpu[(cpu["environment"] == env) & (cpu["threads"] == pk["threads"])]["cpu_util"].to_numpy()
-            diff = stats.welch_difference(xn, xd)
+            diff, npk, pk = peak_cpu_difference(fig11, cpu, env)
             recs.append({"claim": "peak CPU utilisation: native higher than Docker by ~1.5 points",
                          "environment": env, "paper": cpu_text or "~1.5", "paper_value": cpu_paper,
                          "reproduced": diff.estimate, "ci95_low": diff.low, "ci95_high": diff.high,
