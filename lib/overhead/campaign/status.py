@@ -1,0 +1,94 @@
+"""How far a campaign is: planned, done, failed, running and left, per environment."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from overhead.campaign.inventory import Campaign
+from overhead.campaign.manifest import MANIFEST, read_records, resume
+from overhead.campaign.plan import Plan, make_plan
+
+__all__ = ["Status", "status"]
+
+
+@dataclass
+class Status:
+    """A campaign's counts (overall and per environment) and its failures' causes."""
+
+    campaign: str
+    planned: int
+    done: int
+    failed: int
+    running: int
+    left: int
+    by_environment: dict[str, Counter] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+    stops: dict[str, str] = field(default_factory=dict)
+
+    def text(self) -> str:
+        """Return the counts as the few lines ``overhead status`` prints."""
+        lines = [f"{self.campaign}: {self.done} done, {self.failed} failed, "
+                 f"{self.running} interrupted (run again from scratch on resume), "
+                 f"{self.left} to run, of {self.planned} planned"]
+        for env, c in self.by_environment.items():
+            lines.append(f"  {env:<18} done {c['done']:>4}  failed {c['failed']:>3}  "
+                         f"left {c['left']:>4}")
+        for tid, cause in sorted(self.failures.items()):
+            lines.append(f"  failed {tid}: {cause}")
+        for cell, why in sorted(self.stops.items()):
+            lines.append(f"  stopped {cell}: {why}")
+        return "\n".join(lines)
+
+
+def _plan(campaign: Campaign, raw: Path) -> Plan:
+    """Return the plan the last run wrote (with the stopping rule's rounds), else make it."""
+    plan = make_plan(campaign)
+    saved = raw / "plan.json"
+    if campaign.stopping is None or not saved.exists():
+        return plan
+    data = json.loads(saved.read_text())
+    from overhead.campaign.plan import PlannedTrial
+
+    trials = [PlannedTrial(**t) for t in data["trials"]]
+    return Plan(plan.campaign, plan.seed, plan.cells, trials, data["rounds"], data["stops"])
+
+
+def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -> Status:
+    """Count a campaign's trials by state from its plan, manifest and raw tree.
+
+    Parameters
+    ----------
+    campaign : Campaign
+        The campaign.
+    raw_root : path, optional
+        Folder of raw trees (default data/raw).
+    retries : int
+        As for ``overhead run``: failed trials with re-runs left count as left.
+
+    Returns
+    -------
+    Status
+        The counts.
+    """
+    from overhead.campaign.execute import trial_dir
+    from overhead.paths import DATA
+
+    raw = (raw_root or DATA / "raw") / campaign.name
+    plan = _plan(campaign, raw)
+    records = read_records(raw / MANIFEST)
+    finished = {t.id for t in plan.trials if (trial_dir(raw, t) / "meta").exists()}
+    state = resume([t.id for t in plan.trials], records, finished, retries)
+    by_env: dict[str, Counter] = {}
+    for t in plan.trials:
+        c = by_env.setdefault(t.environment, Counter())
+        if t.id in state.done:
+            c["done"] += 1
+        elif t.id in state.failed:
+            c["failed"] += 1
+        else:
+            c["left"] += 1
+    return Status(campaign.name, len(plan.trials), len(state.done), len(state.failed),
+                  len(state.rerun), len(state.todo), by_env, dict(state.failed), plan.stops)
