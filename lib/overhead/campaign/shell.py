@@ -14,14 +14,16 @@ import secrets
 import select
 import time
 
+from overhead.errors import OverheadError
+
 __all__ = ["RemoteShell", "ShellBroken", "ShellTimeout"]
 
 
-class ShellBroken(Exception):
+class ShellBroken(OverheadError):
     """The shell's channel closed (the host or its sshd went away)."""
 
 
-class ShellTimeout(Exception):
+class ShellTimeout(OverheadError):
     """A command did not finish within the local watchdog's time."""
 
 

@@ -1,0 +1,985 @@
+"""Run a campaign's trials over SSH: one worker per host, crash-safe, fault-tolerant.
+
+Each inventory host gets one worker thread that owns its SSH connection (and the connections to
+the VMs it runs) and runs that host's trials in plan order, so environments that share a machine
+never run at the same time, while several hosts run in parallel.
+
+For every trial the worker records ``running`` in the manifest, runs the runner under a remote
+``timeout -k`` with a local watchdog, fetches the runner's trial directory into a local
+``<trial-id>.partial``, writes ``trial.json`` beside it, fsyncs, renames it into
+``data/raw/<campaign>/<environment>/<benchmark>/<trial-id>/`` and only then records ``done``.
+A trial is done when, and only when, its local ``meta`` exists. A failure (non-zero exit,
+timeout, lost host, an environment that did not start) is recorded with its cause and stderr
+and the campaign goes on; the raw files of a runner that failed are kept under
+``failed/<environment>/<benchmark>/<trial-id>.<attempt>/`` for diagnosis.
+
+Before and after each trial the worker samples the host's load, swap and throttle counters;
+a trial during which they moved is flagged in its trial.json, never dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import paramiko
+
+from overhead.campaign import analysis
+from overhead.campaign.connect import SSHError, connect
+from overhead.campaign.inventory import Campaign, DockerEnv, Host, NativeEnv, StaticEnv, VmEnv
+from overhead.campaign.manifest import MANIFEST, Manifest, read_records, resume
+from overhead.campaign.plan import Plan, PlannedTrial, extend, make_plan
+from overhead.campaign.shell import RemoteShell, ShellBroken, ShellTimeout
+from overhead.environments import docker, native
+from overhead.errors import OverheadError
+
+__all__ = ["REMOTE_BASE", "RunResult", "run_campaign", "trial_dir"]
+
+#: Folder on every endpoint for runners and trial directories.
+REMOTE_BASE = "/var/tmp/overhead"
+#: Folder names of a raw campaign tree that are not environments.
+RESERVED = ("facts", "failed")
+#: Seconds the local watchdog allows beyond a trial's own timeout (the remote ``timeout -k``
+#: should always fire first; the watchdog catches a host that stopped answering).
+WATCHDOG_SLACK = 30.0
+_SEP = "@@overhead@@"
+
+
+def _now() -> str:
+    """Return the current UTC time as ISO 8601 with microseconds and Z."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def trial_dir(raw: Path, trial: PlannedTrial) -> Path:
+    """Return a trial's final local directory: ``raw/<environment>/<benchmark>/<trial-id>``."""
+    return raw / trial.environment / trial.benchmark / trial.id
+
+
+class TrialFailed(OverheadError):
+    """A trial failed; ``cause`` says why in a few words, ``stderr`` holds the tool's words."""
+
+    def __init__(self, cause: str, stderr: str = "", exit_status: int | None = None,
+                 keep: Path | None = None):
+        """Record the cause, stderr, exit status and where the failed trial's files went."""
+        super().__init__(cause)
+        self.cause = cause
+        self.stderr = stderr
+        self.exit_status = exit_status
+        self.keep = keep
+
+
+class EnvironmentDown(TrialFailed):
+    """The environment could not be started (or restarted); its trials fail at once."""
+
+
+def _tail(text: str, n: int = 2000) -> str:
+    """Return the last ``n`` characters of ``text``."""
+    return text[-n:]
+
+
+def _git_sha() -> str | None:
+    """Return the checkout's commit (provenance), or None outside a git checkout."""
+    from overhead.paths import ROOT
+
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _runner_files(runners_dir: Path) -> dict[str, str]:
+    """Return name -> SHA-256 of the runner scripts (``*.sh``) of a folder."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(runners_dir.glob("*.sh"))}
+
+
+def _fsync_dir(path: Path) -> None:
+    """Fsync a directory, so that a rename inside it is durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------------
+# shared state of one `overhead run`
+
+
+@dataclass
+class _Run:
+    """What every worker of one run shares: campaign, paths, manifest, progress, stop flag."""
+
+    campaign: Campaign
+    raw: Path
+    manifest: Manifest
+    retries: int
+    stop: threading.Event
+    progress: Callable[[str], None]
+    git_sha: str | None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    attempts: dict[str, int] = field(default_factory=dict)
+    done: int = 0
+    failed: int = 0
+    durations: list[float] = field(default_factory=list)
+    overheads: list[float] = field(default_factory=list)
+    setup: float = 0.0  # seconds spent starting environments (connections, runners, boots)
+
+    @property
+    def remote(self) -> str:
+        """The campaign's folder on every endpoint."""
+        return f"{REMOTE_BASE}/{self.campaign.name}"
+
+
+def _exec(conn, command: str, timeout: float | None) -> tuple[int, str, str]:
+    """Run a command in the connection's persistent shell; return (exit status, stdout, stderr).
+
+    Raises
+    ------
+    TrialFailed
+        ``watchdog`` when the command outlived ``timeout`` locally; ``lost host`` when the
+        connection broke.
+    """
+    where = f"{conn.host}:{conn.port}"
+    shell = getattr(conn, "_overhead_shell", None)
+    try:
+        if shell is None or not shell.alive:
+            if not _alive(conn):
+                raise ShellBroken("the SSH connection is closed")
+            shell = conn._overhead_shell = RemoteShell(conn.transport)
+        return shell.run(command, timeout)
+    except ShellTimeout:
+        raise TrialFailed(f"watchdog: no answer from {where} within {timeout:.0f} s") from None
+    except ShellBroken as exc:
+        raise TrialFailed(f"lost host {where} ({exc})") from None
+    except (OSError, EOFError, paramiko.SSHException) as exc:
+        raise TrialFailed(f"lost host {where} ({type(exc).__name__}: {exc})") from None
+
+
+def _alive(conn) -> bool:
+    """Whether a fabric connection's transport is still up."""
+    t = getattr(conn, "transport", None)
+    return bool(t is not None and t.is_active())
+
+
+def _ensure_runners(conn, runners_dir: Path, base: str = REMOTE_BASE) -> str:
+    """Copy the runner scripts to an endpoint once, checked by hash; return the remote folder.
+
+    The folder is named by a hash of the scripts, and a ``SHA256SUMS`` file in it is checked
+    with ``sha256sum -c``: an unchanged, intact copy is reused, anything else is replaced.
+    """
+    files = _runner_files(runners_dir)
+    if not files:
+        raise OverheadError(f"{runners_dir}: no runner scripts (*.sh)")
+    sums = "".join(f"{h}  {n}\n" for n, h in files.items())
+    digest = hashlib.sha256(sums.encode()).hexdigest()[:16]
+    remote = f"{base}/runners-{digest}"
+    status, _, _ = _exec(conn, f"cd {remote} 2>/dev/null && sha256sum -c --quiet SHA256SUMS "
+                               ">/dev/null 2>&1", 60)
+    if status == 0:
+        return remote
+    tmp = f"{remote}.tmp.{os.getpid()}"
+    _exec(conn, f"rm -rf {tmp} && mkdir -p {tmp}", 60)
+    sftp = conn.sftp()
+    for name in files:
+        sftp.put(str(runners_dir / name), f"{tmp}/{name}")
+    with sftp.open(f"{tmp}/SHA256SUMS", "w") as fh:
+        fh.write(sums)
+    status, out, err = _exec(conn, f"cd {tmp} && sha256sum -c --quiet SHA256SUMS && cd / && "
+                                   f"rm -rf {remote} && mv {tmp} {remote}", 60)
+    if status != 0:
+        raise OverheadError(f"{conn.host}:{conn.port}: runners copied to {tmp} do not match "
+                            f"their hashes: {out}{err}")
+    return remote
+
+
+def _fetch(conn, remote_dir: str, local: Path) -> None:
+    """Copy the regular files of a remote trial directory into ``local`` (created) by SFTP."""
+    import stat
+
+    local.mkdir(parents=True)
+    sftp = conn.sftp()
+    for attr in sftp.listdir_attr(remote_dir):
+        if stat.S_ISREG(attr.st_mode or 0):
+            sftp.get(f"{remote_dir}/{attr.filename}", str(local / attr.filename))
+
+
+def _sync_tree(path: Path) -> None:
+    """Fsync every file in a folder and the folder itself."""
+    for f in path.iterdir():
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    _fsync_dir(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# environments at run time
+
+
+class _Env:
+    """An environment as one worker runs it: start on first use, run trials, stop at the end."""
+
+    #: the tidy ``environment`` column and the variant string
+    tidy_environment = "native"
+    variant: str | None = None
+
+    def __init__(self, worker: _Worker, name: str, spec):
+        """Bind the environment's name and spec to its host's worker."""
+        self.worker = worker
+        self.name = name
+        self.spec = spec
+        self.started = False
+        self.down: str | None = None  # why the environment cannot run trials
+        self.facts: dict = {}
+        self.runners: str | None = None
+
+    @property
+    def run(self) -> _Run:
+        """The run this environment belongs to."""
+        return self.worker.run
+
+    def ensure(self) -> None:
+        """Start the environment if needed; raise EnvironmentDown when it cannot run trials."""
+        if self.down:
+            raise EnvironmentDown(f"environment {self.name} is down: {self.down}")
+        if not self.started:
+            try:
+                self.start()
+            except TrialFailed as exc:
+                self.down = exc.cause
+                raise EnvironmentDown(f"environment {self.name} did not start: {exc.cause}",
+                                      exc.stderr) from None
+            except OverheadError as exc:
+                self.down = str(exc)
+                raise EnvironmentDown(f"environment {self.name} did not start: {exc}") from None
+            self.started = True
+            self.write_facts()
+
+    def start(self) -> None:
+        """Bring the environment up (runners copied, container or VM started)."""
+        self.runners = _ensure_runners(self.worker.conn(), self.run.campaign.runners_dir())
+        self.facts = self.endpoint_facts(self.worker.conn())
+
+    def endpoint_facts(self, conn) -> dict:
+        """Collect the facts of the endpoint a runner runs on (kernel, CPU, governor...)."""
+        status, out, _ = _exec(conn, native.facts_command(), 60)
+        return native.parse_facts(out) if status == 0 else {}
+
+    def write_facts(self) -> None:
+        """Write ``facts/<environment>.json`` (provenance once per environment)."""
+        facts = {"environment": self.name, "kind": self.spec.kind,
+                 "tidy_environment": self.tidy_environment, "variant": self.variant,
+                 "host": self.spec.host, **self.facts, "git_sha": self.run.git_sha,
+                 "campaign_hash": self.run.campaign.sha256}
+        path = self.run.raw / "facts" / f"{self.name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(facts, indent=1, default=str))
+        os.replace(tmp, path)
+
+    def stop(self) -> None:
+        """Tear the environment down (nothing for native)."""
+
+    # --- one trial ---
+    def conn(self):
+        """Return the connection the runner runs on and its trial directory is fetched from."""
+        return self.worker.conn()
+
+    def trial_dir(self, trial: PlannedTrial) -> str:
+        """Return the trial directory on the endpoint."""
+        return f"{self.run.remote}/trials/{trial.id}"
+
+    def command(self, trial: PlannedTrial) -> str:
+        """Return the command line that runs the trial's runner on the endpoint."""
+        return native.runner_command(self.runners, trial.runner, self.trial_dir(trial),
+                                     trial.params, trial.timeout,
+                                     pgid_file=self.trial_dir(trial) + ".pgid")
+
+    def prepare(self, trial: PlannedTrial) -> str:
+        """Return the command that kills a stale attempt of the trial and removes its files."""
+        return native.prepare_command(self.trial_dir(trial), self.trial_dir(trial) + ".pgid")
+
+    def diagnose(self, failure: TrialFailed) -> TrialFailed:
+        """Refine a failure's cause with what happened to the environment (container gone...)."""
+        return failure
+
+
+class _NativeEnv(_Env):
+    """The runner on the host itself."""
+
+    tidy_environment = "native"
+
+
+class _StaticEnv(_Env):
+    """A VM or container the user runs, reached by SSH as its own host: like native."""
+
+    def __init__(self, worker, name, spec: StaticEnv):
+        """Take the tidy environment and variant from the spec."""
+        super().__init__(worker, name, spec)
+        self.tidy_environment = spec.environment
+        self.variant = spec.variant
+
+
+class _DockerEnv(_Env):
+    """A long-running container; each trial a ``docker exec``."""
+
+    tidy_environment = "docker"
+
+    def __init__(self, worker, name, spec: DockerEnv):
+        """Name the container after the campaign and environment."""
+        super().__init__(worker, name, spec)
+        self.variant = docker.variant(spec.net, spec.storage, spec.runtime)
+        self.container = docker.container_name(worker.run.campaign.name, name)
+
+    def start(self) -> None:
+        """Copy the runners to the host, then (re)create the container and record its facts."""
+        conn = self.worker.conn()
+        self.runners = _ensure_runners(conn, self.run.campaign.runners_dir())
+        trials = f"{self.run.remote}/trials"
+        _exec(conn, f"mkdir -p {trials}", 60)
+        s = self.spec
+        status, out, err = _exec(conn, docker.start_command(
+            self.container, image=s.image, net=s.net, storage=s.storage, runtime=s.runtime,
+            runners_dir=self.runners, trials_dir=trials, ports=s.ports, cpus=s.cpus), 180)
+        if status != 0:
+            raise TrialFailed(f"docker run failed (exit {status})", _tail(out + err))
+        self.facts = self.endpoint_facts_in_container(conn)
+        status, out, _ = _exec(conn, docker.facts_command(self.container), 60)
+        if status == 0:
+            self.facts.update(docker.parse_facts(out))
+
+    def endpoint_facts_in_container(self, conn) -> dict:
+        """Return the facts as seen inside the container."""
+        status, out, _ = _exec(conn, f"docker exec {shlex.quote(self.container)} sh -c "
+                                     f"{shlex.quote(native.facts_command())}", 60)
+        return native.parse_facts(out) if status == 0 else {}
+
+    def ensure(self) -> None:
+        """Start the container on first use, and restart it if it stopped since."""
+        if self.started and not self.down and not self.is_running():
+            self.started = False  # stopped under us (a host fault): start it again
+            self.run.manifest.event("environment-restart", environment=self.name,
+                                    why="container was not running")
+        super().ensure()
+
+    def is_running(self) -> bool:
+        """Whether the container runs."""
+        try:
+            status, out, _ = _exec(self.worker.conn(), docker.running_command(self.container), 60)
+        except TrialFailed:
+            return False
+        return status == 0 and out.strip() == "true"
+
+    def command(self, trial):
+        """``docker exec`` of the runner, writing to the bind-mounted trials folder."""
+        return docker.exec_command(self.container, trial.runner, trial.id, trial.params,
+                                   trial.timeout)
+
+    def prepare(self, trial):
+        """Kill a stale attempt inside the container; remove its files on the host."""
+        return docker.prepare_command(self.container, trial.id, f"{self.run.remote}/trials")
+
+    def diagnose(self, failure):
+        """Say so when the container stopped during the trial."""
+        if not self.is_running():
+            return TrialFailed(f"container {self.container} stopped during the trial "
+                               f"({failure.cause})", failure.stderr, failure.exit_status)
+        return failure
+
+    def stop(self):
+        """Remove the container and its scratch volume."""
+        if self.started:
+            _exec(self.worker.conn(), docker.stop_command(self.container, self.spec.storage), 120)
+
+
+class _VmEnv(_Env):
+    """A QEMU guest booted on the host, reached through the host's SSH (port forward)."""
+
+    def __init__(self, worker, name, spec: VmEnv):
+        """Prepare the guest's state folder name on the host."""
+        super().__init__(worker, name, spec)
+        self.state = f"{worker.run.remote}/vm-{name}"
+        self.guest = None
+        self.accel: str | None = None
+        self.restarts = 0
+        self.variant = spec.tuning
+        self.tidy_environment = "vm"
+
+    def _spec(self):
+        """Return the QEMU spec of this environment (a qemu.VmSpec)."""
+        from overhead.environments import qemu
+
+        s = self.spec
+        pinning = list(s.pinning) if s.pinning is not None else (
+            list(range(s.vcpus)) if s.tuning == "tuned" else None)
+        return qemu.VmSpec(name=f"overhead-{self.run.campaign.name}-{self.name}", vcpus=s.vcpus,
+                           memory_mb=s.memory, tuning=s.tuning, pinning=pinning,
+                           hugepages=s.hugepages)
+
+    def start(self) -> None:
+        """Probe the accelerator, boot the guest, wait for its SSH, copy the runners."""
+        from overhead.environments import qemu
+
+        conn = self.worker.conn()
+        s = self.spec
+        image = str(Path(s.image).resolve()) if self.worker.local else str(s.image)
+        _exec(conn, qemu.stop_command(self.state) + f"; mkdir -p {self.state}", 60)
+        probe_ok = False
+        if s.accel in ("auto", "kvm"):
+            status, out, err = _exec(conn, qemu.probe_command(image, s.probe_timeout),
+                                     s.probe_timeout + WATCHDOG_SLACK)
+            probe_ok = qemu.probe_succeeded(out + err)
+        self.accel, reason = qemu.choose_accel(s.accel, probe_ok)
+        self.run.manifest.event("accelerator", environment=self.name, accel=self.accel,
+                                reason=reason)
+        self.tidy_environment = "kvm" if self.accel == "kvm" else "vm"
+        self.variant = s.tuning if self.accel == "kvm" else f"{s.tuning},accel=tcg"
+        spec = self._spec()
+        status, out, err = _exec(conn, qemu.boot_command(spec, image, self.state, s.ssh_port,
+                                                         self.accel, ports=s.ports), 120)
+        if status != 0:
+            raise TrialFailed(f"QEMU did not start (exit {status})", _tail(out + err))
+        self.guest = self._wait_for_guest()
+        pinned = "none"
+        if spec.pinning:
+            status, out, err = _exec(conn, qemu.pin_command(self.state, spec.pinning), 60)
+            pinned = out.strip() if status == 0 else f"failed: {_tail(err, 200)}"
+        self.runners = _ensure_runners(self.guest, self.run.campaign.runners_dir())
+        self.facts = self.endpoint_facts(self.guest)
+        status, out, _ = _exec(conn, qemu.facts_command(), 60)
+        host_facts = qemu.parse_facts(out) if status == 0 else {}
+        self.facts.update({"qemu_version": host_facts.get("qemu_version"),
+                           "accelerator": self.accel, "accel_reason": reason,
+                           "vcpu_pinning": pinned,
+                           "hugepages": host_facts.get("hugepages") if s.hugepages else "no",
+                           "vcpus": s.vcpus, "memory_mb": s.memory})
+
+    def _wait_for_guest(self):
+        """Connect to the guest's SSH through the host until it answers (bounded)."""
+        s = self.spec
+        host = self.worker.host
+        deadline = time.monotonic() + s.boot_timeout
+        last = ""
+        while time.monotonic() < deadline and not self.run.stop.is_set():
+            if not self.qemu_alive():
+                raise TrialFailed("QEMU exited during boot",
+                                  self._serial_tail())
+            try:
+                return connect("127.0.0.1", s.ssh_port, s.user,
+                               known_hosts=s.known_hosts or host.known_hosts,
+                               key_file=s.key_file or host.key_file,
+                               host_key_alias=s.host_key_alias, timeout=10,
+                               keepalive=host.keepalive, gateway=self.worker.conn())
+            except SSHError as exc:
+                if "host key" in str(exc):
+                    raise
+                last = str(exc)
+                time.sleep(2)
+        raise TrialFailed(f"guest SSH did not answer within {s.boot_timeout:.0f} s ({last})",
+                          self._serial_tail())
+
+    def _serial_tail(self) -> str:
+        """Return the end of the guest's serial console log (why a boot failed)."""
+        try:
+            _, out, _ = _exec(self.worker.conn(), f"tail -c 2000 {self.state}/serial.log", 30)
+        except TrialFailed:
+            return ""
+        return out
+
+    def qemu_alive(self) -> bool:
+        """Whether the QEMU process named by the pidfile runs."""
+        try:
+            status, _, _ = _exec(self.worker.conn(),
+                                 f"kill -0 $(cat {self.state}/qemu.pid 2>/dev/null) 2>/dev/null", 30)
+        except TrialFailed:
+            return False
+        return status == 0
+
+    def ensure(self) -> None:
+        """Boot on first use; boot again once if the guest died (then the VM is down)."""
+        if self.started and not self.down and not (self.guest and _alive(self.guest)
+                                                   and self.qemu_alive()):
+            if self.restarts >= 1:
+                self.down = "the VM died twice"
+            else:
+                self.restarts += 1
+                self.started = False
+                self.run.manifest.event("environment-restart", environment=self.name,
+                                        why="the VM was gone")
+                self._close_guest()
+        super().ensure()
+
+    def conn(self):
+        """Return the guest's connection."""
+        if self.guest is None or not _alive(self.guest):
+            raise TrialFailed(f"lost the VM {self.name}: its SSH connection is closed")
+        return self.guest
+
+    def diagnose(self, failure):
+        """Say so when QEMU died during the trial."""
+        if not self.qemu_alive():
+            return TrialFailed(f"VM {self.name} is gone: QEMU exited during the trial "
+                               f"({failure.cause})", failure.stderr, failure.exit_status)
+        return failure
+
+    def _close_guest(self):
+        """Close the guest connection, if any."""
+        if self.guest is not None:
+            try:
+                self.guest.close()
+            except Exception:  # noqa: BLE001 - closing a dead connection may raise anything
+                pass
+            self.guest = None
+
+    def stop(self):
+        """Close the guest connection and stop QEMU by its pid."""
+        from overhead.environments import qemu
+
+        self._close_guest()
+        try:
+            _exec(self.worker.conn(), qemu.stop_command(self.state), 60)
+        except (TrialFailed, SSHError):
+            pass
+
+
+_ENVS = {NativeEnv: _NativeEnv, StaticEnv: _StaticEnv, DockerEnv: _DockerEnv, VmEnv: _VmEnv}
+
+
+# ---------------------------------------------------------------------------------------------
+# one worker per host
+
+
+class _Worker:
+    """Runs one host's trials in plan order over one connection, in a thread of its own."""
+
+    def __init__(self, run: _Run, host_name: str, trials: list[PlannedTrial]):
+        """Bind the host and its trials; environments start on first use."""
+        self.thread: threading.Thread | None = None
+        self.run = run
+        self.host_name = host_name
+        self.host: Host = run.campaign.hosts[host_name]
+        self.trials = trials
+        self._conn = None
+        self.envs: dict[str, _Env] = {}
+        self.local = self.host.address in ("127.0.0.1", "localhost", "::1")
+        self.previous: str | None = None
+        self.position = 0
+        self.error: BaseException | None = None
+
+    def conn(self):
+        """Return the host connection, reconnected when it broke (SSH failures: TrialFailed)."""
+        if self._conn is not None and _alive(self._conn):
+            return self._conn
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # noqa: BLE001 - a dead connection may fail to close
+                pass
+        h = self.host
+        try:
+            self._conn = connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
+                                 key_file=h.key_file, host_key_alias=h.host_key_alias,
+                                 timeout=h.connect_timeout, keepalive=h.keepalive)
+        except SSHError as exc:
+            self._conn = None
+            if "host key" in str(exc):
+                raise
+            raise TrialFailed(f"lost host {self.host_name}: {exc}") from None
+        return self._conn
+
+    def env(self, name: str) -> _Env:
+        """Return the run-time environment ``name`` (created on first use)."""
+        if name not in self.envs:
+            spec = self.run.campaign.environments[name]
+            self.envs[name] = _ENVS[type(spec)](self, name, spec)
+        return self.envs[name]
+
+    def run_trials(self) -> None:
+        """Run every trial of this host, in order, until done or stopped."""
+        for trial in self.trials:
+            if self.run.stop.is_set():
+                return
+            self.one(trial)
+
+    def start(self, trials: list[PlannedTrial]) -> None:
+        """Run ``trials`` (this host's, in plan order) in a new thread."""
+        self.trials = trials
+        self.error = None
+        self.thread = threading.Thread(target=self._main, name=f"overhead-{self.host_name}",
+                                       daemon=True)
+        self.thread.start()
+
+    def is_alive(self) -> bool:
+        """Whether the worker's thread still runs."""
+        return self.thread is not None and self.thread.is_alive()
+
+    def join(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the thread."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+    def _main(self) -> None:
+        """Run the trials (the thread's body); an unexpected error stops the whole run."""
+        try:
+            self.run_trials()
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            self.error = exc
+            self.run.stop.set()
+
+    def one(self, trial: PlannedTrial) -> None:
+        """Run one trial and record its outcome."""
+        r = self.run
+        with r.lock:
+            attempt = r.attempts.get(trial.id, 0) + 1
+            r.attempts[trial.id] = attempt
+        r.manifest.trial(trial.id, "running", attempt=attempt, environment=trial.environment,
+                         benchmark=trial.benchmark, round=trial.round, host=self.host_name)
+        started = time.monotonic()
+        started_at = _now()
+        setup = 0.0
+        env = None
+        try:
+            env = self.env(trial.environment)
+            t_env = time.monotonic()
+            env.ensure()
+            setup = time.monotonic() - t_env
+            measured, info = self.execute(env, trial)
+            self.finish(env, trial, attempt, started_at, info)
+        except TrialFailed as exc:
+            if env is not None and not isinstance(exc, EnvironmentDown):
+                try:
+                    exc = env.diagnose(exc)
+                except TrialFailed:
+                    pass
+            r.manifest.trial(trial.id, "failed", attempt=attempt, cause=exc.cause,
+                             exit_status=exc.exit_status, stderr=_tail(exc.stderr),
+                             environment=trial.environment, benchmark=trial.benchmark,
+                             round=trial.round, host=self.host_name,
+                             kept=str(exc.keep.relative_to(r.raw)) if exc.keep else None)
+            with r.lock:
+                r.failed += 1
+            r.progress("failed")
+        else:
+            with r.lock:
+                r.done += 1
+                r.durations.append(measured)
+                r.overheads.append(time.monotonic() - started - measured - setup)
+                r.setup += setup
+            r.progress("done")
+        finally:
+            self.previous = trial.environment
+            self.position += 1
+
+    def execute(self, env: _Env, trial: PlannedTrial) -> tuple[float, dict]:
+        """Run the trial's runner with noise samples around it; fetch its directory.
+
+        Returns the runner's wall time (seconds, measured on the host) and what trial.json
+        records about the run.
+        """
+        remote = env.trial_dir(trial)
+        prep = env.prepare(trial)
+        noise = analysis.noise_command()
+        host_conn = self.conn()
+        same = env.conn() is host_conn
+        if same:
+            # one round trip: noise, runner, noise (the runner's own output goes to files)
+            cmd = (f"{prep}; {noise}; echo {_SEP}; t0=$(date +%s.%N); ( {env.command(trial)} ); "
+                   f"s=$?; t1=$(date +%s.%N); echo {_SEP} $s $t0 $t1; {noise}")
+            status, out, err = _exec(host_conn, cmd, trial.timeout + WATCHDOG_SLACK)
+            before_text, _, rest = out.partition(_SEP)
+            marker, _, after_text = rest.partition(_SEP)
+            words = after_text.split("\n", 1)[0].split()
+            after_text = after_text.split("\n", 1)[1] if "\n" in after_text else ""
+            if len(words) != 3:
+                raise TrialFailed(f"the trial's command did not finish normally (exit {status})",
+                                  _tail(err + out))
+            status, t0, t1 = int(words[0]), float(words[1]), float(words[2])
+        else:
+            _, before_text, _ = _exec(host_conn, noise, 60)
+            _exec(env.conn(), prep, 60)
+            t0 = time.monotonic()
+            status, out, err = _exec(env.conn(), env.command(trial), trial.timeout + WATCHDOG_SLACK)
+            t1 = time.monotonic()
+            _, after_text, _ = _exec(host_conn, noise, 60)
+        before = analysis.parse_noise(before_text)
+        after = analysis.parse_noise(after_text)
+        info = {"noise": {"before": before, "after": after},
+                "noise_flags": analysis.noise_flags(before, after),
+                "duration_s": round(t1 - t0, 6)}
+        if status != 0:
+            keep = self.keep_failed(env, trial, remote)
+            stderr = err
+            if keep is not None and (keep / "stderr").exists():
+                stderr = (keep / "stderr").read_text(errors="replace")
+            if status in (124, 137) and keep is None:
+                cause = f"timeout: the runner ran past {trial.timeout:.0f} s and was killed"
+            elif keep is not None:
+                cause = f"{trial.runner} runner's tool exited with status {status}"
+            else:
+                cause = f"runner exited with status {status}"
+            raise TrialFailed(cause, _tail(stderr + out), status, keep)
+        return t1 - t0, info
+
+    def keep_failed(self, env: _Env, trial: PlannedTrial, remote: str) -> Path | None:
+        """Fetch a failed runner's trial directory into failed/ (None if it left none)."""
+        r = self.run
+        dest = r.raw / "failed" / trial.environment / trial.benchmark / \
+            f"{trial.id}.{r.attempts[trial.id]}"
+        try:
+            if dest.exists():
+                shutil.rmtree(dest)
+            _fetch(env.conn(), remote, dest)
+        except (OSError, TrialFailed):
+            shutil.rmtree(dest, ignore_errors=True)
+            return None
+        if not (dest / "meta").exists():
+            return None
+        return dest
+
+    def finish(self, env: _Env, trial: PlannedTrial, attempt: int, started_at: str,
+               info: dict) -> None:
+        """Fetch the trial directory, write trial.json, rename into place, record done."""
+        r = self.run
+        final = trial_dir(r.raw, trial)
+        partial = final.with_name(final.name + ".partial")
+        if partial.exists():
+            shutil.rmtree(partial)
+        remote = env.trial_dir(trial)
+        try:
+            _fetch(env.conn(), remote, partial)
+        except OSError as exc:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise TrialFailed(f"fetching {remote} failed ({exc})") from None
+        if not (partial / "meta").exists():
+            shutil.rmtree(partial, ignore_errors=True)
+            raise TrialFailed(f"the runner exited 0 but left no meta in {remote}")
+        record = {
+            "id": trial.id, "campaign": r.campaign.name, "environment": trial.environment,
+            "kind": env.spec.kind, "tidy_environment": env.tidy_environment,
+            "variant": env.variant, "host": self.host_name, "benchmark": trial.benchmark,
+            "runner": trial.runner, "params": trial.params, "cell": trial.cell,
+            "round": trial.round, "position": self.position, "plan_position": trial.position,
+            "warmup": trial.warmup, "previous": self.previous, "attempt": attempt,
+            "status": "done", "started_at": started_at, "finished_at": _now(), **info,
+        }
+        (partial / "trial.json").write_text(json.dumps(record, indent=1, default=str))
+        _sync_tree(partial)
+        os.rename(partial, final)
+        _fsync_dir(final.parent)
+        r.manifest.trial(trial.id, "done", attempt=attempt, environment=trial.environment,
+                         benchmark=trial.benchmark, round=trial.round, host=self.host_name,
+                         duration_s=info["duration_s"], noise_flags=info["noise_flags"])
+
+    def teardown(self) -> None:
+        """Stop every environment this worker started, then close the connection."""
+        for env in self.envs.values():
+            try:
+                if env.started or isinstance(env, _VmEnv):
+                    env.stop()
+                    self.run.manifest.event("environment-stopped", environment=env.name)
+            except (TrialFailed, SSHError, OverheadError):
+                pass
+        if self._conn is not None:
+            try:
+                if _alive(self._conn):
+                    _exec(self._conn, f"rm -rf {self.run.remote}/trials", 60)
+                self._conn.close()
+            except (TrialFailed, Exception):  # noqa: BLE001 - best effort at the end
+                pass
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+
+
+@dataclass
+class RunResult:
+    """What ``overhead run`` did."""
+
+    planned: int
+    done: int
+    failed: int
+    skipped_done: int
+    failures: dict[str, str]
+    seconds: float
+    durations: list[float]
+    overheads: list[float]
+    stops: dict[str, str]
+    interrupted: bool = False
+    setup_seconds: float | None = None
+
+
+def _finished(raw: Path, plan: Plan) -> set[str]:
+    """Return the plan's trials whose local meta exists, after removing stale .partial dirs."""
+    done = set()
+    for t in plan.trials:
+        final = trial_dir(raw, t)
+        partial = final.with_name(final.name + ".partial")
+        if partial.exists():
+            shutil.rmtree(partial)
+        if (final / "meta").exists():
+            done.add(t.id)
+    return done
+
+
+def _cell_values(raw: Path, plan: Plan, metric: str) -> dict[str, list[float]]:
+    """Each cell's measured (non-warm-up) values of ``metric`` from the finished trials."""
+    from overhead.runners import read_trial
+
+    values: dict[str, list[float]] = {}
+    for t in plan.trials:
+        path = trial_dir(raw, t)
+        if t.warmup or not (path / "meta").exists():
+            continue
+        tr = read_trial(path)
+        if tr.measurements is None:
+            continue
+        rows = tr.measurements[tr.measurements["metric"] == metric]
+        values.setdefault(t.cell, []).extend(float(v) for v in rows["value"].dropna())
+    return values
+
+
+def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: int = 0,
+                 progress: bool = True) -> RunResult:
+    """Start or resume a campaign.
+
+    Parameters
+    ----------
+    campaign : Campaign
+        The campaign (:func:`overhead.campaign.inventory.load`).
+    raw_root : path, optional
+        Where raw trees go (default data/raw); the campaign's is ``raw_root/<name>``.
+    retries : int
+        Re-runs allowed for a failed trial (over every ``run`` of the campaign).
+    progress : bool
+        Show a tqdm bar (done, failed, time left).
+
+    Returns
+    -------
+    RunResult
+        Counts, failures with causes, and the per-trial durations and harness overheads.
+    """
+    from tqdm import tqdm
+
+    from overhead.paths import DATA
+
+    raw = (raw_root or DATA / "raw") / campaign.name
+    raw.mkdir(parents=True, exist_ok=True)
+    if campaign.path is not None:
+        shutil.copyfile(campaign.path, raw / "campaign.yml")
+    t_start = time.monotonic()
+    stop = threading.Event()
+    bar = tqdm(total=0, unit="trial", disable=not progress, dynamic_ncols=True)
+    counts = {"done": 0, "failed": 0}
+    bar_lock = threading.Lock()
+
+    def tick(what: str) -> None:
+        with bar_lock:
+            counts[what] += 1
+            bar.set_postfix(done=counts["done"], failed=counts["failed"], refresh=False)
+            bar.update(1)
+
+    manifest = Manifest(raw / MANIFEST)
+    run = _Run(campaign, raw, manifest, retries, stop, tick, _git_sha())
+    manifest.event("start", campaign=campaign.name, campaign_hash=campaign.sha256,
+                   pid=os.getpid(), git_sha=run.git_sha)
+    previous_handlers = {}
+
+    def on_signal(signum, frame):
+        stop.set()
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous_handlers[sig] = signal.signal(sig, on_signal)
+    plan = make_plan(campaign)
+    workers: dict[str, _Worker] = {}
+    interrupted = False
+    planned_total = skipped = 0
+    first = True
+    failures: dict[str, str] = {}
+    try:
+        while True:
+            records = read_records(raw / MANIFEST)
+            finished = _finished(raw, plan)
+            state = resume([t.id for t in plan.trials], records, finished, retries)
+            for tid in sorted(state.recovered):
+                manifest.trial(tid, "done", recovered=True)
+            by_id = plan.by_id()
+            for tid, att in state.attempts.items():
+                run.attempts[tid] = att
+            failures.update(state.failed)
+            todo = [by_id[t] for t in state.todo]
+            planned_total = len(plan.trials)
+            if first:
+                skipped, first = len(state.done), False
+            bar.total = (bar.total or 0) + len(todo)
+            bar.refresh()
+            if todo:
+                per_host: dict[str, list[PlannedTrial]] = {}
+                for t in todo:
+                    per_host.setdefault(t.host, []).append(t)
+                threads = []
+                for host, trials in per_host.items():
+                    w = workers.get(host) or workers.setdefault(host, _Worker(run, host, trials))
+                    threads.append(w)
+                    w.start(trials)
+                for w in threads:
+                    while w.is_alive():
+                        w.join(0.2)
+                errors = [w.error for w in threads if w.error is not None]
+                if errors:
+                    raise errors[0]
+                if stop.is_set():
+                    interrupted = True
+                    break
+                continue  # re-read: retries of failures, then the stopping rule
+            if campaign.stopping is None:
+                break
+            values = _cell_values(raw, plan, campaign.stopping.metric)
+            longer = extend(plan, campaign, values)
+            if len(longer.trials) == len(plan.trials):
+                plan = longer
+                break
+            plan = longer
+    except KeyboardInterrupt:
+        interrupted = True
+        stop.set()
+        for w in workers.values():
+            while w.is_alive():
+                w.join(0.2)
+    finally:
+        for w in workers.values():
+            w.teardown()
+        for sig, handler in previous_handlers.items():
+            signal.signal(sig, handler)
+        manifest.event("stop", interrupted=interrupted, done=run.done, failed=run.failed)
+        (raw / "plan.json").write_text(json.dumps(plan.to_json(), indent=1, default=str))
+        manifest.close()
+        bar.close()
+    final_records = read_records(raw / MANIFEST)
+    last: dict[str, dict] = {}
+    for rec in final_records:
+        if "trial" in rec:
+            last[rec["trial"]] = rec
+    failures = {tid: str(rec.get("cause")) for tid, rec in last.items()
+                if rec.get("state") == "failed" and tid in plan.by_id()}
+    return RunResult(planned_total, run.done, run.failed, skipped, failures,
+                     time.monotonic() - t_start, run.durations, run.overheads, plan.stops,
+                     interrupted, run.setup)

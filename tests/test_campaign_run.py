@@ -1,0 +1,129 @@
+"""The executor on a private sshd: trials run, crash safety under SIGKILL, host faults.
+
+Native environments only (the Docker and VM environments are exercised by
+test_campaign_local.py against `make hosts-up`'s hosts).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import free_port
+from sshd_helper import make_sshd, require_sshd
+
+from overhead.campaign import inventory, manifest, plan
+from overhead.campaign.execute import REMOTE_BASE, run_campaign, trial_dir
+from overhead.runners import read_trial
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    require_sshd()
+    server = make_sshd(tmp_path_factory.mktemp("sshd"), free_port())
+    yield server
+    server.stop()
+
+
+def campaign_file(tmp_path: Path, name: str, hosts: str, envs: str, benchmarks: str,
+                  extra: str = "") -> Path:
+    path = tmp_path / f"{name}.yml"
+    path.write_text(f"name: {name}\nseed: 11\ntimeout: 60\n{extra}"
+                    f"hosts:\n{textwrap.indent(hosts, '  ')}\n"
+                    f"environments:\n{textwrap.indent(envs, '  ')}\n"
+                    f"benchmarks:\n{textwrap.indent(benchmarks, '  ')}\n")
+    return path
+
+
+def check_complete(raw: Path, p: plan.Plan) -> None:
+    """Every planned trial exactly once, complete; nothing partial; one done record each."""
+    records = manifest.read_records(raw / "manifest.jsonl")
+    done = Counter(r["trial"] for r in records if r.get("state") == "done")
+    assert set(done) == {t.id for t in p.trials}
+    assert max(done.values()) == 1, [t for t, n in done.items() if n > 1]
+    dirs = {d for d in raw.glob("*/*/*") if d.parent.parent.name not in ("facts", "failed")}
+    assert {d.name for d in dirs} == {t.id for t in p.trials}
+    assert not list(raw.rglob("*.partial*"))
+    for t in p.trials:
+        d = trial_dir(raw, t)
+        assert {f.name for f in d.iterdir()} == {"meta", "output", "stderr", "trial.json"}
+        info = json.loads((d / "trial.json").read_text())
+        assert (info["id"], info["round"], info["warmup"]) == (t.id, t.round, t.warmup)
+        tr = read_trial(d)
+        assert tr.ok and not tr.measurements.empty
+
+
+def test_run_then_nothing_left(sshd, tmp_path):
+    path = campaign_file(tmp_path, "basic", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1}}",
+                         "trials: 2\nwarmup: 1\n")
+    c = inventory.load(path)
+    result = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+    p = plan.make_plan(c)
+    assert (result.planned, result.done, result.failed) == (6, 6, 0)
+    raw = tmp_path / "raw" / "basic"
+    check_complete(raw, p)
+    facts = json.loads((raw / "facts" / "native.json").read_text())
+    assert facts["campaign_hash"] == c.sha256 and facts["cores"].isdigit()
+    assert facts["kernel"].startswith("Linux ")
+    info = json.loads((trial_dir(raw, p.trials[1]) / "trial.json").read_text())
+    assert info["previous"] == "native" and info["position"] == 1
+    assert set(info["noise"]["before"]) >= {"load1"}
+    # a second run finds everything done and runs nothing
+    again = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+    assert (again.done, again.skipped_done) == (0, 6)
+    # nothing of the campaign is left on the host
+    assert not Path(f"{REMOTE_BASE}/basic/trials").exists()
+    # no secret in what was recorded: the client key's body never appears
+    key_body = sshd.client_key.read_text().splitlines()[1]
+    for f in raw.rglob("*"):
+        if f.is_file():
+            assert key_body not in f.read_text(errors="replace")
+
+
+def test_sigkill_at_random_moments_then_resume(sshd, tmp_path):
+    path = campaign_file(tmp_path, "crash", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1}}\n"
+                         "io: {runner: fio, params: {rw: randread, bs: 4k, size: 2m, runtime: 1}}",
+                         "trials: 3\nwarmup: 0\n")
+    raw_root = tmp_path / "raw"
+    argv = [sys.executable, "-m", "overhead.cli", "run", str(path), "--raw", str(raw_root),
+            "--no-progress", "--no-ingest"]
+    rng = random.Random(20261123)
+    mfile = raw_root / "crash" / "manifest.jsonl"
+    kills = 0
+    for _ in range(12):
+        starts_before = mfile.read_text().count('"event": "start"') if mfile.exists() else 0
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        # a kill at a random moment after the controller started (not during Python's imports)
+        while time.monotonic() < deadline and proc.poll() is None and (
+                not mfile.exists() or mfile.read_text().count('"event": "start"') == starts_before):
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 2.5))
+        if proc.poll() is not None:
+            break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills += 1
+    assert kills >= 10
+    final = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    c = inventory.load(path)
+    check_complete(raw_root / "crash", plan.make_plan(c))
+    records = manifest.read_records(raw_root / "crash" / "manifest.jsonl")
+    starts = [r for r in records if r.get("event") == "start"]
+    assert len(starts) == kills + 1
+    # trials interrupted by a kill were run again from scratch
+    running = Counter(r["trial"] for r in records if r.get("state") == "running")
+    assert sum(running.values()) > len(plan.make_plan(c).trials)
