@@ -1,0 +1,666 @@
+"""Order effects and noise flags of a campaign.
+
+Two questions about a campaign's own trials, answered from its tidy folder (``measurements`` and
+``trials.parquet``, written by :mod:`overhead.campaign.ingest`):
+
+- Was the measured host quiet? :func:`noise_command` is the shell line the executor runs on the
+  host before and after each trial, :func:`parse_noise` reads its output and
+  :func:`noise_flags` says which of load, swap and throttling moved during the trial (the
+  executor stores them in trial.json). :func:`noise_summary` counts the flags per environment.
+- Does a value depend on when it was measured? :func:`order_effects` tests, per cell and metric,
+  whether the value drifts with the trial's position in its host's execution order
+  (Mann-Kendall trend test) and whether it depends on which environment ran just before
+  (Kruskal-Wallis), Holm-corrected over the whole table.
+
+:func:`report` puts both in the few lines ``overhead status FILE --analysis`` prints.
+
+Noise thresholds (defaults of :func:`noise_flags`):
+
+- ``swap``: the host's ``pswpin`` or ``pswpout`` counter (pages swapped in/out since boot,
+  /proc/vmstat) increased during the trial. Any page counts: a benchmark host should not swap
+  at all, and one swapped page already means memory pressure and a stall of milliseconds.
+- ``throttle``: the sum of the CPUs' thermal throttle counters
+  (``/sys/devices/system/cpu/cpu*/thermal_throttle/*_throttle_count``) increased: the CPU ran
+  below its clock for a while. Hosts without these counters (most VMs, non-Intel CPUs) never
+  get the flag: the counter is None, which is "not measured", never 0.
+- ``load``: the 1-minute load average read right after the trial exceeds ``cores * (1 +
+  load_threshold)`` (default ``load_threshold`` 0.5, i.e. 3.0 on a 2-CPU host). load1 counts
+  the tasks running, waiting for a CPU or in uninterruptible I/O, averaged over about a minute.
+  The trial itself and the decaying tails of the trials before it keep at most ``cores`` tasks
+  busy when a benchmark runs no more threads than the host has CPUs (an exponential average of
+  values up to ``cores`` stays up to ``cores``), so half the CPUs' worth of tasks above that
+  means tasks queued for a CPU: something else ran on the host, or the benchmark itself ran
+  more threads than there are CPUs (which is worth knowing too). The flag is a coarse alarm:
+  load1 has a one-minute time constant and is updated every 5 seconds, so a burst during a
+  trial of a few seconds barely moves it; the swap and throttle counters are exact.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from overhead.stats._common import (
+    StatsError,
+    check_level,
+    iter_groups,
+    require_columns,
+    require_rows,
+)
+from overhead.stats.significance import holm, kruskal_wallis
+
+#: Names of the noise flags, in the order :func:`noise_flags` lists them.
+FLAGS: tuple[str, ...] = ("load", "swap", "throttle")
+
+#: The fields :func:`noise_command` prints and :func:`parse_noise` returns, with their types.
+NOISE_FIELDS: dict[str, type] = {"load1": float, "pswpin": int, "pswpout": int,
+                                 "throttle": int, "nproc": int}
+
+#: Default of ``load_threshold``: half a CPU's worth of queued tasks per CPU above the CPU count.
+LOAD_THRESHOLD = 0.5
+
+#: Default of ``min_trials``: measured non-warm-up trials a cell needs before it is tested.
+MIN_TRIALS = 6
+
+#: Columns of :func:`order_effects` (the ``p_*`` columns of the measurements follow ``unit``).
+ORDER_COLUMNS: tuple[str, ...] = (
+    "cell", "benchmark", "environment", "variant", "env_name", "host", "metric", "unit", "n",
+    "test", "statistic", "slope", "p", "p_holm", "significant", "finding", "reason")
+
+_LINE = re.compile(r"^\s*([a-z0-9_]+)=(\S*)\s*$")
+
+
+def noise_command(proc: str = "/proc", sys: str = "/sys") -> str:
+    """Return the POSIX sh command that samples the host's noise counters.
+
+    The executor runs it on the measured host right before and right after each trial. It runs
+    in a subshell (its variables do not leak), needs nothing beyond a POSIX shell and
+    ``getconf`` (or coreutils ``nproc``), never fails, and prints ``name=value`` lines:
+    ``load1`` (first field of /proc/loadavg), ``pswpin`` and ``pswpout`` (/proc/vmstat),
+    ``throttle`` (sum of every ``/sys/devices/system/cpu/cpu*/thermal_throttle/*_throttle_count``;
+    the line is left out when the host has no such counter) and ``nproc`` (online CPUs). A
+    value that cannot be read is left out, never printed as 0.
+
+    Parameters
+    ----------
+    proc, sys : str
+        Where procfs and sysfs are mounted (tests point them at a fake tree).
+
+    Returns
+    -------
+    str
+        One line of shell, safe to join with ``;`` to other commands.
+    """
+    return (
+        f"(P={shlex.quote(proc)}; S={shlex.quote(sys)}; "
+        'read l1 rest < "$P/loadavg" && echo "load1=$l1"; '
+        'while read k v; do case $k in pswpin|pswpout) echo "$k=$v";; esac; done < "$P/vmstat"; '
+        't=; for f in "$S"/devices/system/cpu/cpu*/thermal_throttle/*_throttle_count; do '
+        '[ -r "$f" ] && read v < "$f" && case $v in ""|*[!0-9]*) ;; *) t=$((${t:-0} + v));; esac; '
+        'done; [ -n "$t" ] && echo "throttle=$t"; '
+        'n=$(getconf _NPROCESSORS_ONLN || nproc --all); echo "nproc=$n") 2>/dev/null'
+    )
+
+
+def parse_noise(text: str | None) -> dict[str, float | int | None]:
+    """Read the output of :func:`noise_command`.
+
+    Lines that are not ``name=value`` with a known name are ignored (the text may carry other
+    output); a name given twice keeps its last value. Parsing never raises: the executor calls
+    it on whatever the host printed, and a field it cannot read is None.
+
+    Parameters
+    ----------
+    text : str or None
+        The command's standard output (None: nothing was read).
+
+    Returns
+    -------
+    dict
+        Every key of :data:`NOISE_FIELDS` (``load1`` a float, the others ints), None for a field
+        that is absent, empty or not a number (never 0 in its place).
+    """
+    out: dict[str, float | int | None] = dict.fromkeys(NOISE_FIELDS)
+    for line in (text or "").splitlines():
+        m = _LINE.match(line)
+        if not m or m.group(1) not in NOISE_FIELDS:
+            continue
+        name, raw = m.groups()
+        out[name] = _number(raw, NOISE_FIELDS[name])
+    return out
+
+
+def _number(raw: object, kind: type = float) -> float | int | None:
+    """Return ``raw`` as a finite number of ``kind``, or None when it is missing or not one."""
+    if raw is None or isinstance(raw, bool):
+        return None
+    if kind is int and isinstance(raw, int | np.integer):
+        return int(raw)
+    try:
+        if kind is int:
+            value = int(raw) if isinstance(raw, str) else int(float(raw))
+            if not isinstance(raw, str) and float(raw) != value:
+                return None
+            return value
+        value = float(raw)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _get(sample: Mapping | None, name: str, kind: type = float) -> float | int | None:
+    """Return field ``name`` of one noise sample as a number, or None when missing (or NA)."""
+    if not sample:
+        return None
+    value = sample.get(name)
+    try:
+        if value is None or pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        return None
+    return _number(value, kind)
+
+
+def noise_flags(before: Mapping | None, after: Mapping | None, *,
+                load_threshold: float = LOAD_THRESHOLD, cores: int | None = None) -> list[str]:
+    """Say which of load, swap and throttling moved during one trial.
+
+    Parameters
+    ----------
+    before, after : mapping or None
+        Noise samples taken right before and right after the trial (as from
+        :func:`parse_noise`: ``load1``, ``pswpin``, ``pswpout``, ``throttle``, ``nproc``). A
+        missing field (absent, None or NaN) never raises a flag and never counts as 0.
+    load_threshold : float
+        ``load`` is flagged when load1 after the trial exceeds ``cores * (1 +
+        load_threshold)``; see the module docstring for why.
+    cores : int or None
+        The host's CPU count; None takes ``nproc`` from ``after``, else from ``before``. Without
+        it the load cannot be judged and is not flagged.
+
+    Returns
+    -------
+    list of str
+        The flags raised, in the order of :data:`FLAGS` (empty when the host was quiet or
+        nothing could be judged):
+
+        - ``load``: load1 after > cores * (1 + load_threshold);
+        - ``swap``: pswpin or pswpout increased (a counter that went down, after a reboot,
+          raises nothing);
+        - ``throttle``: the summed thermal throttle count increased.
+
+    Raises
+    ------
+    StatsError
+        When ``load_threshold`` is negative or not a number, or ``cores`` is not positive.
+    """
+    threshold = _number(load_threshold)
+    if threshold is None or threshold < 0:
+        raise StatsError(f"load_threshold must be a number >= 0, got {load_threshold!r}")
+    if cores is None:
+        cores = _get(after, "nproc", int) or _get(before, "nproc", int)
+    elif _number(cores, int) is None or cores <= 0:
+        raise StatsError(f"cores must be a positive integer, got {cores!r}")
+    flags = []
+    load1 = _get(after, "load1")
+    if cores and load1 is not None and load1 > cores * (1.0 + threshold):
+        flags.append("load")
+    if any(_rose(before, after, name) for name in ("pswpin", "pswpout")):
+        flags.append("swap")
+    if _rose(before, after, "throttle"):
+        flags.append("throttle")
+    return flags
+
+
+def _rose(before: Mapping | None, after: Mapping | None, name: str) -> bool:
+    """Tell whether counter ``name`` is known on both sides and went up."""
+    b, a = _get(before, name, int), _get(after, name, int)
+    return b is not None and a is not None and a > b
+
+
+# --- order effects -------------------------------------------------------------------------
+
+_TRIAL_COLUMNS = ("run_id", "cell", "position", "previous")
+_LABELS = ("benchmark", "environment", "variant", "env_name", "host")
+
+
+def _flag(col: pd.Series) -> np.ndarray:
+    """Return a boolean column as a numpy bool array with NA as False."""
+    return col.astype("boolean").fillna(False).to_numpy(dtype=bool)
+
+
+def _usable(measurements: pd.DataFrame, trials: pd.DataFrame,
+            metric: str | Sequence[str] | None) -> pd.DataFrame:
+    """Join the measured values to their trials; keep done, non-warm-up rows of ``metric``."""
+    params = [c for c in measurements.columns if c.startswith("p_")]
+    m_cols = ["run_id", "metric", "value", *(["unit"] if "unit" in measurements else []), *params]
+    m = measurements[m_cols + (["warmup"] if "warmup" in measurements else [])]
+    if metric is not None:
+        wanted = [metric] if isinstance(metric, str) else list(metric)
+        m = m[m["metric"].isin(wanted)]
+    t_cols = [*_TRIAL_COLUMNS, *(c for c in _LABELS if c in trials),
+              *(c for c in ("warmup", "status") if c in trials)]
+    t = trials[t_cols].rename(columns={"warmup": "t_warmup"})
+    df = m.merge(t, on="run_id", how="inner")
+    keep = np.ones(len(df), dtype=bool)
+    if "status" in df:
+        keep &= (df["status"].astype("string") == "done").fillna(False).to_numpy(dtype=bool)
+    if "warmup" in df:
+        keep &= ~_flag(df["warmup"])
+    if "t_warmup" in df:
+        keep &= ~_flag(df["t_warmup"])
+    return df[keep]
+
+
+def _per_trial(rows: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Return one row per trial (mean of its values), and how many trials had no finite value."""
+    v = rows["value"].to_numpy(dtype="float64", na_value=np.nan)
+    finite = rows[np.isfinite(v)]
+    per = (finite.groupby("run_id", sort=False, dropna=False)
+           .agg(value=("value", "mean"), position=("position", "first"),
+                previous=("previous", "first"))
+           .reset_index())
+    per = per.sort_values("position", kind="stable")
+    missing = rows["run_id"].nunique(dropna=False) - len(per)
+    return per, missing
+
+
+def _fmt(x: float) -> str:
+    """Format a number with 3 significant digits (scientific notation only when needed)."""
+    return f"{x:.3g}"
+
+
+def _position_test(per: pd.DataFrame, min_trials: int) -> dict[str, object]:
+    """Run the Mann-Kendall trend test of value against position, with Sen's slope."""
+    n = len(per)
+    rec: dict[str, object] = {"test": "mann-kendall", "n": n}
+    if n < min_trials:
+        return {**rec, "reason": f"too few trials (n={n}, need {min_trials})"}
+    y = per["value"].to_numpy(dtype="float64")
+    x = per["position"].to_numpy(dtype="float64", na_value=np.nan)
+    if not np.isfinite(x).all():
+        return {**rec, "reason": f"{int((~np.isfinite(x)).sum())} trial(s) without a position"}
+    if np.ptp(y) == 0:
+        return {**rec, "reason": "all values equal"}
+    if np.ptp(x) == 0:
+        return {**rec, "reason": "all trials at the same position"}
+    res = st.kendalltau(x, y)
+    slope = float(st.theilslopes(y, x).slope)
+    rec.update(statistic=float(res.statistic), p=float(res.pvalue), slope=slope)
+    med = float(np.median(y))
+    span = slope * float(np.ptp(x))
+    rec["detail"] = (f"tau={float(res.statistic):+.2f}, Sen slope {slope:+.3g} per position"
+                     + (f", {100.0 * span / abs(med):+.1f}% over the run" if med != 0 else ""))
+    return rec
+
+
+def _previous_test(per: pd.DataFrame, min_trials: int) -> dict[str, object]:
+    """Run the Kruskal-Wallis test across the environments that ran just before."""
+    n_all = len(per)
+    rec: dict[str, object] = {"test": "kruskal-wallis", "n": n_all}
+    if n_all < min_trials:
+        return {**rec, "reason": f"too few trials (n={n_all}, need {min_trials})"}
+    prev = per["previous"].astype("string")
+    first = int(prev.isna().sum())
+    sizes = prev.dropna().value_counts()
+    groups = sorted(str(g) for g in sizes[sizes >= 2].index)
+    small = int(sizes[sizes < 2].sum())
+    left = [f"{first} first trial(s) on the host (nothing ran before)"] if first else []
+    if small:
+        left.append(f"{small} trial(s) whose previous environment occurs only once")
+    note = ("left out: " + "; ".join(left)) if left else None
+    if len(groups) < 2:
+        why = (f"fewer than 2 previous environments with >= 2 trials "
+               f"({', '.join(f'{k}: {v}' for k, v in sizes.items()) or 'none'})")
+        return {**rec, "reason": why if note is None else f"{why}; {note}"}
+    samples = [per.loc[(prev == g).fillna(False).to_numpy(dtype=bool), "value"]
+               .to_numpy(dtype="float64") for g in groups]
+    rec["n"] = int(sum(s.size for s in samples))
+    res = kruskal_wallis(*samples)
+    if res.reason:
+        return {**rec, "reason": res.reason if note is None else f"{res.reason}; {note}"}
+    medians = sorted(((float(np.median(s)), g) for s, g in zip(samples, groups, strict=True)),
+                     reverse=True)
+    rec.update(statistic=res.statistic, p=res.pvalue, reason=note)
+    rec["detail"] = "median " + ", ".join(f"{_fmt(m)} after {g}" for m, g in medians)
+    return rec
+
+
+def order_effects(measurements: pd.DataFrame, trials: pd.DataFrame, *,
+                  metric: str | Sequence[str] | None = None, alpha: float = 0.05,
+                  min_trials: int = MIN_TRIALS) -> pd.DataFrame:
+    """Test, per cell and metric, whether a value depends on when it was measured.
+
+    Only trials with status ``done`` that are not warm-ups (neither in ``trials`` nor in the
+    measurements) are used. The rows of one group are those of a cell (environment, benchmark
+    and parameters), a metric, a unit and the measurements' ``p_*`` values (a parser's own
+    parameters such as a percentile make separate groups); a trial with several values in one
+    group contributes their mean. Two tests per group:
+
+    - ``mann-kendall``: the Mann-Kendall trend test, i.e. Kendall's tau between the value and
+      the trial's position in its host's execution order (scipy picks the exact p-value for
+      small samples without ties), with Sen's slope (the median of the pairwise slopes) in
+      value units per position. Rank-based, so one outlier does not make a trend.
+    - ``kruskal-wallis``: the Kruskal-Wallis test across the groups of trials that have the
+      same environment just before them on the host. The host's first trial (nothing before)
+      and previous environments with a single trial are left out (said in ``reason``); it needs
+      at least 2 groups of at least 2 trials.
+
+    The Holm correction runs over every p-value of the table (both tests, all groups); a test
+    that could not be made has NaN p and is not part of the family.
+
+    Parameters
+    ----------
+    measurements : pandas.DataFrame
+        Tidy measurements: run_id, metric, value; unit, warmup and p_* columns when present.
+    trials : pandas.DataFrame
+        One row per trial (trials.parquet): run_id, cell, position, previous; benchmark,
+        environment, variant, env_name, host, warmup and status when present.
+    metric : str, sequence of str or None
+        The metrics to test; None tests every metric (groups with fewer than ``min_trials``
+        trials get rows that say "not testable: too few trials").
+    alpha : float
+        Family-wise significance level.
+    min_trials : int
+        Measured non-warm-up trials a group needs to be tested (at least 3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and test: cell, benchmark, environment, variant, env_name, host,
+        metric, unit, the p_* columns, n (trials used), test, statistic (tau or H), slope
+        (Sen's slope, mann-kendall only), p, p_holm, significant (NA when not tested), finding
+        (plain words: "no drift with position detected", "value drifts with position (tau=...)",
+        "depends on the previous environment (median ... after ...)", "not testable: ...") and
+        reason (why a test was not made, or what was left out).
+
+    Raises
+    ------
+    MissingColumnError, EmptyInputError
+        When a needed column is missing or either frame has no rows.
+    StatsError
+        For ``alpha`` outside (0, 1) or ``min_trials`` < 3.
+    """
+    check_level(alpha, "alpha")
+    if isinstance(min_trials, bool) or not isinstance(min_trials, int | np.integer) \
+            or min_trials < 3:
+        raise StatsError(f"min_trials must be an integer >= 3, got {min_trials!r}")
+    require_columns(measurements, ["run_id", "metric", "value"], "order_effects (measurements)")
+    require_columns(trials, list(_TRIAL_COLUMNS), "order_effects (trials)")
+    require_rows(measurements, "order_effects (measurements)")
+    require_rows(trials, "order_effects (trials)")
+    df = _usable(measurements, trials, metric)
+    params = [c for c in measurements.columns if c.startswith("p_")]
+    keys = ["cell", "metric", *(["unit"] if "unit" in df else []), *params]
+    records = []
+    for key, rows in iter_groups(df, keys):
+        labels = {c: rows[c].iloc[0] for c in _LABELS if c in rows}
+        per, missing = _per_trial(rows)
+        note = f"{missing} trial(s) without a finite value left out" if missing else None
+        for rec in (_position_test(per, min_trials), _previous_test(per, min_trials)):
+            reason = "; ".join(r for r in (rec.get("reason"), note) if r) or None
+            records.append({**key, **labels, **rec, "reason": reason})
+    columns = [*ORDER_COLUMNS[:8], *params, *ORDER_COLUMNS[8:]]
+    out = pd.DataFrame.from_records(records, columns=[*columns, "detail"])
+    for c in ("cell", "benchmark", "environment", "variant", "env_name", "host", "metric", "unit",
+              "test", "reason"):
+        out[c] = out[c].astype("string")
+    for c in params:
+        try:
+            out[c] = out[c].astype(measurements[c].dtype)
+        except (TypeError, ValueError):
+            pass
+    out["n"] = out["n"].astype("Int64")
+    for c in ("statistic", "slope", "p"):
+        out[c] = out[c].astype("float64")
+    p = out["p"].to_numpy(dtype="float64")
+    out["p_holm"] = holm(p, alpha) if len(out) else np.array([], dtype="float64")
+    sig = pd.array([pd.NA if not math.isfinite(q) else bool(q < alpha) for q in out["p_holm"]],
+                   dtype="boolean")
+    out["significant"] = sig
+    out["finding"] = pd.array([_finding(r) for r in out.itertuples(index=False)], dtype="string")
+    return out[columns].reset_index(drop=True)
+
+
+def _finding(row) -> str:
+    """Put one test's outcome in plain words."""
+    if pd.isna(row.significant):
+        return f"not testable: {row.reason}" if isinstance(row.reason, str) else "not testable"
+    position = row.test == "mann-kendall"
+    if not row.significant:
+        return ("no drift with position detected" if position
+                else "no dependence on the previous environment detected")
+    if position:
+        return f"value drifts with position ({row.detail})"
+    return f"depends on the previous environment ({row.detail})"
+
+
+# --- noise summary and report --------------------------------------------------------------
+
+def _split_flags(value: object) -> list[str]:
+    """Return the flag names of one ``noise_flags`` cell (comma-joined string, list, or NA)."""
+    if value is None:
+        return []
+    if isinstance(value, list | tuple | np.ndarray):
+        return [str(v).strip() for v in value if str(v).strip()]
+    try:
+        if pd.isna(value):
+            return []
+    except (TypeError, ValueError):
+        pass
+    return [s.strip() for s in str(value).split(",") if s.strip()]
+
+
+def noise_summary(trials: pd.DataFrame) -> pd.DataFrame:
+    """Count the noise flags per environment.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        One row per trial (trials.parquet): env_name and noise_flags (comma-joined names, NA
+        when none); noise_throttle_after when present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per env_name (sorted): trials (rows, whatever their status), flagged (trials
+        with at least one flag), one count column per flag (load, swap, throttle, then any other
+        name found), share_flagged (flagged / trials), and throttle_measured (trials whose
+        throttle counter was read after the trial; NA when the column is absent): a host
+        without throttle counters can never be flagged for throttling.
+
+    Raises
+    ------
+    MissingColumnError
+        When env_name or noise_flags is missing.
+    """
+    require_columns(trials, ["env_name", "noise_flags"], "noise_summary")
+    flags = [_split_flags(v) for v in trials["noise_flags"]]
+    names = list(FLAGS) + sorted({f for fs in flags for f in fs} - set(FLAGS))
+    env = trials["env_name"].astype("string").fillna("<unknown>").to_numpy(dtype=object)
+    throttle = (trials["noise_throttle_after"].notna().to_numpy()
+                if "noise_throttle_after" in trials else None)
+    records = []
+    for name in sorted(set(env)):
+        idx = np.flatnonzero(env == name)
+        rec: dict[str, object] = {"env_name": name, "trials": len(idx),
+                                  "flagged": sum(1 for i in idx if flags[i])}
+        for f in names:
+            rec[f] = sum(1 for i in idx if f in flags[i])
+        rec["share_flagged"] = rec["flagged"] / len(idx)
+        rec["throttle_measured"] = int(throttle[idx].sum()) if throttle is not None else pd.NA
+        records.append(rec)
+    columns = ["env_name", "trials", "flagged", *names, "share_flagged", "throttle_measured"]
+    out = pd.DataFrame.from_records(records, columns=columns)
+    out["env_name"] = out["env_name"].astype("string")
+    for c in ["trials", "flagged", *names, "throttle_measured"]:
+        out[c] = out[c].astype("Int64")
+    out["share_flagged"] = out["share_flagged"].astype("float64")
+    return out
+
+
+def _plural(n: int, word: str) -> str:
+    """Return ``"1 trial"`` / ``"3 trials"``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _cell_label(row: pd.Series, params: Sequence[str]) -> str:
+    """Name a group of :func:`order_effects` for a reader: environment, benchmark, parameters."""
+    env = row.get("env_name")
+    env = row.get("environment") if env is None or pd.isna(env) else env
+    parts = [str(v) for v in (env, row.get("benchmark")) if v is not None and not pd.isna(v)]
+    parts += [f"{c[2:]}={row[c]}" for c in params if not pd.isna(row[c])]
+    if not parts:
+        parts = [str(row["cell"])]
+    return " ".join(parts) + f", {row['metric']}"
+
+
+def report(measurements: pd.DataFrame, trials: pd.DataFrame, *, alpha: float = 0.05,
+           min_trials: int = MIN_TRIALS, max_listed: int = 10) -> str:
+    """Return the lines ``overhead status FILE --analysis`` prints: counts, noise, order effects.
+
+    It never says that there is no order effect when nothing could be tested: then it says
+    "not testable" and why.
+
+    Parameters
+    ----------
+    measurements : pandas.DataFrame
+        The campaign's tidy measurements.
+    trials : pandas.DataFrame
+        The campaign's trials.parquet.
+    alpha : float
+        Family-wise significance level of :func:`order_effects`.
+    min_trials : int
+        Trials a cell needs to be tested.
+    max_listed : int
+        How many significant findings to name before "... and N more".
+
+    Returns
+    -------
+    str
+        A few lines of plain text (no trailing newline).
+
+    Raises
+    ------
+    MissingColumnError
+        When the trials lack a column :func:`order_effects` or :func:`noise_summary` needs.
+    StatsError
+        For a bad ``alpha`` or ``min_trials``.
+    """
+    check_level(alpha, "alpha")
+    lines = []
+    if len(trials) == 0:
+        return "analysis: no trials yet: nothing to analyse"
+    status = (trials["status"].astype("string").fillna("unknown").value_counts()
+              if "status" in trials else pd.Series(dtype="int64"))
+    parts = [", ".join(f"{int(v)} {k}" for k, v in sorted(status.items()))]
+    if "warmup" in trials:
+        parts.append(f"{int(_flag(trials['warmup']).sum())} warm-up")
+    parts = [x for x in parts if x]
+    hosts = trials["host"].nunique() if "host" in trials else None
+    cells = trials["cell"].nunique() if "cell" in trials else None
+    where = ", ".join(x for x in (
+        _plural(hosts, "host") if hosts is not None else None,
+        _plural(cells, "cell") if cells is not None else None) if x)
+    lines.append(f"analysis: {_plural(len(trials), 'trial')}"
+                 + (f" ({'; '.join(parts)})" if parts else "") + (f" on {where}" if where else ""))
+    lines += _noise_lines(trials)
+    lines += _order_lines(measurements, trials, alpha, min_trials, max_listed)
+    return "\n".join(lines)
+
+
+def _noise_lines(trials: pd.DataFrame) -> list[str]:
+    """Return the noise part of :func:`report`."""
+    if "noise_flags" not in trials or "env_name" not in trials:
+        return ["noise: not recorded (the trials table has no noise_flags)"]
+    s = noise_summary(trials)
+    names = [c for c in s.columns if c not in ("env_name", "trials", "flagged", "share_flagged",
+                                               "throttle_measured")]
+
+    def counts(row) -> str:
+        return ", ".join(f"{f} {int(row[f])}" for f in names)
+
+    total = s[["trials", "flagged", *names]].sum()
+    lines = [f"noise: {int(total['flagged'])} of {_plural(int(total['trials']), 'trial')} flagged "
+             f"({counts(total)})"]
+    for _, row in s.iterrows():
+        lines.append(f"  {row['env_name']}: {int(row['flagged'])} of {int(row['trials'])} flagged"
+                     + (f" ({counts(row)})" if row["flagged"] else ""))
+    if s["throttle_measured"].notna().all():
+        unmeasured = int((s["trials"] - s["throttle_measured"]).sum())
+        if unmeasured:
+            lines.append(f"  throttling not measured in {unmeasured} of {int(total['trials'])} "
+                         "trials (no thermal throttle counters on the host)")
+    return lines
+
+
+def _order_lines(measurements: pd.DataFrame, trials: pd.DataFrame, alpha: float,
+                 min_trials: int, max_listed: int) -> list[str]:
+    """Return the order-effect part of :func:`report`."""
+    need = f"need {min_trials} measured non-warm-up trials per cell"
+    if len(measurements) == 0:
+        return [f"order effects: not testable: no measured values ({need})"]
+    table = order_effects(measurements, trials, alpha=alpha, min_trials=min_trials)
+    if len(table) == 0:
+        return [f"order effects: not testable: no measured non-warm-up trials ({need})"]
+    cols = list(table.columns)
+    params = cols[cols.index("unit") + 1:cols.index("n")]
+    tested = table["p"].notna()
+    by_cell = table.assign(_tested=tested, _sig=table["significant"].fillna(False))
+    per_cell = by_cell.groupby("cell", dropna=False).agg(
+        tested=("_tested", "any"), sig=("_sig", "any"), n=("n", "max"))
+    n_tested = int(per_cell["tested"].sum())
+    n_cells = len(per_cell)
+    untested = per_cell[~per_cell["tested"]]
+    lines = []
+    holm_txt = f"Holm, alpha {alpha:g}; {_plural(int(tested.sum()), 'test')}"
+    if n_tested == 0:
+        few = untested["n"].fillna(0) < min_trials
+        if few.all():
+            most = int(untested["n"].fillna(0).max())
+            return [f"order effects: not testable: too few trials ({need}; the most any cell "
+                    f"has is {most})"]
+        return ["order effects: not testable in any of the "
+                f"{_plural(n_cells, 'cell')}: {_common_reason(table)}"]
+    hits = table[table["significant"].fillna(False).to_numpy(dtype=bool)]
+    n_sig = int(per_cell["sig"].sum())
+    if n_sig == 0:
+        lines.append(f"order effects: no significant order effect in "
+                     f"{_plural(n_tested, 'cell')} ({holm_txt})")
+    else:
+        lines.append(f"order effects: significant in {n_sig} of "
+                     f"{_plural(n_tested, 'cell')} tested ({holm_txt}):")
+        for _, row in hits.head(max_listed).iterrows():
+            lines.append(f"  {_cell_label(row, params)}: {row['finding']}")
+        if len(hits) > max_listed:
+            lines.append(f"  ... and {len(hits) - max_listed} more (see order_effects)")
+    prev = table[(table["test"] == "kruskal-wallis") & table["cell"].isin(
+        per_cell.index[per_cell["tested"]])]
+    prev_cells = prev.groupby("cell")["p"].apply(lambda p: p.notna().any())
+    if (~prev_cells).any():
+        lines.append(f"  the previous-environment test was not testable in "
+                     f"{int((~prev_cells).sum())} of these cells (too few trials per previous "
+                     "environment)")
+    if len(untested):
+        few = int((untested["n"].fillna(0) < min_trials).sum())
+        other = len(untested) - few
+        if few:
+            lines.append(f"  not testable: too few trials in {_plural(few, 'cell')} ({need})")
+        if other:
+            lines.append(f"  not testable in {_plural(other, 'other cell')}: "
+                         f"{_common_reason(table[table['cell'].isin(untested.index)])}")
+    return lines
+
+
+def _common_reason(table: pd.DataFrame) -> str:
+    """Return the most frequent reason among untested rows (for a one-line summary)."""
+    reasons = table.loc[table["p"].isna(), "reason"].dropna()
+    if reasons.empty:
+        return "no usable values"
+    return str(reasons.value_counts().index[0])
