@@ -76,7 +76,7 @@ ORDER_COLUMNS: tuple[str, ...] = (
 _LINE = re.compile(r"^\s*([a-z0-9_]+)=(\S*)\s*$")
 
 
-def noise_command(proc: str = "/proc", sys: str = "/sys") -> str:
+def noise_command(proc: str = "/proc", sys: str = "/sys", *, nproc: bool = True) -> str:
     """Return the POSIX sh command that samples the host's noise counters.
 
     The executor runs it on the measured host right before and right after each trial. It runs
@@ -91,6 +91,10 @@ def noise_command(proc: str = "/proc", sys: str = "/sys") -> str:
     ----------
     proc, sys : str
         Where procfs and sysfs are mounted (tests point them at a fake tree).
+    nproc : bool
+        Print ``nproc`` too. The executor samples twice per trial and knows the host's cores
+        from its facts, so it leaves this out: on a host where starting a process costs
+        milliseconds, ``getconf`` is most of the command's time.
 
     Returns
     -------
@@ -104,7 +108,8 @@ def noise_command(proc: str = "/proc", sys: str = "/sys") -> str:
         't=; for f in "$S"/devices/system/cpu/cpu*/thermal_throttle/*_throttle_count; do '
         '[ -r "$f" ] && read v < "$f" && case $v in ""|*[!0-9]*) ;; *) t=$((${t:-0} + v));; esac; '
         'done; [ -n "$t" ] && echo "throttle=$t"; '
-        'n=$(getconf _NPROCESSORS_ONLN || nproc --all); echo "nproc=$n") 2>/dev/null'
+        + ('n=$(getconf _NPROCESSORS_ONLN || nproc --all); echo "nproc=$n"' if nproc else "true")
+        + ") 2>/dev/null"
     )
 
 

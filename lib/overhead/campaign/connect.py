@@ -9,6 +9,7 @@ that vanishes fails a trial in bounded time instead of hanging the campaign.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import paramiko
@@ -17,6 +18,11 @@ from fabric import Connection
 from overhead.errors import OverheadError
 
 __all__ = ["HostKeyError", "SSHError", "connect", "endpoint_name"]
+
+# paramiko's transport thread logs a traceback for every refused attempt (a booting guest
+# answers with no banner for a while); the failure reaches the caller as an exception anyway,
+# so its records go nowhere unless the user configures the "paramiko" logger
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 
 class SSHError(OverheadError):

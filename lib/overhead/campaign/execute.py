@@ -274,6 +274,7 @@ class _Env:
     def start(self) -> None:
         """Bring the environment up (runners copied, container or VM started)."""
         self.runners = _ensure_runners(self.worker.conn(), self.run.campaign.runners_dir())
+        _exec(self.worker.conn(), f"mkdir -p {self.run.remote}/trials", 60)
         self.facts = self.endpoint_facts(self.worker.conn())
 
     def endpoint_facts(self, conn) -> dict:
@@ -461,6 +462,7 @@ class _VmEnv(_Env):
             status, out, err = _exec(conn, qemu.pin_command(self.state, spec.pinning), 60)
             pinned = out.strip() if status == 0 else f"failed: {_tail(err, 200)}"
         self.runners = _ensure_runners(self.guest, self.run.campaign.runners_dir())
+        _exec(self.guest, f"mkdir -p {self.run.remote}/trials", 60)
         self.facts = self.endpoint_facts(self.guest)
         status, out, _ = _exec(conn, qemu.facts_command(), 60)
         host_facts = qemu.parse_facts(out) if status == 0 else {}
@@ -579,6 +581,7 @@ class _Worker:
         self.envs: dict[str, _Env] = {}
         self.local = self.host.address in ("127.0.0.1", "localhost", "::1")
         self.previous: str | None = None
+        self._cores: int | None = None
         self.position = 0
         self.error: BaseException | None = None
 
@@ -602,6 +605,13 @@ class _Worker:
                 raise
             raise TrialFailed(f"lost host {self.host_name}: {exc}") from None
         return self._conn
+
+    def cores(self) -> int | None:
+        """Return the host's online CPUs (sampled once; the load flag is judged against them)."""
+        if self._cores is None:
+            status, out, _ = _exec(self.conn(), "getconf _NPROCESSORS_ONLN || nproc", 60)
+            self._cores = int(out.strip()) if status == 0 and out.strip().isdigit() else 0
+        return self._cores or None
 
     def env(self, name: str) -> _Env:
         """Return the run-time environment ``name`` (created on first use)."""
@@ -694,7 +704,7 @@ class _Worker:
         """
         remote = env.trial_dir(trial)
         prep = env.prepare(trial)
-        noise = analysis.noise_command()
+        noise = analysis.noise_command(nproc=False)
         host_conn = self.conn()
         same = env.conn() is host_conn
         if same:
@@ -720,7 +730,7 @@ class _Worker:
         before = analysis.parse_noise(before_text)
         after = analysis.parse_noise(after_text)
         info = {"noise": {"before": before, "after": after},
-                "noise_flags": analysis.noise_flags(before, after),
+                "noise_flags": analysis.noise_flags(before, after, cores=self.cores()),
                 "duration_s": round(t1 - t0, 6)}
         if status != 0:
             keep = self.keep_failed(env, trial, remote)
@@ -736,6 +746,10 @@ class _Worker:
             raise TrialFailed(cause, _tail(stderr + out), status, keep)
         return t1 - t0, info
 
+    def fetch(self, env: _Env, remote: str, local: Path) -> None:
+        """Copy the trial directory from the endpoint (SFTP on the environment's connection)."""
+        _fetch(env.conn(), remote, local)
+
     def keep_failed(self, env: _Env, trial: PlannedTrial, remote: str) -> Path | None:
         """Fetch a failed runner's trial directory into failed/ (None if it left none)."""
         r = self.run
@@ -744,7 +758,7 @@ class _Worker:
         try:
             if dest.exists():
                 shutil.rmtree(dest)
-            _fetch(env.conn(), remote, dest)
+            self.fetch(env, remote, dest)
         except (OSError, TrialFailed):
             shutil.rmtree(dest, ignore_errors=True)
             return None
@@ -762,7 +776,7 @@ class _Worker:
             shutil.rmtree(partial)
         remote = env.trial_dir(trial)
         try:
-            _fetch(env.conn(), remote, partial)
+            self.fetch(env, remote, partial)
         except OSError as exc:
             shutil.rmtree(partial, ignore_errors=True)
             raise TrialFailed(f"fetching {remote} failed ({exc})") from None

@@ -61,11 +61,12 @@ def prepare_command(outdir: str, pgid_file: str) -> str:
     """Return the command that clears the way for a (re-)run of a trial into ``outdir``.
 
     Kills the process group of an earlier attempt that may still run (its controller died),
-    then removes its trial directory, partial directories and process-group file.
+    then removes its trial directory, partial directories and process-group file. The trial
+    directory's parent must exist (the environment creates it when it starts).
     """
     q, p = shlex.quote(outdir), shlex.quote(pgid_file)
     return (f"if [ -s {p} ]; then kill -KILL -- -$(cat {p}) 2>/dev/null; fi; "
-            f"rm -rf {q} {q}.partial.* {p}; mkdir -p $(dirname {q})")
+            f"rm -rf {q} {q}.partial.* {p}")
 
 
 def _word(value: object) -> str:
