@@ -115,7 +115,7 @@ def test_plan_is_deterministic_and_ids_hash_the_trial(tmp_path):
 
 
 def test_stopping_rule_adds_rounds_until_precise_or_capped(tmp_path):
-    text = CAMPAIGN.replace("trials: 3", "stopping: {metric: events_per_second, target: 0.02, "
+    text = CAMPAIGN.replace("trials: 3", "stopping: {metric: event_rate, target: 0.02, "
                             "min_rounds: 3, max_rounds: 5}")
     c = inventory.load(write(tmp_path, text))
     p = plan.make_plan(c)
