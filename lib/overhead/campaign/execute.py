@@ -36,7 +36,7 @@ from pathlib import Path
 import paramiko
 
 from overhead.campaign import analysis
-from overhead.campaign.connect import SSHError, connect
+from overhead.campaign.connect import HostKeyError, SSHError, connect
 from overhead.campaign.inventory import Campaign, DockerEnv, Host, NativeEnv, StaticEnv, VmEnv
 from overhead.campaign.manifest import MANIFEST, Manifest, read_records, resume
 from overhead.campaign.plan import Plan, PlannedTrial, extend, make_plan
@@ -265,6 +265,8 @@ class _Env:
                 self.down = exc.cause
                 raise EnvironmentDown(f"environment {self.name} did not start: {exc.cause}",
                                       exc.stderr) from None
+            except HostKeyError:
+                raise  # a refused host key stops the campaign: it is not the trial's failure
             except OverheadError as exc:
                 self.down = str(exc)
                 raise EnvironmentDown(f"environment {self.name} did not start: {exc}") from None
@@ -488,9 +490,9 @@ class _VmEnv(_Env):
                                key_file=s.key_file or host.key_file,
                                host_key_alias=s.host_key_alias, timeout=10,
                                keepalive=host.keepalive, gateway=self.worker.conn())
+            except HostKeyError:
+                raise
             except SSHError as exc:
-                if "host key" in str(exc):
-                    raise
                 last = str(exc)
                 time.sleep(2)
         raise TrialFailed(f"guest SSH did not answer within {s.boot_timeout:.0f} s ({last})",
@@ -599,10 +601,11 @@ class _Worker:
             self._conn = connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
                                  key_file=h.key_file, host_key_alias=h.host_key_alias,
                                  timeout=h.connect_timeout, keepalive=h.keepalive)
+        except HostKeyError:
+            self._conn = None
+            raise
         except SSHError as exc:
             self._conn = None
-            if "host key" in str(exc):
-                raise
             raise TrialFailed(f"lost host {self.host_name}: {exc}") from None
         return self._conn
 

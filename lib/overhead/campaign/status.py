@@ -39,7 +39,7 @@ class Status:
         for tid, cause in sorted(self.failures.items()):
             lines.append(f"  failed {tid}: {cause}")
         for cell, why in sorted(self.stops.items()):
-            lines.append(f"  stopped {cell}: {why}")
+            lines.append(f"  {cell}: {why}")
         return "\n".join(lines)
 
 
@@ -90,5 +90,11 @@ def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -
             c["failed"] += 1
         else:
             c["left"] += 1
+    stops = {}
+    if campaign.stopping is not None:  # a fixed count needs no words per cell
+        for cid, why in plan.stops.items():
+            c = plan.cells[cid]
+            words = " ".join(f"{k}={v}" for k, v in c.params.items())
+            stops[f"{c.environment} {c.benchmark} {words}"] = why
     return Status(campaign.name, len(plan.trials), len(state.done), len(state.failed),
-                  len(state.rerun), len(state.todo), by_env, dict(state.failed), plan.stops)
+                  len(state.rerun), len(state.todo), by_env, dict(state.failed), stops)
