@@ -13,7 +13,7 @@ IBM_DATA ?= $(firstword $(wildcard $(OVERHEAD_REFERENCE)/kvm-docker-comparison .
 TIDY ?= data/tidy/ibm
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup debian test lint demo data ingest reproduce bench lab clean
+.PHONY: help setup debian test lint demo data ingest reproduce bench lab clean hosts-up hosts-down
 
 help:
 	@echo "make demo       get (pinned clone) and ingest the IBM RC25482 raw data, rebuild its tables and figures"
@@ -21,6 +21,8 @@ help:
 	@echo "make reproduce  run every notebook with papermill into figures/rc25482/"
 	@echo "make bench      time ingest and parsers, print the figures"
 	@echo "make lab        start JupyterLab"
+	@echo "make hosts-up   (root) start the local hosts: sshd on 127.0.0.1:2222, dockerd, the Debian image and VM disk"
+	@echo "make hosts-down stop what hosts-up started (images stay cached in data/hosts/)"
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -37,7 +39,7 @@ debian:
 lint: setup
 	$(BIN)/ruff check lib tests notebooks scripts
 	$(BIN)/lint-imports --no-cache
-	shellcheck -x -s sh runners/*.sh scripts/*.sh
+	shellcheck -x -s sh runners/*.sh scripts/*.sh images/debian/*.sh
 
 test: debian setup lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
@@ -66,6 +68,13 @@ bench: data setup
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/
+
+# The local hosts that tests and the embedded campaigns measure on; state in data/hosts/.
+hosts-up: debian setup
+	sh scripts/hosts-up.sh
+
+hosts-down:
+	sh scripts/hosts-down.sh
 
 clean:
 	rm -rf data/tidy data/cache figures/rc25482 notebooks/executed

@@ -1,12 +1,15 @@
 #!/bin/sh
-# Install the Debian packages that tests and runners need (as root on Debian bookworm).
+# Install the Debian packages that tests, runners and the local hosts (make hosts-up: sshd,
+# dockerd with crun, debootstrap, QEMU, the guest's kernel) need (as root on Debian bookworm).
 # Enables the non-free component (netperf lives there), runs apt-get update, then installs.
 # Skips everything when all packages are already present, so a warm `make test` stays fast.
 set -eu
 PACKAGES="python3 python3-venv python3-pip git make
 fio sysbench redis-server redis-tools netperf nuttcp hpcc pixz xz-utils time hyperfine
 postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps openmpi-bin shellcheck
-mariadb-server mariadb-client"
+mariadb-server mariadb-client
+docker.io crun debootstrap qemu-system-x86 qemu-utils openssh-server openssh-client
+linux-image-amd64 e2fsprogs iproute2 util-linux"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,387 @@
+"""QEMU helpers for VM environments: the shell commands that boot, pin, probe and stop a guest.
+
+The functions here build POSIX shell command lines that run on the VM's host (the campaign
+executor runs them over SSH, tests run them locally) and parse what those commands print; they
+run nothing themselves. The guest is the image ``scripts/hosts-up.sh`` builds
+(``data/hosts/image/<hash>/``: ``disk.raw``, ``vmlinuz``, ``initrd.img``): it boots the host's
+Debian kernel with ``root=/dev/vda``, writes to a qcow2 overlay so the image stays pristine, and
+is reached by SSH through a port QEMU forwards on the host's loopback.
+
+Which accelerator runs the guest matters for every number measured in it: KVM when the host
+offers it and a guest actually boots under it (:func:`probe_command`), TCG (emulation)
+otherwise. :func:`choose_accel` decides, and the choice is recorded in the variant
+(``accel=tcg``), so TCG numbers are never labelled KVM.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from overhead.errors import InputError
+
+__all__ = ["ACCELS", "MARKER", "TUNINGS", "VmSpec", "boot_command", "choose_accel",
+           "facts_command", "parse_boot", "parse_facts", "parse_pinning", "pin_command",
+           "probe_command", "probe_succeeded", "stop_command", "variant"]
+
+#: The line ``/usr/local/sbin/overhead-probe`` (the probe's ``init=``) prints on the console.
+MARKER = "OVERHEAD-GUEST-UP"
+#: Accelerators a VM environment may ask for.
+ACCELS = ("auto", "kvm", "tcg")
+#: VM tunings: QEMU's defaults, or host CPU model, explicit topology, pinning, hugepages.
+TUNINGS = ("untuned", "tuned")
+
+QEMU = "qemu-system-x86_64"
+#: Files in the state folder.
+PIDFILE = "qemu.pid"
+OVERLAY = "overlay.qcow2"
+SERIAL = "serial.log"
+#: The kernel command line of a normal boot (net.ifnames=0: the NIC is eth0; panic=1 with
+#: -no-reboot: a panicking guest ends QEMU instead of hanging).
+APPEND = "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1"
+
+
+@dataclass(frozen=True)
+class VmSpec:
+    """What a VM environment asks of QEMU.
+
+    Parameters
+    ----------
+    name : str
+        The VM's name (QEMU ``-name``, also in ``ps``).
+    vcpus : int
+        Virtual CPUs (at least 1).
+    memory_mb : int
+        Guest memory in MiB (at least 128).
+    tuning : {"untuned", "tuned"}
+        ``untuned``: QEMU's default CPU model and topology. ``tuned``: the host's CPU model
+        (``max`` under TCG), one socket of ``vcpus`` cores, and pinning / hugepages if asked.
+    pinning : list of int, optional
+        Host CPUs the vCPU threads are pinned to, vCPU n to ``pinning[n % len(pinning)]``.
+    hugepages : bool
+        Back guest memory with /dev/hugepages when the host has enough free huge pages.
+
+    Raises
+    ------
+    InputError
+        When a field is out of range; the message names the VM and the field.
+    """
+
+    name: str
+    vcpus: int
+    memory_mb: int
+    tuning: str = "untuned"
+    pinning: list[int] | None = None
+    hugepages: bool = False
+
+    def __post_init__(self) -> None:
+        """Check the fields (see the class's Raises section)."""
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", self.name or ""):
+            raise InputError(f"vm {self.name!r}: name must be letters, digits, '_', '.', '-'")
+        if not isinstance(self.vcpus, int) or self.vcpus < 1:
+            raise InputError(f"vm {self.name}: vcpus must be a whole number >= 1, not {self.vcpus!r}")
+        if not isinstance(self.memory_mb, int) or self.memory_mb < 128:
+            raise InputError(f"vm {self.name}: memory must be >= 128 MiB, not {self.memory_mb!r}")
+        if self.tuning not in TUNINGS:
+            raise InputError(f"vm {self.name}: tuning must be one of {', '.join(TUNINGS)}, "
+                             f"not {self.tuning!r}")
+        if self.pinning is not None and (not self.pinning or any(
+                not isinstance(c, int) or c < 0 for c in self.pinning)):
+            raise InputError(f"vm {self.name}: pinning must be a non-empty list of host CPU "
+                             f"numbers, not {self.pinning!r}")
+
+
+def variant(spec: VmSpec, accel: str) -> str:
+    """Return the tidy variant: the tuning, plus ``,accel=tcg`` when the guest ran under TCG."""
+    return spec.tuning if accel == "kvm" else f"{spec.tuning},accel={accel}"
+
+
+def _script(lines: Sequence[str]) -> str:
+    """Join shell lines into one subshell, so an ``exit`` inside ends only this command.
+
+    The caller may append more with ``;`` (the executor does).
+    """
+    return "(\n" + "\n".join(lines) + "\n)"
+
+
+def _q(path: object) -> str:
+    """Shell-quote a path or word."""
+    return shlex.quote(str(path))
+
+
+def _accel_word(accel: str) -> str:
+    """Check an accelerator that was decided (kvm or tcg) and return it."""
+    if accel not in ("kvm", "tcg"):
+        raise InputError(f"accelerator must be 'kvm' or 'tcg' once decided, not {accel!r}")
+    return accel
+
+
+def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, accel: str,
+                 ports: Sequence[int] = ()) -> str:
+    """Return the command that boots the guest in the background.
+
+    It resolves ``image_dir`` (``current`` may be a symlink that moves later), creates
+    ``state_dir`` and a fresh qcow2 overlay on ``disk.raw`` there, and starts QEMU daemonized
+    with its pid in ``state_dir/qemu.pid`` and the serial console in ``state_dir/serial.log``.
+    It prints ``accel=``, ``hugepages=`` and ``pid=`` lines (:func:`parse_boot`) and exits
+    non-zero when QEMU does not start.
+
+    Parameters
+    ----------
+    spec : VmSpec
+        The VM.
+    image_dir : str
+        Folder with ``disk.raw``, ``vmlinuz`` and ``initrd.img`` on the VM's host.
+    state_dir : str
+        The VM's folder for the overlay, pidfile and serial log (created).
+    ssh_port : int
+        Host port on 127.0.0.1 forwarded to the guest's port 22.
+    accel : {"kvm", "tcg"}
+        The accelerator (see :func:`choose_accel`).
+    ports : sequence of int
+        More host ports forwarded to the same guest ports (servers that load generators on
+        the host reach).
+
+    Returns
+    -------
+    str
+        A shell command line.
+    """
+    accel = _accel_word(accel)
+    state = _q(state_dir)
+    fwd = "".join(f",hostfwd=tcp:127.0.0.1:{int(p)}-:{int(p)}" for p in ports)
+    words = [QEMU, "-name", f"{spec.name},debug-threads=on", "-nodefaults", "-no-reboot",
+             "-accel", accel, "-m", str(spec.memory_mb)]
+    if spec.tuning == "tuned":
+        # `host` needs KVM; `max` is everything TCG can emulate
+        words += ["-smp", f"{spec.vcpus},sockets=1,cores={spec.vcpus},threads=1",
+                  "-cpu", "host" if accel == "kvm" else "max"]
+    else:
+        words += ["-smp", str(spec.vcpus)]
+    words += ["-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{int(ssh_port)}-:22{fwd}",
+              "-device", "virtio-net-pci,netdev=n0", "-display", "none"]
+    qemu = shlex.join(words)
+    files = (f'-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append {_q(APPEND)} '
+             f'-drive file={state}/{OVERLAY},format=qcow2,if=virtio '
+             f"-serial file:{state}/{SERIAL} -daemonize -pidfile {state}/{PIDFILE}")
+    lines = [
+        f"img=$(readlink -f {_q(image_dir)}) || exit 1",
+        'for f in disk.raw vmlinuz initrd.img; do [ -r "$img/$f" ] || '
+        '{ echo "qemu: $img/$f missing (make hosts-up)" >&2; exit 1; }; done',
+        f"mkdir -p {state} && rm -f {state}/{OVERLAY} {state}/{PIDFILE} {state}/{SERIAL} || exit 1",
+        f'qemu-img create -q -f qcow2 -F raw -b "$img/disk.raw" {state}/{OVERLAY} || exit 1',
+        "hp=",
+    ]
+    if spec.hugepages:
+        # huge pages only when enough are free: pages = memory / page size
+        lines += [
+            "hpkb=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)",
+            "hpfree=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)",
+            'if grep -qs " /dev/hugepages hugetlbfs " /proc/mounts && [ -n "$hpkb" ] && [ "${hpfree:-0}" -gt 0 ] && '
+            f'[ $((hpfree * hpkb / 1024)) -ge {spec.memory_mb} ]; then '
+            'hp="-mem-path /dev/hugepages -mem-prealloc"; fi',
+        ]
+    lines += [
+        f"echo accel={accel}",
+        'if [ -n "$hp" ]; then echo hugepages=yes; else echo hugepages=no; fi',
+        f"{qemu} {files} $hp || exit 1",
+        f'echo "pid=$(cat {state}/{PIDFILE})"',
+    ]
+    return _script(lines)
+
+
+def parse_boot(text: str) -> dict[str, str]:
+    """Parse the ``accel=``, ``hugepages=`` and ``pid=`` lines :func:`boot_command` prints."""
+    return _name_values(text)
+
+
+def pin_command(state_dir: str, cpus: Sequence[int]) -> str:
+    """Return the command pinning the running guest's vCPU threads to host CPUs.
+
+    The vCPU threads are found by name (``CPU n/KVM`` or ``CPU n/TCG``, named thanks to
+    ``debug-threads=on``); vCPU n goes to ``cpus[n % len(cpus)]``. Under single-threaded TCG
+    the one ``ALL CPUs/TCG`` thread gets all of ``cpus``. Prints one ``vcpu=N tid=T cpus=C``
+    line per thread (:func:`parse_pinning`); exits non-zero when QEMU is not running or has no
+    vCPU thread.
+
+    Parameters
+    ----------
+    state_dir : str
+        The VM's state folder (holds ``qemu.pid``).
+    cpus : sequence of int
+        Host CPU numbers.
+
+    Returns
+    -------
+    str
+        A shell command line.
+    """
+    if not cpus or any(not isinstance(c, int) or c < 0 for c in cpus):
+        raise InputError(f"pinning must be a non-empty list of host CPU numbers, not {cpus!r}")
+    cpu_list = " ".join(str(c) for c in cpus)
+    return _script([
+        f"pid=$(cat {_q(state_dir)}/{PIDFILE}) || exit 1",
+        f"set -- {cpu_list}",
+        "n=0",
+        'for comm in /proc/"$pid"/task/*/comm; do',
+        '  name=$(cat "$comm" 2>/dev/null) || continue',
+        '  tid=${comm%/comm}; tid=${tid##*/}',
+        '  case $name in',
+        '    "CPU "*/KVM|"CPU "*/TCG) v=${name#CPU }; v=${v%%/*}; i=$((v % $# + 1)); eval "c=\\${$i}" ;;',
+        f'    "ALL CPUs/TCG") v=all; c=$(echo {cpu_list} | tr " " ,) ;;',
+        '    *) continue ;;',
+        '  esac',
+        '  taskset -pc "$c" "$tid" >/dev/null || exit 1',
+        '  echo "vcpu=$v tid=$tid cpus=$c"; n=$((n + 1))',
+        'done',
+        '[ "$n" -gt 0 ] || { echo "qemu pid $pid: no vCPU threads found" >&2; exit 1; }',
+    ])
+
+
+def parse_pinning(text: str) -> str:
+    """Return the pinning as provenance, ``0->2,1->3`` (vCPU -> host CPUs), from pin_command."""
+    pairs = []
+    for line in text.splitlines():
+        fields = _name_values(line.replace(" ", "\n"))
+        if "vcpu" in fields and "cpus" in fields:
+            pairs.append(f"{fields['vcpu']}->{fields['cpus'].replace(',', '+')}")
+    if not pairs:
+        raise InputError(f"no 'vcpu=... cpus=...' line in the pinning output: {text.strip()!r}")
+    return ",".join(pairs)
+
+
+def probe_command(image_dir: str, timeout: float = 25) -> str:
+    """Return the accelerator probe, a check that a guest reaches userspace under KVM.
+
+    A short boot of the image under ``-accel kvm`` alone (no fallback), with the probe as init
+    (it prints :data:`MARKER` and powers off), the disk read-only to the guest
+    (``snapshot=on``), the console on stdout, all under ``timeout``. A host without /dev/kvm
+    fails at once; one where KVM is present but guests hang (nested or PVM hosts) times out.
+    Check the output with :func:`probe_succeeded`.
+
+    Parameters
+    ----------
+    image_dir : str
+        Folder with ``disk.raw``, ``vmlinuz`` and ``initrd.img``.
+    timeout : float
+        Seconds before the probe counts as failed (QEMU is killed).
+
+    Returns
+    -------
+    str
+        A shell command line; it always exits 0 and prints the console and a ``probe_exit=``
+        line.
+    """
+    img = _q(image_dir)
+    append = "root=/dev/vda ro console=ttyS0 panic=1 init=/usr/local/sbin/overhead-probe"
+    words = [QEMU, "-accel", "kvm", "-m", "256", "-nodefaults", "-no-reboot", "-display", "none",
+             "-serial", "stdio", "-monitor", "none", "-append", append]
+    return (f"timeout -k 5 {max(1, round(timeout))} {shlex.join(words)} "
+            f"-kernel {img}/vmlinuz -initrd {img}/initrd.img "
+            f"-drive file={img}/disk.raw,format=raw,if=virtio,snapshot=on "
+            "</dev/null 2>&1; echo probe_exit=$?")
+
+
+def probe_succeeded(output: str) -> bool:
+    """Return True when the probe's output has the guest's :data:`MARKER` line."""
+    return any(MARKER in line for line in output.splitlines())
+
+
+def choose_accel(requested: str, probe_ok: bool, environment: str = "vm") -> tuple[str, str]:
+    """Decide the accelerator from what the environment asks and what the probe saw.
+
+    Parameters
+    ----------
+    requested : {"auto", "kvm", "tcg"}
+        The environment's ``accel``.
+    probe_ok : bool
+        Whether :func:`probe_command` succeeded on the VM's host (ignored for ``tcg``).
+    environment : str
+        The environment's name, for the error message.
+
+    Returns
+    -------
+    tuple of (str, str)
+        ``("kvm" or "tcg", reason)``, the reason in words for the log and the provenance.
+
+    Raises
+    ------
+    InputError
+        ``requested`` is not one of the three, or is ``kvm`` and the probe failed.
+    """
+    if requested not in ACCELS:
+        raise InputError(f"environment {environment}: accel must be one of {', '.join(ACCELS)}, "
+                         f"not {requested!r}")
+    if requested == "tcg":
+        return "tcg", "tcg requested"
+    if probe_ok:
+        return "kvm", f"{requested} requested, a guest booted under KVM"
+    if requested == "kvm":
+        raise InputError(f"environment {environment}: accel: kvm was requested but no guest "
+                         "booted under KVM on its host (no /dev/kvm, or guests hang there); "
+                         "use accel: auto or tcg")
+    return "tcg", "auto: no guest booted under KVM, running under TCG (emulation)"
+
+
+def stop_command(state_dir: str, wait: float = 30) -> str:
+    """Return the command stopping the guest QEMU process named by its pidfile.
+
+    TERM, up to ``wait`` seconds for it to go, then KILL. Only a process whose name starts
+    with ``qemu-system`` is signalled (a stale pidfile may name another process by now);
+    nothing else is removed. Prints ``stopped pid N`` or ``not running``.
+    """
+    tenths = max(1, round(wait * 10))
+    pid = f"{_q(state_dir)}/{PIDFILE}"
+    return _script([
+        f"pid=$(cat {pid} 2>/dev/null)",
+        'alive() { case $(cat /proc/"$pid"/comm 2>/dev/null) in qemu-system*) '
+        '! grep -q "^State:.*Z" /proc/"$pid"/status 2>/dev/null ;; *) return 1 ;; esac; }',
+        'if [ -z "$pid" ] || ! alive; then echo "not running"; exit 0; fi',
+        'kill "$pid"',
+        f'n=0; while alive && [ $n -lt {tenths} ]; do sleep 0.1; n=$((n + 1)); done',
+        'if alive; then kill -9 "$pid"; n=0; while alive && [ $n -lt 50 ]; do sleep 0.1; '
+        'n=$((n + 1)); done; fi',
+        'if alive; then echo "qemu pid $pid did not stop" >&2; exit 1; fi',
+        'echo "stopped pid $pid"',
+    ])
+
+
+def facts_command() -> str:
+    """Return a command printing the QEMU version and the host's huge pages as name=value.
+
+    Names: ``qemu_version`` (``7.2.22``), ``hugepages_total``, ``hugepages_free``,
+    ``hugepage_kb``, ``hugetlbfs`` (mounted at /dev/hugepages: yes/no), ``kvm_device``
+    (/dev/kvm exists: yes/no; whether guests boot under it is :func:`probe_command`'s job) and
+    ``hugepages`` (usable: yes/no).
+    """
+    return "\n".join([
+        f"printf 'qemu_version=%s\\n' \"$({QEMU} --version 2>/dev/null | "
+        "sed -n '1s/.*version \\([0-9][0-9.]*\\).*/\\1/p')\"",
+        "printf 'hugepages_total=%s\\n' \"$(awk '/^HugePages_Total:/ {print $2}' /proc/meminfo)\"",
+        "printf 'hugepages_free=%s\\n' \"$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)\"",
+        "printf 'hugepage_kb=%s\\n' \"$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)\"",
+        "printf 'hugetlbfs=%s\\n' \"$(grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts "
+        "&& echo yes || echo no)\"",
+        "printf 'kvm_device=%s\\n' \"$([ -c /dev/kvm ] && echo yes || echo no)\"",
+        # usable at all: hugetlbfs mounted and some pages free (boot_command checks the amount)
+        "printf 'hugepages=%s\\n' \"$(grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts && "
+        "[ \"$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)\" -gt 0 ] 2>/dev/null "
+        "&& echo yes || echo no)\"",
+    ])
+
+
+def parse_facts(text: str) -> dict[str, str]:
+    """Parse :func:`facts_command`'s output; a value the host could not tell is ``unavailable``."""
+    return {name: value or "unavailable" for name, value in _name_values(text).items()}
+
+
+def _name_values(text: str) -> dict[str, str]:
+    """``name=value`` lines as a dict (other lines ignored, later names win)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition("=")
+        if sep and re.fullmatch(r"[a-z_]+", name.strip()):
+            out[name.strip()] = value.strip()
+    return out

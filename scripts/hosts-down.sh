@@ -1,0 +1,42 @@
+#!/bin/sh
+# Stop what scripts/hosts-up.sh started, by the PIDs it recorded: the private sshd, and dockerd
+# only when hosts-up started it (data/hosts/dockerd/dockerd.pid). A Docker engine that was
+# already running is left alone. Keys, images (data/hosts/image/, overhead/bench:*) stay cached.
+set -eu
+cd "$(dirname "$0")/.."
+H=$(pwd)/data/hosts
+
+say() { printf 'hosts-down: %s\n' "$*"; }
+now() { date +%s%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }'; }
+
+# running PID: the process exists and is not a zombie (PID 1 here may reap late or never)
+running() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'; }
+
+# stop NAME PIDFILE COMM SECONDS: TERM the process the pidfile names (if it is still COMM),
+# wait up to SECONDS, then KILL
+stop() {
+  if [ ! -s "$2" ]; then say "$1: not started by hosts-up"; return 0; fi
+  pid=$(cat "$2")
+  if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$3" ]; then
+    say "$1: pid $pid no longer running"; rm -f "$2"; return 0
+  fi
+  t=$(now)
+  kill "$pid" 2>/dev/null || true
+  n=0
+  while running "$pid" && [ $n -lt $(($4 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+  if running "$pid"; then
+    say "$1: pid $pid still there after $4 s, killing it"
+    kill -9 "$pid" 2>/dev/null || true
+    n=0; while running "$pid" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+  fi
+  rm -f "$2"
+  say "$1: stopped pid $pid in $(since "$t")"
+}
+
+[ -d "$H" ] || { say "nothing to stop ($H does not exist)"; exit 0; }
+t_all=$(now)
+stop sshd "$H/sshd/sshd.pid" sshd 10
+# dockerd stops its containers and its own containerd before it exits
+stop dockerd "$H/dockerd/dockerd.pid" dockerd 60
+say "done in $(since "$t_all"); images kept in $H/image and docker images overhead/bench:*"

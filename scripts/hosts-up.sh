@@ -1,0 +1,209 @@
+#!/bin/sh
+# Bring up the local hosts that tests and the embedded campaigns measure on (as root; idempotent):
+#   - a private sshd on 127.0.0.1:${OVERHEAD_SSH_PORT:-2222}, root by key only (the native host)
+#   - a Docker engine (started here, with the crun runtime, when none answers)
+#   - one Debian bookworm image built with debootstrap (images/debian/build.sh): the Docker
+#     image overhead/bench:<hash> (+ :latest) and the QEMU guest's disk, kernel and initrd
+# Everything lives under data/hosts/ (git-ignored):
+#   ssh/id_ed25519(.pub)    client key        ssh/known_hosts   sshd and guest host keys
+#   ssh/guest_host_ed25519_key(.pub)          the guest's fixed host key
+#   sshd/                   config, host key, pid, log        dockerd/  pid, log (if started)
+#   image/<hash>/           rootfs/ disk.raw vmlinuz initrd.img;  image/current -> <hash>
+#   local.env               shell-sourceable facts for campaigns and tests
+# A second run with an unchanged recipe rebuilds nothing and takes seconds.
+# scripts/hosts-down.sh stops what this started and keeps the images.
+set -eu
+cd "$(dirname "$0")/.."
+H=$(pwd)/data/hosts
+port=${OVERHEAD_SSH_PORT:-2222}
+tag=overhead/bench
+alias=overhead-local-vm
+
+say() { printf 'hosts-up: %s\n' "$*"; }
+die() { printf 'hosts-up: %s\n' "$*" >&2; exit 1; }
+now() { date +%s%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }'; }
+alive() { # alive PIDFILE COMM: the pidfile names a live (not zombie) process called COMM
+  [ -s "$1" ] || return 1
+  _pid=$(cat "$1")
+  [ "$(cat "/proc/$_pid/comm" 2>/dev/null)" = "$2" ] \
+    && ! sed 's/.*) //' "/proc/$_pid/stat" 2>/dev/null | grep -q '^Z'
+}
+
+[ "$(id -u)" = 0 ] || die "must run as root (it starts sshd and dockerd and runs debootstrap)"
+for tool in sshd:/usr/sbin/sshd ssh-keygen:ssh-keygen dockerd:dockerd docker:docker \
+            debootstrap:debootstrap mke2fs:mke2fs crun:crun unshare:unshare flock:flock; do
+  command -v "${tool#*:}" >/dev/null 2>&1 || die "${tool%%:*} not found: run make debian (scripts/debian-packages.sh)"
+done
+mkdir -p "$H/ssh" "$H/sshd" "$H/dockerd" "$H/image"
+chmod 700 "$H/ssh"
+# one hosts-up at a time (tests and users may call it together)
+exec 9>"$H/.lock"
+flock -w 3600 9 || die "$H/.lock: another hosts-up still holds it"
+t_all=$(now)
+
+# --- keys (once) -----------------------------------------------------------------------------
+key() { # key FILE COMMENT
+  [ -s "$1" ] && [ -s "$1.pub" ] && return 0
+  rm -f "$1" "$1.pub"
+  ssh-keygen -q -t ed25519 -N '' -C "$2" -f "$1"
+  say "generated $1"
+}
+key "$H/ssh/id_ed25519" overhead-local-client
+key "$H/ssh/guest_host_ed25519_key" "$alias"
+key "$H/sshd/ssh_host_ed25519_key" overhead-local-sshd
+cp "$H/ssh/id_ed25519.pub" "$H/sshd/authorized_keys"
+chmod 600 "$H/sshd/authorized_keys"
+
+# --- known_hosts: the sshd on loopback and the guest (HostKeyAlias overhead-local-vm) --------
+{
+  printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$H/sshd/ssh_host_ed25519_key.pub")"
+  printf '%s %s\n' "$alias" "$(cut -d' ' -f1,2 "$H/ssh/guest_host_ed25519_key.pub")"
+} > "$H/ssh/known_hosts.new"
+mv "$H/ssh/known_hosts.new" "$H/ssh/known_hosts"
+
+# --- Docker engine: started now (in the background), waited for after the image -------------
+docker_up() { timeout 20 docker info >/dev/null 2>&1; }
+dpid=$H/dockerd/dockerd.pid
+t_docker=$(now)
+docker_started=no
+if docker_up; then
+  if alive "$dpid" dockerd; then say "dockerd: running (started by hosts-up, pid $(cat "$dpid"))"
+  else say "dockerd: running (not started by hosts-up, left alone)"; rm -f "$dpid"; fi
+elif alive "$dpid" dockerd; then
+  say "dockerd: pid $(cat "$dpid") not answering yet, waiting"
+else
+  # In a private mount namespace without the cgroup2 mount at /sys/fs/cgroup/unified: on this
+  # hybrid cgroup layout crun fails to create containers while it is there.
+  rm -f "$dpid"
+  # shellcheck disable=SC2016
+  setsid -f unshare -m --propagation private sh -c \
+    'echo $$ > "$1"; umount /sys/fs/cgroup/unified 2>/dev/null; exec dockerd --add-runtime crun=/usr/bin/crun' \
+    sh "$dpid" >> "$H/dockerd/dockerd.log" 2>&1 < /dev/null 9>&-   # not the lock
+  docker_started=yes
+  say "dockerd: starting (log $H/dockerd/dockerd.log)"
+fi
+
+# --- sshd ------------------------------------------------------------------------------------
+t_sshd=$(now)
+cat > "$H/sshd/sshd_config.new" <<EOF
+# written by scripts/hosts-up.sh: the local "native" host, root by key only
+Port $port
+ListenAddress 127.0.0.1
+HostKey $H/sshd/ssh_host_ed25519_key
+PidFile $H/sshd/sshd.pid
+AuthorizedKeysFile $H/sshd/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+# the checkout may sit under a group- or world-writable folder (/tmp): sshd would then refuse
+# the key; authorized_keys is this folder's own file (mode 600), on loopback only
+StrictModes no
+AllowTcpForwarding yes
+MaxStartups 100:30:200
+MaxSessions 100
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOF
+spid=$H/sshd/sshd.pid
+if alive "$spid" sshd && cmp -s "$H/sshd/sshd_config.new" "$H/sshd/sshd_config"; then
+  rm "$H/sshd/sshd_config.new"
+  say "sshd: running on 127.0.0.1:$port (pid $(cat "$spid")), left alone"
+else
+  if alive "$spid" sshd; then
+    say "sshd: configuration changed, restarting pid $(cat "$spid")"
+    kill "$(cat "$spid")"
+    n=0; while alive "$spid" sshd && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+  fi
+  mv "$H/sshd/sshd_config.new" "$H/sshd/sshd_config"
+  mkdir -p /run/sshd && chmod 755 /run/sshd
+  rm -f "$spid"
+  /usr/sbin/sshd -t -f "$H/sshd/sshd_config" || die "sshd: $H/sshd/sshd_config does not pass sshd -t"
+  /usr/sbin/sshd -f "$H/sshd/sshd_config" -E "$H/sshd/sshd.log" 9>&-
+  n=0; while ! alive "$spid" sshd; do
+    [ $n -lt 100 ] || { tail -n 5 "$H/sshd/sshd.log" >&2; die "sshd: did not start (port $port taken?)"; }
+    sleep 0.1; n=$((n + 1))
+  done
+  say "sshd: started on 127.0.0.1:$port (pid $(cat "$spid")) in $(since "$t_sshd")"
+fi
+# it answers, with the key in known_hosts
+ssh -q -F /dev/null -i "$H/ssh/id_ed25519" -o UserKnownHostsFile="$H/ssh/known_hosts" -o StrictHostKeyChecking=yes \
+    -o BatchMode=yes -o ConnectTimeout=10 -p "$port" root@127.0.0.1 true \
+  || die "sshd: ssh -p $port root@127.0.0.1 failed (see $H/sshd/sshd.log)"
+
+# --- the image -------------------------------------------------------------------------------
+kver=${OVERHEAD_GUEST_KERNEL:-$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sed 's|.*/vmlinuz-||' | sort -V | tail -n 1)}
+if [ -z "$kver" ] || [ ! -r "/boot/vmlinuz-$kver" ]; then die "no /boot/vmlinuz-$kver: apt-get install linux-image-amd64"; fi
+# the recipe: the build script, the package lists, the kernel, the keys baked into the tree
+hash=$({ cat images/debian/build.sh images/debian/packages images/debian/guest-packages
+         echo "$kver"; sha256sum "/boot/vmlinuz-$kver" "/boot/initrd.img-$kver" | cut -d' ' -f1
+         cat "$H/ssh/id_ed25519.pub" "$H/ssh/guest_host_ed25519_key.pub"; } | sha256sum | cut -c1-16)
+dir=$H/image/$hash
+t_image=$(now)
+if [ -d "$dir" ]; then
+  say "image: $hash cached"
+else
+  # the mirror apt uses here (deb822 or one-line sources), unless OVERHEAD_DEBIAN_MIRROR says
+  uris=$(sed -n -e 's/^URIs:[[:space:]]*//p' -e 's/^deb[[:space:]]\{1,\}\([^[:space:]]*\)[[:space:]].*/\1/p' \
+           /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null | tr ' ' '\n' | grep '/debian' || true)
+  mirror=${OVERHEAD_DEBIAN_MIRROR:-$(echo "$uris" | grep -v security | head -n 1)}
+  mirror=${mirror:-http://deb.debian.org/debian}
+  security=$(echo "$uris" | grep security | head -n 1 || true)
+  say "image: building $hash (kernel $kver) from $mirror, minutes"
+  tmp=$H/image/.build-$hash
+  rm -rf "$tmp"
+  sh images/debian/build.sh "$tmp" "$mirror" "$security" "$kver" "$H/ssh/id_ed25519.pub" \
+    "$H/ssh/guest_host_ed25519_key" || die "image: build failed (logs in $tmp)"
+  mv "$tmp" "$dir"   # only a finished build has the final name
+  say "image: built $dir in $(since "$t_image")"
+fi
+ln -sfn "$hash" "$H/image/current.new"
+mv -T "$H/image/current.new" "$H/image/current"
+
+# --- Docker: wait for the engine, import the tree --------------------------------------------
+n=0
+until docker_up; do
+  if [ "$docker_started" = yes ] && ! alive "$dpid" dockerd; then
+    tail -n 10 "$H/dockerd/dockerd.log" >&2; die "dockerd: exited (log $H/dockerd/dockerd.log)"
+  fi
+  [ $n -lt 60 ] || { tail -n 10 "$H/dockerd/dockerd.log" >&2; die "dockerd: no answer to docker info within 60 s"; }
+  sleep 1; n=$((n + 1))
+done
+[ "$docker_started" = no ] || say "dockerd: started (pid $(cat "$dpid")), answering $(since "$t_docker") after its start"
+runtimes=$(docker info --format '{{json .Runtimes}}')
+case $runtimes in
+  *'"crun"'*) ;;
+  *) say "warning: this dockerd does not know runtime crun (runtime=crun environments fail); restart it with --add-runtime crun=/usr/bin/crun" ;;
+esac
+t_import=$(now)
+if docker image inspect "$tag:$hash" >/dev/null 2>&1; then
+  say "docker image: $tag:$hash present"
+else
+  [ -d "$dir/rootfs" ] || die "docker image: $dir/rootfs was removed; rm -rf $dir and run hosts-up again"
+  # the guest's kernel modules and /boot stay out of the container image
+  tar -C "$dir/rootfs" --numeric-owner -cf - --exclude=./usr/lib/modules --exclude=./boot \
+      --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' . \
+    | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        -c 'CMD ["/bin/bash"]' -m "overhead: images/debian recipe $hash" - "$tag:$hash" >/dev/null
+  say "docker image: imported $tag:$hash in $(since "$t_import")"
+fi
+docker tag "$tag:$hash" "$tag:latest"
+
+# --- facts for campaigns and tests -----------------------------------------------------------
+rt=$(printf '%s' "$runtimes" | tr -d '{}' | tr ',' '\n' | sed -n 's/^"\([^"]*\)":.*/\1/p' | tr '\n' ',' | sed 's/,$//')
+cat > "$H/local.env.new" <<EOF
+# written by scripts/hosts-up.sh
+OVERHEAD_HOSTS='$H'
+OVERHEAD_SSH_PORT=$port
+OVERHEAD_SSH_KEY='$H/ssh/id_ed25519'
+OVERHEAD_KNOWN_HOSTS='$H/ssh/known_hosts'
+OVERHEAD_GUEST_ALIAS=$alias
+OVERHEAD_IMAGE_HASH=$hash
+OVERHEAD_IMAGE_DIR='$dir'
+OVERHEAD_GUEST_KERNEL=$kver
+OVERHEAD_DOCKER_IMAGE=$tag:$hash
+OVERHEAD_DOCKER_RUNTIMES=$rt
+EOF
+mv "$H/local.env.new" "$H/local.env"
+say "ready in $(since "$t_all"): ssh -i $H/ssh/id_ed25519 -o UserKnownHostsFile=$H/ssh/known_hosts -p $port root@127.0.0.1; docker image $tag:latest; VM image $dir"

@@ -1,0 +1,378 @@
+"""overhead.environments.qemu: the commands that boot, pin, probe and stop a QEMU guest.
+
+The command builders are tested by running what they build: under a stand-in QEMU that records
+its arguments, against stand-in processes for stop, and for real on this machine's image (the
+probe, then a boot under the accelerator it leads to, SSH into the guest, pinning, stop).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import free_port
+
+from overhead.environments import qemu
+from overhead.errors import InputError
+
+SPEC = qemu.VmSpec(name="t-vm", vcpus=2, memory_mb=512)
+TUNED = qemu.VmSpec(name="t-vm", vcpus=3, memory_mb=512, tuning="tuned", pinning=[0, 1],
+                    hugepages=True)
+
+
+def sh(command: str, *, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+# --- a stand-in QEMU: records its arguments, writes the pidfile like -daemonize does ----------
+
+@pytest.fixture
+def fake_qemu(tmp_path):
+    """A PATH with qemu-system-x86_64 and qemu-img that log their argv (one word a line)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "argv"
+    (bin_dir / "qemu-system-x86_64").write_text(
+        "#!/bin/sh\n"
+        f"for a in \"$@\"; do printf '%s\\n' \"$a\"; done > {log}.qemu\n"
+        # -pidfile PATH: write our pid there, as the daemonized QEMU would
+        "while [ $# -gt 0 ]; do [ \"$1\" = -pidfile ] && echo $$ > \"$2\"; shift; done\n")
+    (bin_dir / "qemu-img").write_text(
+        "#!/bin/sh\n"
+        f"for a in \"$@\"; do printf '%s\\n' \"$a\"; done > {log}.img\n"
+        "for last; do :; done; : > \"$last\"\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    image = tmp_path / "image-hash"
+    image.mkdir()
+    for name in ("disk.raw", "vmlinuz", "initrd.img"):
+        (image / name).write_bytes(b"x")
+    (tmp_path / "current").symlink_to("image-hash")
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+
+    def run(spec, accel, *, ports=(), image_dir=None):
+        state = tmp_path / "state"
+        proc = sh(qemu.boot_command(spec, str(image_dir or tmp_path / "current"), str(state),
+                                    10022, accel, ports=ports), env=env)
+        argv = (log.with_suffix(".qemu").read_text().splitlines()
+                if log.with_suffix(".qemu").exists() else None)
+        img = log.with_suffix(".img").read_text().splitlines() if log.with_suffix(".img").exists() else None
+        return proc, argv, img, state
+
+    run.image = image
+    return run
+
+
+def _after(argv: list[str], flag: str) -> list[str]:
+    """Every value that follows ``flag`` in argv."""
+    return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == flag]
+
+
+def test_untuned_boot_uses_qemu_defaults(fake_qemu):
+    proc, argv, img, state = fake_qemu(SPEC, "tcg")
+    assert proc.returncode == 0, proc.stderr
+    assert qemu.parse_boot(proc.stdout) == {"accel": "tcg", "hugepages": "no",
+                                            "pid": (state / "qemu.pid").read_text().strip()}
+    assert _after(argv, "-accel") == ["tcg"]
+    assert _after(argv, "-smp") == ["2"] and "-cpu" not in argv   # QEMU's default CPU model
+    assert _after(argv, "-m") == ["512"]
+    assert _after(argv, "-name") == ["t-vm,debug-threads=on"]
+    # the image folder resolved once (the `current` symlink may move while the VM runs)
+    image = str(fake_qemu.image)
+    assert _after(argv, "-kernel") == [f"{image}/vmlinuz"]
+    assert _after(argv, "-initrd") == [f"{image}/initrd.img"]
+    assert _after(argv, "-append")[0].startswith("root=/dev/vda rw console=ttyS0")
+    assert _after(argv, "-drive") == [f"file={state}/overlay.qcow2,format=qcow2,if=virtio"]
+    assert img == ["create", "-q", "-f", "qcow2", "-F", "raw", "-b", f"{image}/disk.raw",
+                   f"{state}/overlay.qcow2"]
+    assert _after(argv, "-netdev") == ["user,id=n0,hostfwd=tcp:127.0.0.1:10022-:22"]
+    assert _after(argv, "-device") == ["virtio-net-pci,netdev=n0"]
+    assert _after(argv, "-serial") == [f"file:{state}/serial.log"]
+    assert _after(argv, "-pidfile") == [f"{state}/qemu.pid"] and "-daemonize" in argv
+    assert _after(argv, "-display") == ["none"] and "-mem-path" not in argv
+
+
+@pytest.mark.parametrize(("accel", "cpu"), [("kvm", "host"), ("tcg", "max")])
+def test_tuned_boot_sets_cpu_model_and_topology(fake_qemu, accel, cpu):
+    proc, argv, _, _ = fake_qemu(TUNED, accel, ports=[6379, 12865])
+    assert proc.returncode == 0, proc.stderr
+    assert _after(argv, "-accel") == [accel] and _after(argv, "-cpu") == [cpu]
+    assert _after(argv, "-smp") == ["3,sockets=1,cores=3,threads=1"]
+    assert _after(argv, "-netdev") == [
+        "user,id=n0,hostfwd=tcp:127.0.0.1:10022-:22,hostfwd=tcp:127.0.0.1:6379-:6379,"
+        "hostfwd=tcp:127.0.0.1:12865-:12865"]
+
+
+def test_hugepages_only_when_asked_and_available(fake_qemu):
+    proc, argv, _, _ = fake_qemu(TUNED, "kvm")
+    free_mb = 0
+    meminfo = Path("/proc/meminfo").read_text()
+    mounted = " /dev/hugepages hugetlbfs " in Path("/proc/mounts").read_text()
+    fields = dict(line.split(":", 1) for line in meminfo.splitlines())
+    if mounted:
+        free_mb = int(fields["HugePages_Free"]) * int(fields["Hugepagesize"].split()[0]) // 1024
+    available = mounted and free_mb >= TUNED.memory_mb
+    assert qemu.parse_boot(proc.stdout)["hugepages"] == ("yes" if available else "no")
+    assert ("-mem-path" in argv) == available
+    # never without being asked
+    _, argv, _, _ = fake_qemu(qemu.VmSpec("t-vm", 1, 512, "tuned"), "kvm")
+    assert "-mem-path" not in argv and "/dev/hugepages" not in qemu.boot_command(
+        qemu.VmSpec("t-vm", 1, 512, "tuned"), "/i", "/s", 1, "kvm")
+
+
+def test_boot_refuses_a_missing_image_and_an_undecided_accelerator(fake_qemu, tmp_path):
+    proc, argv, _, _ = fake_qemu(SPEC, "tcg", image_dir=tmp_path / "nowhere")
+    assert proc.returncode != 0 and argv is None and "make hosts-up" in proc.stderr
+    with pytest.raises(InputError, match="kvm' or 'tcg"):
+        qemu.boot_command(SPEC, "/i", "/s", 10022, "auto")
+
+
+def test_boot_paths_are_quoted(fake_qemu, tmp_path):
+    odd = tmp_path / "my image; rm -rf x"
+    shutil.copytree(fake_qemu.image, odd)
+    proc, argv, img, _ = fake_qemu(SPEC, "tcg", image_dir=odd)
+    assert proc.returncode == 0, proc.stderr
+    assert _after(argv, "-kernel") == [f"{odd}/vmlinuz"] and img[-2] == f"{odd}/disk.raw"
+
+
+def test_commands_compose_with_what_follows():
+    # the executor appends '; mkdir -p ...': an early exit must not skip it
+    out = sh(qemu.stop_command("/nonexistent/state") + "; echo after").stdout.split()
+    assert out == ["not", "running", "after"]
+
+
+@pytest.mark.parametrize("kwargs", [dict(vcpus=0), dict(memory_mb=64), dict(tuning="fast"),
+                                    dict(pinning=[]), dict(pinning=[-1]), dict(name="a b")])
+def test_vmspec_rejects_bad_fields(kwargs):
+    fields = dict(name="vm1", vcpus=1, memory_mb=256) | kwargs
+    with pytest.raises(InputError, match="vm "):
+        qemu.VmSpec(**fields)
+
+
+# --- the accelerator -------------------------------------------------------------------------
+
+def test_probe_boots_under_kvm_alone_with_the_probe_as_init():
+    words = shlex.split(qemu.probe_command("/img dir", 25).split(" </dev/null")[0])
+    assert words[:4] == ["timeout", "-k", "5", "25"]
+    assert words[words.index("-accel") + 1] == "kvm" and words.count("-accel") == 1
+    assert "init=/usr/local/sbin/overhead-probe" in words[words.index("-append") + 1]
+    assert words[words.index("-drive") + 1] == "file=/img dir/disk.raw,format=raw,if=virtio,snapshot=on"
+    assert words[words.index("-kernel") + 1] == "/img dir/vmlinuz"
+
+
+def _fake_probe_qemu(tmp_path, body: str) -> dict:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    exe = bin_dir / "qemu-system-x86_64"
+    exe.write_text("#!/bin/sh\n" + body + "\n")
+    exe.chmod(0o755)
+    return dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+
+
+def test_probe_succeeds_on_the_marker_and_times_out_on_a_hang(tmp_path):
+    env = _fake_probe_qemu(tmp_path, "echo '[ 1.0] Run /init'; echo OVERHEAD-GUEST-UP\r; echo 'reboot: Power down'")
+    out = sh(qemu.probe_command("/img", 10), env=env).stdout
+    assert qemu.probe_succeeded(out) and "probe_exit=0" in out
+    env = _fake_probe_qemu(tmp_path, "echo 'Kernel command line: init=/usr/local/sbin/overhead-probe'; sleep 60")
+    t0 = time.monotonic()
+    out = sh(qemu.probe_command("/img", 2), env=env).stdout
+    assert time.monotonic() - t0 < 15
+    assert not qemu.probe_succeeded(out) and "probe_exit=124" in out
+    env = _fake_probe_qemu(tmp_path, "echo 'Could not access KVM kernel module' >&2; exit 1")
+    out = sh(qemu.probe_command("/img", 10), env=env).stdout
+    assert not qemu.probe_succeeded(out) and "probe_exit=1" in out
+
+
+def test_choose_accel():
+    assert qemu.choose_accel("auto", True)[0] == "kvm"
+    accel, reason = qemu.choose_accel("auto", False)
+    assert accel == "tcg" and "TCG" in reason
+    assert qemu.choose_accel("tcg", True)[0] == "tcg"   # asked for: TCG even where KVM works
+    assert qemu.choose_accel("kvm", True)[0] == "kvm"
+    with pytest.raises(InputError, match="environment vm-tuned: .*kvm was requested"):
+        qemu.choose_accel("kvm", False, "vm-tuned")
+    with pytest.raises(InputError, match="environment vm: accel must be one of"):
+        qemu.choose_accel("KVM", True)
+
+
+def test_variant_says_tcg_and_never_hides_it():
+    assert qemu.variant(SPEC, "kvm") == "untuned"
+    assert qemu.variant(TUNED, "tcg") == "tuned,accel=tcg"
+
+
+# --- stop ------------------------------------------------------------------------------------
+
+def _named_process(tmp_path, script: str) -> subprocess.Popen:
+    """A shell whose process name is qemu-system-x86_64 (a copy of sh under that name)."""
+    exe = tmp_path / "qemu-system-x86_64"
+    shutil.copy("/bin/sh", exe)
+    proc = subprocess.Popen([str(exe), "-c", script])
+    time.sleep(0.3)
+    return proc
+
+
+def test_stop_terms_then_kills_the_process_in_the_pidfile(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    proc = _named_process(tmp_path, "while :; do sleep 0.2; done")
+    (state / "qemu.pid").write_text(f"{proc.pid}\n")
+    out = sh(qemu.stop_command(str(state)))
+    assert out.stdout.strip() == f"stopped pid {proc.pid}" and proc.wait(5) == -15
+    # one that ignores TERM is killed after the wait
+    stubborn = _named_process(tmp_path, "trap '' TERM; while :; do sleep 0.2; done")
+    (state / "qemu.pid").write_text(f"{stubborn.pid}\n")
+    t0 = time.monotonic()
+    out = sh(qemu.stop_command(str(state), wait=1))
+    assert out.returncode == 0 and stubborn.wait(5) == -9 and time.monotonic() - t0 < 8
+    assert (state / "qemu.pid").exists()   # nothing removed
+
+
+def test_stop_leaves_a_process_that_is_not_qemu_alone(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        (state / "qemu.pid").write_text(f"{other.pid}\n")   # a stale pidfile, pid reused
+        assert sh(qemu.stop_command(str(state))).stdout.strip() == "not running"
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+# --- pinning and facts -----------------------------------------------------------------------
+
+def test_parse_pinning():
+    out = "vcpu=0 tid=101 cpus=2\nvcpu=1 tid=102 cpus=3\n"
+    assert qemu.parse_pinning(out) == "0->2,1->3"
+    assert qemu.parse_pinning("vcpu=all tid=7 cpus=0,1\n") == "all->0+1"
+    with pytest.raises(InputError, match="no 'vcpu="):
+        qemu.parse_pinning("qemu pid 5: no vCPU threads found")
+    with pytest.raises(InputError):
+        qemu.pin_command("/s", [])
+
+
+def test_pin_command_fails_without_a_running_qemu(tmp_path):
+    proc = sh(qemu.pin_command(str(tmp_path), [0]))
+    assert proc.returncode != 0
+
+
+def test_facts_on_this_machine():
+    if not shutil.which("qemu-system-x86_64"):
+        _missing("qemu-system-x86_64 (apt-get install qemu-system-x86)")
+    facts = qemu.parse_facts(sh(qemu.facts_command()).stdout)
+    version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                             text=True).stdout
+    assert facts["qemu_version"] and f"version {facts['qemu_version']}" in version
+    assert facts["hugepages"] in ("yes", "no") and facts["kvm_device"] in ("yes", "no")
+    assert facts["hugepage_kb"].isdigit()
+    assert qemu.parse_facts("qemu_version=\nnoise\n") == {"qemu_version": "unavailable"}
+
+
+def _missing(what: str) -> None:
+    """Skip on a user's machine, fail in CI (where make debian installs everything)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"missing: {what}")
+    pytest.skip(f"missing: {what}")
+
+
+# --- for real: probe, boot, SSH into the guest, pin, stop -------------------------------------
+
+@pytest.fixture(scope="module")
+def hosts():
+    from local_hosts import down, up
+
+    folder, was_up = up()
+    yield folder
+    if not was_up:
+        down()
+
+
+def _ssh_banner(port: int, timeout: float = 5) -> bool:
+    """Whether an SSH server answers on 127.0.0.1:port (QEMU accepts before the guest does)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+            s.settimeout(timeout)
+            return s.recv(64).startswith(b"SSH-")
+    except OSError:
+        return False
+
+
+@pytest.mark.xdist_group("hosts")
+def test_boot_the_guest_for_real(hosts, tmp_path):
+    import paramiko
+
+    image = hosts / "image" / "current"
+    t0 = time.monotonic()
+    probe = sh(qemu.probe_command(str(image), 25), timeout=60).stdout
+    probe_s = time.monotonic() - t0
+    accel, reason = qemu.choose_accel("auto", qemu.probe_succeeded(probe))
+    print(f"probe: {probe_s:.1f} s, {probe.strip().splitlines()[-1]} -> {accel} ({reason})",
+          file=sys.stderr)
+    assert (accel == "kvm") == ("OVERHEAD-GUEST-UP" in probe)
+
+    spec = qemu.VmSpec(name="overhead-test-vm", vcpus=2, memory_mb=1024)
+    state = tmp_path / "vm"
+    port = free_port()
+    t0 = time.monotonic()
+    boot = sh(qemu.boot_command(spec, str(image), str(state), port, accel), timeout=60)
+    assert boot.returncode == 0, boot.stderr
+    pid = int(qemu.parse_boot(boot.stdout)["pid"])
+    try:
+        assert qemu.parse_boot(boot.stdout)["accel"] == accel
+        while not _ssh_banner(port):
+            assert Path(f"/proc/{pid}").exists(), (state / "serial.log").read_text()[-3000:]
+            assert time.monotonic() - t0 < 150, \
+                f"guest SSH silent after 150 s:\n{(state / 'serial.log').read_text()[-3000:]}"
+            time.sleep(1)
+        up_s = time.monotonic() - t0
+        # the guest's fixed host key, known as overhead-local-vm: anything else is rejected
+        known = paramiko.HostKeys(str(hosts / "ssh" / "known_hosts"))
+        guest_key = known.lookup("overhead-local-vm")["ssh-ed25519"]
+        client = paramiko.SSHClient()
+        client.set_missing_host_key_policy(paramiko.RejectPolicy())
+        client.get_host_keys().add(f"[127.0.0.1]:{port}", "ssh-ed25519", guest_key)
+        client.connect("127.0.0.1", port, "root", key_filename=str(hosts / "ssh" / "id_ed25519"),
+                       look_for_keys=False, allow_agent=False, timeout=30, banner_timeout=30)
+        try:
+            def run(cmd):
+                _, out, err = client.exec_command(cmd, timeout=60)
+                status = out.channel.recv_exit_status()
+                assert status == 0, err.read().decode()
+                return out.read().decode().strip()
+
+            kernel = (image / "kernel-version").read_text().strip()
+            assert run("uname -r") == kernel
+            assert run("sysbench --version").startswith("sysbench 1.")
+            assert run("nproc") == "2"
+        finally:
+            client.close()
+        print(f"guest SSH after {up_s:.1f} s under {accel}", file=sys.stderr)
+
+        pinned = sh(qemu.pin_command(str(state), [0]))
+        assert pinned.returncode == 0, pinned.stderr
+        assert qemu.parse_pinning(pinned.stdout) in ("0->0,1->0", "all->0")
+        tids = [line.split()[1].split("=")[1] for line in pinned.stdout.splitlines()]
+        for tid in tids:
+            assert sh(f"taskset -pc {tid}").stdout.strip().endswith(": 0")
+    finally:
+        stop = sh(qemu.stop_command(str(state)), timeout=60)
+    assert stop.returncode == 0 and stop.stdout.strip() == f"stopped pid {pid}"
+    assert not _qemu_alive(pid)
+
+
+def _qemu_alive(pid: int) -> bool:
+    """A live (not zombie) process with that pid."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
