@@ -448,7 +448,7 @@ class _VmEnv(_Env):
             status, out, err = _exec(conn, qemu.probe_command(image, s.probe_timeout),
                                      s.probe_timeout + WATCHDOG_SLACK)
             probe_ok = qemu.probe_succeeded(out + err)
-        self.accel, reason = qemu.choose_accel(s.accel, probe_ok)
+        self.accel, reason = qemu.choose_accel(s.accel, probe_ok, self.name)
         self.run.manifest.event("accelerator", environment=self.name, accel=self.accel,
                                 reason=reason)
         self.tidy_environment = "kvm" if self.accel == "kvm" else "vm"
@@ -458,11 +458,12 @@ class _VmEnv(_Env):
                                                          self.accel, ports=s.ports), 120)
         if status != 0:
             raise TrialFailed(f"QEMU did not start (exit {status})", _tail(out + err))
+        booted = qemu.parse_boot(out)
         self.guest = self._wait_for_guest()
         pinned = "none"
         if spec.pinning:
             status, out, err = _exec(conn, qemu.pin_command(self.state, spec.pinning), 60)
-            pinned = out.strip() if status == 0 else f"failed: {_tail(err, 200)}"
+            pinned = qemu.parse_pinning(out) if status == 0 else f"failed: {_tail(err, 200)}"
         self.runners = _ensure_runners(self.guest, self.run.campaign.runners_dir())
         _exec(self.guest, f"mkdir -p {self.run.remote}/trials", 60)
         self.facts = self.endpoint_facts(self.guest)
@@ -471,7 +472,7 @@ class _VmEnv(_Env):
         self.facts.update({"qemu_version": host_facts.get("qemu_version"),
                            "accelerator": self.accel, "accel_reason": reason,
                            "vcpu_pinning": pinned,
-                           "hugepages": host_facts.get("hugepages") if s.hugepages else "no",
+                           "hugepages": booted.get("hugepages", "unknown"),
                            "vcpus": s.vcpus, "memory_mb": s.memory})
 
     def _wait_for_guest(self):
@@ -509,11 +510,13 @@ class _VmEnv(_Env):
     def qemu_alive(self) -> bool:
         """Whether the QEMU process named by the pidfile runs."""
         try:
-            status, _, _ = _exec(self.worker.conn(),
-                                 f"kill -0 $(cat {self.state}/qemu.pid 2>/dev/null) 2>/dev/null", 30)
+            # kill -0 also answers for a zombie (this machine's PID 1 reaps late): read the state
+            status, out, _ = _exec(self.worker.conn(),
+                                   f"p=$(cat {self.state}/qemu.pid 2>/dev/null) && "
+                                   f"sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -c1", 30)
         except TrialFailed:
             return False
-        return status == 0
+        return status == 0 and out.strip() not in ("", "Z", "X")
 
     def ensure(self) -> None:
         """Boot on first use; boot again once if the guest died (then the VM is down)."""
