@@ -19,7 +19,7 @@ help:
 	@echo "make demo       get (pinned clone) and ingest the IBM RC25482 raw data, rebuild its tables and figures"
 	@echo "make test       install everything needed, then ruff and pytest (notebooks included)"
 	@echo "make reproduce  run every notebook with papermill into figures/rc25482/"
-	@echo "make bench      time ingest and parsers, print the figures"
+	@echo "make bench      time ingest, parsers and the campaign harness, print the figures"
 	@echo "make lab        start JupyterLab"
 	@echo "make hosts-up   (root) start the local hosts: sshd on 127.0.0.1:2222, dockerd, the Debian image and VM disk"
 	@echo "make hosts-down stop what hosts-up started (images stay cached in data/hosts/)"
@@ -63,8 +63,9 @@ demo: ingest
 reproduce: ingest
 	$(BIN)/overhead reproduce --ibm "$(or $(IBM_DATA),$(IBM_CLONE))" --tidy $(TIDY)
 
-bench: data setup
+bench: data setup hosts-up
 	$(BIN)/python scripts/bench.py --ibm "$(or $(IBM_DATA),$(IBM_CLONE))"
+	$(BIN)/python scripts/bench_campaign.py
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/

@@ -11,6 +11,9 @@
 - Warm ingest (nothing changed: the content-hash cache answers). Target < 0.2 s.
 - Parse throughput per parser (MB/s and rows/s) on its fixtures and, for the IBM formats, on the
   authors' files, timed in-process (parser only, no file reading).
+- A campaign's ingest at scale (``scripts/bench_campaign_ingest.py``): 10,000 trial directories
+  copied from genuine runner outputs, ingested cold, then 10 more ingested incrementally
+  (goal < 1 s). ``--campaign-trials 0`` leaves it out.
 
 Timings are medians over repetitions; min and max show how noisy the machine was.
 """
@@ -156,6 +159,8 @@ def main() -> None:
     ap.add_argument("--ibm", default="", help="the authors' tree (kvm-docker-comparison)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--min-seconds", type=float, default=0.3)
+    ap.add_argument("--campaign-trials", type=int, default=10_000,
+                    help="trials of the campaign ingest benchmark (0: leave it out)")
     args = ap.parse_args()
     ibm = Path(args.ibm) if args.ibm and Path(args.ibm).is_dir() else None
     print("overhead benchmarks (wall-clock; median [min-max])\n")
@@ -165,6 +170,10 @@ def main() -> None:
         print("ingest-ibm: skipped, the authors' data was not found (make bench IBM_DATA=...)")
     print()
     print("\n".join(bench_parsers(ibm, args.min_seconds)))
+    if args.campaign_trials:
+        print(flush=True)
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_campaign_ingest.py"),
+                        "--trials", str(args.campaign_trials)], check=True)
 
 
 if __name__ == "__main__":

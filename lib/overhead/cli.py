@@ -200,6 +200,131 @@ def reproduce_cmd(
         raise typer.Exit(1)
 
 
+# ---------------------------------------------------------------------------------------------
+# campaigns: plan, run, status, ingest
+
+_RAW_OPT = typer.Option("--raw", help="Folder of raw campaign trees (default data/raw).")
+
+
+def _campaign(path: Path):
+    """Load a campaign file (errors name file, line and field)."""
+    from overhead.campaign import inventory
+
+    if not path.is_file():
+        raise InputError(f"{path}: no such campaign file")
+    return inventory.load(path)
+
+
+def _params(params: dict) -> str:
+    """Parameters as name=value words."""
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+@app.command("plan")
+def plan_cmd(
+    campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Print a campaign's plan: every trial in the order it runs (randomized interleaved rounds)."""
+    from overhead.campaign.plan import make_plan
+
+    campaign = _campaign(campaign_file)
+    plan = make_plan(campaign)
+    if fmt == "json":
+        typer.echo(json.dumps(plan.to_json(), indent=1, default=str))
+        return
+    if fmt != "text":
+        raise InputError(f"--format {fmt!r}: use text or json")
+    warm = sum(t.warmup for t in plan.trials)
+    typer.echo(f"campaign {campaign.name}  seed {campaign.seed}  file hash {campaign.sha256[:12]}")
+    typer.echo(f"{len(plan.cells)} cells x {plan.rounds} rounds = {len(plan.trials)} trials "
+               f"({warm} warm-up), each round in a fresh seeded order")
+    if campaign.stopping:
+        s = campaign.stopping
+        typer.echo(f"stopping rule: after {s.min_rounds} measured rounds, add rounds to each cell "
+                   f"until its {100 * s.level:g}% CI half-width of {s.metric} is under "
+                   f"{100 * s.target:g}% of its mean, at most {s.max_rounds} rounds")
+    typer.echo(f"{'pos':>4} {'round':>5}  {'trial':<14} {'environment':<16} {'benchmark':<18} params")
+    for t in plan.trials:
+        flag = "  (warm-up)" if t.warmup else ""
+        typer.echo(f"{t.position:>4} {t.round:>5}  {t.id:<14} {t.environment:<16} "
+                   f"{t.benchmark:<18} {_params(t.params)}{flag}")
+
+
+@app.command("run")
+def run_cmd(
+    campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
+    retries: Annotated[int, typer.Option(help="Re-runs allowed for a failed trial.")] = 0,
+    raw: Annotated[Path | None, _RAW_OPT] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    ingest: Annotated[bool, typer.Option(help="Ingest into data/tidy/<campaign> at the end.")] = True,
+) -> None:
+    """Start or resume a campaign: run every planned trial not yet done, then ingest it."""
+    from overhead.campaign.execute import run_campaign
+
+    campaign = _campaign(campaign_file)
+    result = run_campaign(campaign, raw_root=raw, retries=retries, progress=progress)
+    typer.echo(f"{campaign.name}: {result.done} trials run now, {result.skipped_done} done "
+               f"before, {len(result.failures)} failed, of {result.planned} planned; "
+               f"{result.seconds:.1f} s")
+    for tid, cause in sorted(result.failures.items()):
+        typer.echo(f"  failed {tid}: {cause}")
+    if result.interrupted:
+        typer.echo("interrupted: run the same command again to resume")
+        raise typer.Exit(130)
+    if ingest:
+        _ingest_campaign(campaign, raw)
+    if result.failures:  # recorded and the campaign went on; the exit status still says so
+        raise typer.Exit(1)
+
+
+def _ingest_campaign(campaign, raw: Path | None):
+    """Ingest a campaign's raw tree into data/tidy/<campaign> (incremental); print counts."""
+    from overhead.campaign.ingest import ingest_campaign
+    from overhead.paths import DATA, TIDY
+
+    src = (raw or DATA / "raw") / campaign.name
+    if not src.is_dir():
+        raise InputError(f"{src}: no raw data yet; run `overhead run` first")
+    result = ingest_campaign(src, TIDY / campaign.name)
+    typer.echo(f"ingested {result.trials_read} new trials ({result.rows} rows) into "
+               f"{TIDY / campaign.name} in {result.seconds:.2f} s")
+    return result
+
+
+@app.command("ingest")
+def ingest_cmd(
+    campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
+    raw: Annotated[Path | None, _RAW_OPT] = None,
+) -> None:
+    """Ingest a campaign's raw tree into data/tidy/<campaign> (only new trials are read)."""
+    _ingest_campaign(_campaign(campaign_file), raw)
+
+
+@app.command("status")
+def status_cmd(
+    campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
+    raw: Annotated[Path | None, _RAW_OPT] = None,
+    analysis: Annotated[bool, typer.Option(
+        "--analysis", help="Also test for order effects and report noise flags.")] = False,
+) -> None:
+    """Print how far a campaign is: trials done, failed, running and left."""
+    from overhead.campaign.status import status
+
+    campaign = _campaign(campaign_file)
+    typer.echo(status(campaign, raw).text())
+    if analysis:
+        from overhead.campaign.analysis import report
+        from overhead.paths import TIDY
+        from overhead.tidy import load
+
+        _ingest_campaign(campaign, raw)
+        tidy = TIDY / campaign.name
+        import pandas as pd
+
+        typer.echo(report(load(tidy), pd.read_parquet(tidy / "trials.parquet")))
+
+
 def main() -> None:
     """Run the command line (the console-script entry point)."""
     app()

@@ -1,10 +1,14 @@
-"""Load and filter the tidy tables that :func:`overhead.ingest.ingest` writes.
+"""Load and filter the tidy tables that ingest writes.
 
 A tidy folder holds ``measurements.parquet`` (one row per measured value), ``monitor/`` (the
 system-monitor samples, one Parquet part per raw file), ``provenance.parquet`` (one row per
-run) and ``reference.parquet`` (values that exist only outside the raw outputs). :func:`load`
-reads one benchmark's rows with filters pushed down to the Parquet reader and adds the display
-``label`` of every row; :func:`summary_table` counts rows per benchmark and environment.
+run) and ``reference.parquet`` (values that exist only outside the raw outputs). A campaign's
+folder (:func:`overhead.campaign.ingest.ingest_campaign`) stores ``measurements.parquet`` and
+``provenance.parquet`` as folders of Parquet parts (one new part per incremental ingest) and
+adds ``trials.parquet`` (one row per trial). Every function here reads a table whether it is
+one file or a folder of parts whose parameter columns differ. :func:`load` reads one
+benchmark's rows with filters pushed down to the Parquet reader and adds the display ``label``
+of every row; :func:`summary_table` counts rows per benchmark and environment.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ import pandas as pd
 from overhead import environments, schema
 from overhead.errors import DataNotFound
 
-TABLES = ("measurements", "monitor", "provenance", "reference")
+TABLES = ("measurements", "monitor", "provenance", "reference", "trials")
 
-__all__ = ["TABLES", "campaigns", "load", "summary_table"]
+__all__ = ["TABLES", "campaigns", "dataset_schema", "load", "read", "summary_table", "unify_types"]
 
 
 def _path(tidy_dir: str | os.PathLike[str], table: str) -> Path:
@@ -31,6 +35,104 @@ def _path(tidy_dir: str | os.PathLike[str], table: str) -> Path:
     if not path.exists():
         raise DataNotFound(f"{path}: not found; ingest the raw data into {tidy_dir} first")
     return path
+
+
+def _parts(folder: Path) -> list[Path]:
+    """List the Parquet parts of a table stored as a folder (hidden and temporary files left out)."""
+    return sorted(p for p in folder.iterdir()
+                  if p.suffix == ".parquet" and not p.name.startswith((".", "_")) and p.is_file())
+
+
+def unify_types(types: set) -> object:
+    """Choose one Arrow type for a column whose parts hold ``types``.
+
+    Dictionary-encoded and large strings count as strings; nulls (a part where the column is
+    empty) take the other parts' type; int64 meets double as double; any other conflict
+    becomes a string.
+    """
+    import pyarrow as pa
+
+    plain = set()
+    for t in types:
+        t = t.value_type if pa.types.is_dictionary(t) else t
+        if pa.types.is_large_string(t):
+            t = pa.string()
+        if t != pa.null():
+            plain.add(t)
+    if not plain:
+        return pa.null()
+    if len(plain) == 1:
+        return next(iter(plain))
+    if all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in plain):
+        return pa.float64() if any(pa.types.is_floating(t) for t in plain) else pa.int64()
+    return pa.string()
+
+
+def dataset_schema(path: str | os.PathLike[str]):
+    """Return the one Arrow schema that reads every part of a table stored as a folder.
+
+    Columns appear in the order the parts first show them; a column some parts lack is read
+    as null there, and a column whose type differs between parts gets one type for all
+    (see :func:`unify_types`). For a single file, its own schema.
+
+    Parameters
+    ----------
+    path : path
+        A table: one Parquet file or a folder of Parquet parts.
+
+    Returns
+    -------
+    pyarrow.Schema or None
+        The schema; None for a folder without parts.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if not path.is_dir():
+        return pq.read_schema(path)
+    types: dict[str, set] = {}
+    for part in _parts(path):
+        for f in pq.read_schema(part):
+            types.setdefault(f.name, set()).add(f.type)
+    if not types:
+        return None
+    return pa.schema([(name, unify_types(ts)) for name, ts in types.items()])
+
+
+def read(path: str | os.PathLike[str], *, columns: list[str] | None = None,
+         filters: list | None = None) -> pd.DataFrame:
+    """Read a table (one Parquet file or a folder of parts) into a frame of nullable dtypes.
+
+    Parameters
+    ----------
+    path : path
+        The table.
+    columns : list of str, optional
+        Read only these columns (a column no part has is an error, as for one file).
+    filters : list, optional
+        pyarrow filters ``[(column, op, value), ...]``, pushed down to the reader; in a folder,
+        a part without the column has nulls there (no row matches an equality on it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, with pandas' nullable dtypes; an empty frame (no columns) for a folder
+        without parts.
+    """
+    path = Path(path)
+    kwargs = {}
+    if path.is_dir():
+        unified = dataset_schema(path)
+        if unified is None:
+            return pd.DataFrame({c: [] for c in columns or []})
+        if columns is not None:
+            missing = [c for c in columns if c not in unified.names]
+            if missing:
+                raise DataNotFound(f"{path}: no column(s) {', '.join(missing)}")
+        kwargs["schema"] = unified
+    return pd.read_parquet(path, engine="pyarrow", columns=columns, filters=filters or None,
+                           dtype_backend="numpy_nullable", **kwargs)
 
 
 def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,
@@ -46,7 +148,8 @@ def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,
     benchmark : str, optional
         E.g. "mysql"; None for every benchmark.
     table : str
-        "measurements", "monitor" (system-monitor samples) or "reference".
+        "measurements", "monitor" (system-monitor samples), "reference", "provenance" (one
+        row per run) or "trials" (a campaign's trials, one row each).
     metrics : list of str, optional
         Keep only these metrics.
     where : mapping, optional
@@ -75,10 +178,14 @@ def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,
         filters.append(("metric", "in", list(metrics)))
     for column, value in (where or {}).items():
         filters.append((column, "==", value))
-    df = pd.read_parquet(path, engine="pyarrow", filters=filters or None, dtype_backend="numpy_nullable")
-    empty = [c for c in df.columns if c.startswith("p_") and df[c].isna().all()]
-    df = schema.conform(df.drop(columns=empty))
-    df["label"] = environments.labels(df, aliases)
+    df = read(path, filters=filters)
+    if table == "provenance":
+        df = schema.conform(df, schema.PROVENANCE_COLUMNS)
+    elif table != "trials":  # the trials table has its own columns, typed as stored
+        empty = [c for c in df.columns if c.startswith("p_") and df[c].isna().all()]
+        df = schema.conform(df.drop(columns=empty))
+    if "environment" in df.columns:
+        df["label"] = environments.labels(df, aliases)
     return df
 
 
@@ -102,10 +209,8 @@ def campaigns(tidy_dir: str | os.PathLike[str]) -> list[str]:
     DataNotFound
         When the measurements table is not in ``tidy_dir``.
     """
-    import pyarrow.parquet as pq
-
-    column = pq.read_table(_path(tidy_dir, "measurements"), columns=["campaign"]).column("campaign")
-    return sorted(str(v) for v in column.unique().to_pylist() if v is not None)
+    column = read(_path(tidy_dir, "measurements"), columns=["campaign"])["campaign"]
+    return sorted(str(v) for v in column.dropna().unique())
 
 
 def summary_table(tidy_dir: str | os.PathLike[str],
@@ -126,7 +231,9 @@ def summary_table(tidy_dir: str | os.PathLike[str],
         order, the row total and the number of distinct runs.
     """
     path = _path(tidy_dir, "measurements")
-    df = pd.read_parquet(path, columns=["benchmark", "environment", "variant", "run_id"])
+    df = read(path, columns=["benchmark", "environment", "variant", "run_id"])
+    if df.empty:
+        return f"{path}: no measurement rows"
     df["label"] = environments.labels(df, aliases).astype(object)
     counts = df.pivot_table(index="benchmark", columns="label", values="run_id", aggfunc="size",
                             fill_value=0)

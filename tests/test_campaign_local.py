@@ -1,0 +1,180 @@
+"""Campaigns on this machine's local hosts (make hosts-up): native over SSH, Docker with host
+networking and NAT, and a QEMU VM. The smoke campaign for real, then host faults."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import free_port
+from local_hosts import down, up
+from sshd_helper import make_sshd, require_sshd
+
+from overhead.campaign import inventory, manifest, plan
+from overhead.campaign.execute import REMOTE_BASE, run_campaign, trial_dir
+from overhead.campaign.ingest import ingest_campaign
+from overhead.paths import ROOT
+from overhead.tidy import load as tidy_load
+
+pytestmark = pytest.mark.xdist_group("hosts")
+SMOKE = ROOT / "data" / "campaigns" / "local-smoke.yml"
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    folder, was_up = up()
+    yield folder
+    if not was_up:
+        down()
+
+
+def test_local_smoke_campaign_for_real(hosts, tmp_path):
+    campaign = inventory.load(SMOKE)
+    p = plan.make_plan(campaign)
+    assert len(p.trials) == 24  # 4 environments x 2 benchmarks x 3 rounds
+    result = run_campaign(campaign, raw_root=tmp_path / "raw", progress=False)
+    assert result.failures == {} and result.done == 24
+    tidy = tmp_path / "tidy"
+    ingested = ingest_campaign(tmp_path / "raw" / "local-smoke", tidy)
+    assert ingested.trials_read == 24
+    trials = pd.read_parquet(tidy / "trials.parquet")
+    assert set(trials["trial_id"]) == {t.id for t in p.trials}
+    assert (trials["status"] == "done").all()
+    rows = tidy_load(tidy)
+    assert set(rows["run_id"].str.rsplit("/", n=1).str[-1]) == {t.id for t in p.trials}
+    envs = rows.drop_duplicates("run_id").set_index(rows.drop_duplicates("run_id")["run_id"]
+                                                    .str.split("/").str[1])
+    kinds = dict(zip(envs.index, envs["environment"], strict=True))
+    assert kinds["native"] == "native" and kinds["docker-host"] == "docker"
+    assert kinds["docker-nat"] == "docker"
+    variants = dict(zip(envs.index, envs["variant"], strict=True))
+    assert variants["docker-nat"] == "net=nat,storage=overlay,runtime=runc"
+    assert variants["docker-host"] == "net=host,storage=volume,runtime=runc"
+    # the VM's accelerator: proven by a trial boot, else TCG, and never called KVM under TCG
+    prov = tidy_load(tidy, table="provenance")
+    vm = prov[prov["run_id"].str.split("/").str[1] == "vm"]
+    assert len(vm) == 6 and vm["accelerator"].notna().all()
+    accel = vm["accelerator"].iloc[0]
+    assert accel in ("kvm", "tcg")
+    assert kinds["vm"] == ("kvm" if accel == "kvm" else "vm")
+    if accel == "tcg":
+        assert "accel=tcg" in variants["vm"]
+    assert prov["campaign_hash"].eq(campaign.sha256).all()
+    docker_prov = prov[prov["run_id"].str.contains("/docker-nat/")]
+    assert docker_prov["docker_network_mode"].eq("bridge").all()
+    assert docker_prov["docker_version"].notna().all()
+    # sysbench in every environment reports its event rate
+    cpu = rows[(rows["benchmark"] == "sysbench-cpu") & (rows["metric"] == "event_rate")]
+    assert cpu.groupby("environment")["value"].count().min() >= 3
+    # nothing left behind: containers removed, VM stopped, remote trials removed
+    names = subprocess.run(["docker", "ps", "-a", "--format", "{{.Names}}"], capture_output=True,
+                           text=True).stdout.split()
+    assert not [n for n in names if n.startswith("overhead-local-smoke-")]
+    assert not Path(f"{REMOTE_BASE}/local-smoke/trials").exists()
+    pidfile = Path(f"{REMOTE_BASE}/local-smoke/vm-vm/qemu.pid")
+    if pidfile.exists():
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pidfile.read_text()), 0)
+
+
+def _faults_campaign(tmp_path: Path, aux) -> Path:
+    h = ROOT / "data" / "hosts" / "ssh"
+    path = tmp_path / "faults.yml"
+    path.write_text(f"""\
+name: faults
+seed: 5
+trials: 2
+timeout: 120
+hosts:
+  local: {{address: 127.0.0.1, port: 2222, key_file: {h / 'id_ed25519'},
+          known_hosts: {h / 'known_hosts'}, connect_timeout: 5, keepalive: 2}}
+  aux: {aux.host_yaml()}
+environments:
+  aux-native: {{kind: native, host: aux}}
+  docker: {{kind: docker, host: local, net: host, storage: overlay}}
+  vm: {{kind: vm, host: local, image: {ROOT / 'data' / 'hosts' / 'image' / 'current'},
+        ssh_port: 10023, host_key_alias: overhead-local-vm, accel: tcg}}
+benchmarks:
+  cpu: {{runner: sysbench, params: {{test: cpu, threads: 1, time: 4}}}}
+""")
+    return path
+
+
+def test_host_faults_fail_their_trials_and_the_rest_completes(hosts, tmp_path):
+    require_sshd()
+    aux = make_sshd(tmp_path / "aux-sshd", free_port())
+    path = _faults_campaign(tmp_path, aux)
+    raw = tmp_path / "raw"
+    mfile = raw / "faults" / "manifest.jsonl"
+    injected: dict[str, str] = {}  # environment -> trial id it broke
+    stop = threading.Event()
+
+    def inject():
+        """Watch the manifest; break each environment once, 1.5 s into one of its trials."""
+        while not stop.is_set():
+            time.sleep(0.1)
+            try:
+                recs = manifest.read_records(mfile)
+            except Exception:  # noqa: BLE001 - a record being written
+                continue
+            state = {}
+            for r in recs:
+                if "trial" in r:
+                    state[r["trial"]] = r
+            for tid, r in state.items():
+                env = r.get("environment")
+                if r.get("state") != "running" or env in injected:
+                    continue
+                # the VM: only once it is up, which its facts file says (a boot is not a trial)
+                if env == "vm" and not (raw / "faults" / "facts" / "vm.json").exists():
+                    continue
+                time.sleep(1.5)
+                injected[env] = tid
+                if env == "docker":
+                    subprocess.run(["docker", "stop", "-t", "0", "overhead-faults-docker"],
+                                   capture_output=True)
+                elif env == "vm":
+                    pid = int(Path(f"{REMOTE_BASE}/faults/vm-vm/qemu.pid").read_text())
+                    os.kill(pid, signal.SIGKILL)
+                elif env == "aux-native":
+                    aux.stop(sessions=True)
+
+    watcher = threading.Thread(target=inject, daemon=True)
+    watcher.start()
+    try:
+        result = run_campaign(inventory.load(path), raw_root=raw, progress=False)
+    finally:
+        stop.set()
+        watcher.join(5)
+        aux.stop()
+    assert set(injected) == {"docker", "vm", "aux-native"}
+    last = {}
+    for r in manifest.read_records(mfile):
+        if "trial" in r:
+            last[r["trial"]] = r
+    causes = {env: last[tid].get("cause", "") for env, tid in injected.items()}
+    assert all(last[tid]["state"] == "failed" for tid in injected.values()), causes
+    assert "container overhead-faults-docker stopped during the trial" in causes["docker"]
+    assert "VM vm is gone" in causes["vm"] or "lost the VM" in causes["vm"], causes["vm"]
+    assert "lost host" in causes["aux-native"], causes["aux-native"]
+    p = plan.make_plan(inventory.load(path))
+    # the other environments complete: after the container is restarted and the VM rebooted,
+    # their remaining trials are done; the native host without sshd fails its remaining ones
+    for t in p.trials:
+        if t.id in injected.values():
+            continue
+        if t.environment in ("docker", "vm"):
+            assert last[t.id]["state"] == "done", (t.environment, last[t.id])
+            assert (trial_dir(raw / "faults", t) / "meta").exists()
+        else:
+            assert last[t.id]["state"] in ("done", "failed")
+    assert result.failed == len(result.failures) >= 3
+    info = json.loads((raw / "faults" / "facts" / "vm.json").read_text())
+    assert info["accelerator"] == "tcg"
