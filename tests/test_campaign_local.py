@@ -178,3 +178,52 @@ def test_host_faults_fail_their_trials_and_the_rest_completes(hosts, tmp_path):
     assert result.failed == len(result.failures) >= 3
     info = json.loads((raw / "faults" / "facts" / "vm.json").read_text())
     assert info["accelerator"] == "tcg"
+
+
+def test_load_generator_on_the_client_targets_servers_inside(hosts, tmp_path):
+    """redis-benchmark runs natively on the client host against redis-server started inside
+    each environment: on loopback natively, through Docker's published port with NAT, and
+    through QEMU's port forward into the guest."""
+    h = ROOT / "data" / "hosts" / "ssh"
+    path = tmp_path / "clients.yml"
+    path.write_text(f"""\
+name: clients
+seed: 9
+trials: 2
+timeout: 120
+hosts:
+  local: {{address: 127.0.0.1, port: 2222, key_file: {h / 'id_ed25519'},
+          known_hosts: {h / 'known_hosts'}}}
+environments:
+  native: {{kind: native, host: local}}
+  docker-nat: {{kind: docker, host: local, net: nat, storage: overlay}}
+  vm: {{kind: vm, host: local, image: {ROOT / 'data' / 'hosts' / 'image' / 'current'},
+        ssh_port: 10024, host_key_alias: overhead-local-vm, accel: tcg}}
+benchmarks:
+  redis:
+    runner: redis-benchmark
+    client: local
+    server: "redis-server --port 16379 --bind {{listen}} --protected-mode no --save '' --appendonly no"
+    ready: "redis-cli -h {{host}} -p 16379 ping"
+    ports: [16379]
+    params: {{port: 16379, clients: 10, requests: 2000, tests: get}}
+""")
+    raw = tmp_path / "raw"
+    result = run_campaign(inventory.load(path), raw_root=raw, progress=False)
+    assert result.failures == {} and result.done == 6
+    records = manifest.read_records(raw / "clients" / "manifest.jsonl")
+    started = {r["environment"]: r["command"] for r in records if r.get("event") == "server-started"}
+    assert "--bind 127.0.0.1" in started["native"]  # loopback when the client is on the host
+    assert "--bind 0.0.0.0" in started["docker-nat"] and "--bind 0.0.0.0" in started["vm"]
+    ingest_campaign(raw / "clients", tmp_path / "tidy")
+    rows = tidy_load(tmp_path / "tidy")
+    rps = rows[rows["metric"] == "throughput"]
+    assert set(rps["environment"]) == {"native", "docker", "vm"}
+    assert rps.groupby("environment")["run_id"].nunique().to_dict() == {
+        "native": 2, "docker": 2, "vm": 2}
+    info = json.loads(next((raw / "clients" / "docker-nat" / "redis").glob("*/trial.json"))
+                      .read_text())
+    assert info["client"] == "local" and info["target"] == "127.0.0.1"
+    # the servers were stopped with their environments
+    assert subprocess.run(["pgrep", "-f", "redis-server 127.0.0.1:16379"],
+                          capture_output=True).returncode == 1

@@ -127,6 +127,9 @@ def test_sigkill_at_random_moments_then_resume(sshd, tmp_path):
     # trials interrupted by a kill were run again from scratch
     running = Counter(r["trial"] for r in records if r.get("state") == "running")
     assert sum(running.values()) > len(plan.make_plan(c).trials)
+    # and no runner of an interrupted attempt is left running on the host
+    left = subprocess.run(["pgrep", "-f", f"{REMOTE_BASE}/crash/"], capture_output=True, text=True)
+    assert left.stdout == ""
 
 
 def test_stopping_rule_runs_rounds_until_precise_or_capped(sshd, tmp_path):
@@ -149,3 +152,23 @@ def test_stopping_rule_runs_rounds_until_precise_or_capped(sshd, tmp_path):
     rounds = Counter(t["benchmark"] for t in saved["trials"])
     assert rounds["io"] == 5 and 3 <= rounds["cpu"] < 5
     assert result.done == rounds["io"] + rounds["cpu"] == len(saved["trials"])
+
+
+def test_prepare_kills_a_stale_attempt_and_clears_its_files(tmp_path):
+    """A trial whose controller died is run again from scratch, never beside its old self."""
+    from overhead.environments import native
+
+    out = tmp_path / "trials" / "t-1"
+    pgid = f"{out}.pgid"
+    (tmp_path / "trials").mkdir()
+    (tmp_path / "trials" / "t-1.partial.99").mkdir()
+    cmd = native.runner_command("/nonexistent", "x", str(out), {}, 60, pgid_file=pgid)
+    # the old attempt: the runner's session, here a sleep standing in for the tool
+    stale = subprocess.Popen(["sh", "-c", cmd.replace("timeout -k 10 60 sh /nonexistent/x.sh",
+                                                      "sleep 300 #")])
+    deadline = time.monotonic() + 10
+    while not Path(pgid).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    subprocess.run(["sh", "-c", native.prepare_command(str(out), pgid)], check=True)
+    assert stale.wait(timeout=10) != 0  # killed with its process group
+    assert not Path(pgid).exists() and list((tmp_path / "trials").iterdir()) == []

@@ -322,6 +322,50 @@ class _Env:
         """Refine a failure's cause with what happened to the environment (container gone...)."""
         return failure
 
+    # --- servers that load generators on a client host target ---
+    def listen(self, client_is_here: bool) -> str:
+        """Return the address a server here listens on: loopback when the client is local."""
+        return "127.0.0.1" if client_is_here else "0.0.0.0"  # noqa: S104 - reached from outside
+
+    def server_files(self, benchmark: str) -> tuple[str, str]:
+        """Return the server's pid file and log on the endpoint."""
+        base = f"{self.run.remote}/trials/server-{benchmark}"
+        return f"{base}.pid", f"{base}.log"
+
+    def server_command(self, benchmark: str, command: str) -> str:
+        """Return the command that starts a server in the background, in a session of its own."""
+        pidf, log = self.server_files(benchmark)
+        script = f"echo $$ > {pidf}; exec {command}"
+        return f"setsid sh -c {shlex.quote(script)} > {log} 2>&1 < /dev/null &"
+
+    def server_stop_command(self, benchmark: str) -> str:
+        """Return the command that stops a server started by :meth:`server_command`."""
+        pidf, _ = self.server_files(benchmark)
+        return f"if [ -s {pidf} ]; then kill -TERM -$(cat {pidf}) 2>/dev/null; fi; rm -f {pidf}"
+
+    def ensure_server(self, name: str, bench, client_is_here: bool) -> None:
+        """Start the benchmark's server here once (its ``server`` command), or fail the trial."""
+        servers = self.__dict__.setdefault("servers", set())
+        if name in servers or not bench.server:
+            return
+        command = bench.server.replace("{listen}", self.listen(client_is_here))
+        status, out, err = _exec(self.conn(), self.server_command(name, command), 60)
+        if status != 0:
+            raise TrialFailed(f"server of {name} did not start in {self.name} (exit {status})",
+                              _tail(out + err))
+        servers.add(name)
+        self.run.manifest.event("server-started", environment=self.name, benchmark=name,
+                                command=command)
+
+    def stop_servers(self) -> None:
+        """Stop the servers started here."""
+        for name in sorted(self.__dict__.get("servers", ())):
+            try:
+                _exec(self.conn(), self.server_stop_command(name), 60)
+            except (TrialFailed, OverheadError):
+                pass
+        self.__dict__["servers"] = set()
+
 
 class _NativeEnv(_Env):
     """The runner on the host itself."""
@@ -359,7 +403,8 @@ class _DockerEnv(_Env):
         s = self.spec
         status, out, err = _exec(conn, docker.start_command(
             self.container, image=s.image, net=s.net, storage=s.storage, runtime=s.runtime,
-            runners_dir=self.runners, trials_dir=trials, ports=s.ports, cpus=s.cpus), 180)
+            runners_dir=self.runners, trials_dir=trials,
+            ports=self.run.campaign.server_ports(self.name), cpus=s.cpus), 180)
         if status != 0:
             raise TrialFailed(f"docker run failed (exit {status})", _tail(out + err))
         self.facts = self.endpoint_facts_in_container(conn)
@@ -377,6 +422,7 @@ class _DockerEnv(_Env):
         """Start the container on first use, and restart it if it stopped since."""
         if self.started and not self.down and not self.is_running():
             self.started = False  # stopped under us (a host fault): start it again
+            self.__dict__["servers"] = set()
             self.run.manifest.event("environment-restart", environment=self.name,
                                     why="container was not running")
         super().ensure()
@@ -397,6 +443,23 @@ class _DockerEnv(_Env):
     def prepare(self, trial):
         """Kill a stale attempt inside the container; remove its files on the host."""
         return docker.prepare_command(self.container, trial.id, f"{self.run.remote}/trials")
+
+    def listen(self, client_is_here):
+        """Return the server's listen address: any in the container's namespace with NAT."""
+        return "0.0.0.0" if self.spec.net == "nat" else super().listen(client_is_here)  # noqa: S104
+
+    def server_command(self, benchmark, command):
+        """Return ``docker exec -d`` of the server, its pid written into the trials mount."""
+        pidf = f"{docker.TRIALS_MOUNT}/server-{benchmark}.pid"
+        log = f"{docker.TRIALS_MOUNT}/server-{benchmark}.log"
+        script = f"echo $$ > {pidf}; exec {command} > {log} 2>&1"
+        return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
+
+    def server_stop_command(self, benchmark):
+        """Return the command stopping the server inside the container."""
+        pidf = f"{docker.TRIALS_MOUNT}/server-{benchmark}.pid"
+        kill = f"if [ -s {pidf} ]; then kill -TERM $(cat {pidf}); fi; rm -f {pidf}"
+        return f"docker exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
 
     def diagnose(self, failure):
         """Say so when the container stopped during the trial."""
@@ -454,8 +517,9 @@ class _VmEnv(_Env):
         self.tidy_environment = "kvm" if self.accel == "kvm" else "vm"
         self.variant = s.tuning if self.accel == "kvm" else f"{s.tuning},accel=tcg"
         spec = self._spec()
-        status, out, err = _exec(conn, qemu.boot_command(spec, image, self.state, s.ssh_port,
-                                                         self.accel, ports=s.ports), 120)
+        status, out, err = _exec(conn, qemu.boot_command(
+            spec, image, self.state, s.ssh_port, self.accel,
+            ports=self.run.campaign.server_ports(self.name)), 120)
         if status != 0:
             raise TrialFailed(f"QEMU did not start (exit {status})", _tail(out + err))
         booted = qemu.parse_boot(out)
@@ -527,6 +591,7 @@ class _VmEnv(_Env):
             else:
                 self.restarts += 1
                 self.started = False
+                self.__dict__["servers"] = set()
                 self.run.manifest.event("environment-restart", environment=self.name,
                                         why="the VM was gone")
                 self._close_guest()
@@ -537,6 +602,10 @@ class _VmEnv(_Env):
         if self.guest is None or not _alive(self.guest):
             raise TrialFailed(f"lost the VM {self.name}: its SSH connection is closed")
         return self.guest
+
+    def listen(self, client_is_here):
+        """Return any address: QEMU's port forward reaches the guest's own interface."""
+        return "0.0.0.0"  # noqa: S104 - inside the guest, behind QEMU's user-mode network
 
     def diagnose(self, failure):
         """Say so when QEMU died during the trial."""
@@ -565,6 +634,68 @@ class _VmEnv(_Env):
             pass
 
 
+class _ClientEnv:
+    """A load generator's trial: the runner runs on the client host against a server in ``env``.
+
+    It stands in for the environment in :meth:`_Worker.execute` and :meth:`_Worker.finish`:
+    commands and the trial directory are on the client, the labels (environment, variant)
+    and diagnosis are the environment's.
+    """
+
+    def __init__(self, worker: _Worker, env: _Env, benchmark: str, bench):
+        """Bind the environment, the benchmark and its client host."""
+        self.worker, self.env, self.benchmark, self.bench = worker, env, benchmark, bench
+        self.runners: str | None = None
+        host = worker.run.campaign.hosts[env.spec.host]
+        #: the server's address as the client reaches it: the environment's host
+        self.target = host.address
+
+    def __getattr__(self, name):
+        """Take the labels (name, spec, tidy_environment, variant) from the environment."""
+        return getattr(self.env, name)
+
+    def conn(self):
+        """Return the client host's connection."""
+        return self.worker.client_conn(self.bench.client)
+
+    def ready(self) -> None:
+        """Copy the runners to the client once; wait (bounded) until the server answers."""
+        if self.runners is None:
+            self.runners = _ensure_runners(self.conn(), self.worker.run.campaign.runners_dir())
+            _exec(self.conn(), f"mkdir -p {self.worker.run.remote}/trials", 60)
+        if self.bench.ready and not self.__dict__.get("answered"):
+            command = self.bench.ready.replace("{host}", self.target)
+            deadline = time.monotonic() + 30
+            status, out, err = 1, "", ""
+            while time.monotonic() < deadline:
+                status, out, err = _exec(self.conn(), command, 15)
+                if status == 0:
+                    self.__dict__["answered"] = True
+                    return
+                time.sleep(0.5)
+            raise TrialFailed(f"the server of {self.benchmark} in {self.env.name} did not answer "
+                              f"`{command}` within 30 s", _tail(out + err))
+
+    def trial_dir(self, trial: PlannedTrial) -> str:
+        """Return the trial directory on the client."""
+        return f"{self.worker.run.remote}/trials/{trial.id}"
+
+    def command(self, trial: PlannedTrial) -> str:
+        """Return the runner's command on the client, aimed at the server."""
+        params = {**trial.params}
+        params.setdefault(self.bench.target_param, self.target)
+        return native.runner_command(self.runners, trial.runner, self.trial_dir(trial), params,
+                                     trial.timeout, pgid_file=self.trial_dir(trial) + ".pgid")
+
+    def prepare(self, trial: PlannedTrial) -> str:
+        """Return the command that clears a stale attempt on the client."""
+        return native.prepare_command(self.trial_dir(trial), self.trial_dir(trial) + ".pgid")
+
+    def diagnose(self, failure: TrialFailed) -> TrialFailed:
+        """Let the environment say what happened to it."""
+        return self.env.diagnose(failure)
+
+
 _ENVS = {NativeEnv: _NativeEnv, StaticEnv: _StaticEnv, DockerEnv: _DockerEnv, VmEnv: _VmEnv}
 
 
@@ -586,6 +717,8 @@ class _Worker:
         self.envs: dict[str, _Env] = {}
         self.local = self.host.address in ("127.0.0.1", "localhost", "::1")
         self.previous: str | None = None
+        self.clients: dict[str, object] = {}  # load generators' hosts -> connection
+        self.proxies: dict[tuple[str, str], _ClientEnv] = {}
         self._cores: int | None = None
         self.position = 0
         self.error: BaseException | None = None
@@ -618,6 +751,38 @@ class _Worker:
             status, out, _ = _exec(self.conn(), "getconf _NPROCESSORS_ONLN || nproc", 60)
             self._cores = int(out.strip()) if status == 0 and out.strip().isdigit() else 0
         return self._cores or None
+
+    def client_conn(self, host_name: str):
+        """Return the connection to a load generator's host (this host's own when the same)."""
+        if host_name == self.host_name:
+            return self.conn()
+        conn = self.clients.get(host_name)
+        if conn is not None and _alive(conn):
+            return conn
+        h = self.run.campaign.hosts[host_name]
+        try:
+            conn = connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
+                           key_file=h.key_file, host_key_alias=h.host_key_alias,
+                           timeout=h.connect_timeout, keepalive=h.keepalive)
+        except HostKeyError:
+            raise
+        except SSHError as exc:
+            raise TrialFailed(f"lost the client host {host_name}: {exc}") from None
+        self.clients[host_name] = conn
+        return conn
+
+    def target(self, env: _Env, trial: PlannedTrial):
+        """Return what a trial runs in: the environment, or a client aimed at a server in it."""
+        bench = self.run.campaign.benchmarks[trial.benchmark]
+        if not bench.client:
+            return env
+        key = (env.name, trial.benchmark)
+        proxy = self.proxies.get(key)
+        if proxy is None:
+            proxy = self.proxies[key] = _ClientEnv(self, env, trial.benchmark, bench)
+        env.ensure_server(trial.benchmark, bench, bench.client == env.spec.host)
+        proxy.ready()
+        return proxy
 
     def env(self, name: str) -> _Env:
         """Return the run-time environment ``name`` (created on first use)."""
@@ -674,9 +839,10 @@ class _Worker:
             env = self.env(trial.environment)
             t_env = time.monotonic()
             env.ensure()
+            where = self.target(env, trial)
             setup = time.monotonic() - t_env
-            measured, info = self.execute(env, trial)
-            self.finish(env, trial, attempt, started_at, info)
+            measured, info = self.execute(where, trial)
+            self.finish(where, trial, attempt, started_at, info)
         except TrialFailed as exc:
             if env is not None and not isinstance(exc, EnvironmentDown):
                 try:
@@ -796,6 +962,8 @@ class _Worker:
             "runner": trial.runner, "params": trial.params, "cell": trial.cell,
             "round": trial.round, "position": self.position, "plan_position": trial.position,
             "warmup": trial.warmup, "previous": self.previous, "attempt": attempt,
+            "client": getattr(env, "bench", None) and env.bench.client,
+            "target": getattr(env, "target", None) if isinstance(env, _ClientEnv) else None,
             "status": "done", "started_at": started_at, "finished_at": _now(), **info,
         }
         (partial / "trial.json").write_text(json.dumps(record, indent=1, default=str))
@@ -810,10 +978,19 @@ class _Worker:
         """Stop every environment this worker started, then close the connection."""
         for env in self.envs.values():
             try:
+                if env.started:
+                    env.stop_servers()
                 if env.started or isinstance(env, _VmEnv):
                     env.stop()
                     self.run.manifest.event("environment-stopped", environment=env.name)
             except (TrialFailed, SSHError, OverheadError):
+                pass
+        for conn in self.clients.values():
+            try:
+                if _alive(conn):
+                    _exec(conn, f"rm -rf {self.run.remote}/trials", 60)
+                conn.close()
+            except Exception:  # noqa: BLE001 - best effort at the end
                 pass
         if self._conn is not None:
             try:

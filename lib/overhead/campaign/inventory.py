@@ -135,13 +135,34 @@ Environment = Annotated[NativeEnv | StaticEnv | DockerEnv | VmEnv, Field(discrim
 
 
 class Benchmark(_Model):
-    """A runner and its parameters; a list value is a grid axis (the cross product is run)."""
+    """A runner and its parameters; a list value is a grid axis (the cross product is run).
+
+    A load generator sets ``client``: the runner then runs natively on that host and targets a
+    server inside the environment. ``server`` is the command that starts it there (once per
+    environment, stopped when the campaign ends; ``{listen}`` becomes the address it should
+    listen on), ``ready`` a command on the client that succeeds once the server answers
+    (``{host}`` becomes the server's address), ``ports`` the server's TCP ports (published by
+    Docker with NAT, forwarded by QEMU), and ``target_param`` the runner parameter that
+    receives the server's address (``host`` for netperf, nuttcp, redis-benchmark).
+    """
 
     runner: str
     params: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
     timeout: float | None = Field(None, gt=0)
     #: Limit to these environments (default: every environment).
     environments: tuple[str, ...] | None = None
+    client: str | None = None
+    server: str | None = None
+    ready: str | None = None
+    ports: tuple[int, ...] = ()
+    target_param: str = "host"
+
+    @model_validator(mode="after")
+    def _client_server(self) -> Benchmark:
+        """Check that a server or ready command has a client host to run the load generator on."""
+        if (self.server or self.ready) and not self.client:
+            raise ValueError("server and ready need a client host (the load generator's)")
+        return self
 
     @field_validator("params")
     @classmethod
@@ -210,7 +231,18 @@ class Campaign(_Model):
             for env in bench.environments or ():
                 if env not in self.environments:
                     raise ValueError(f"benchmark {name!r}: unknown environment {env!r}")
+            if bench.client and bench.client not in self.hosts:
+                raise ValueError(f"benchmark {name!r}: unknown client host {bench.client!r}")
         return self
+
+    def server_ports(self, environment: str) -> tuple[int, ...]:
+        """Return the ports to publish or forward for an environment (its own and its servers')."""
+        env = self.environments[environment]
+        ports = list(getattr(env, "ports", ()))
+        for name, bench in self.benchmarks.items():
+            if bench.client and environment in self.environments_of(name):
+                ports += [p for p in bench.ports if p not in ports]
+        return tuple(ports)
 
     def environments_of(self, benchmark: str) -> list[str]:
         """Return the environments a benchmark runs in, in file order."""
@@ -322,6 +354,11 @@ def _check_references(path: Path, node: yaml.Node, data: dict) -> None:
                              f"{env['host']!r} (hosts: {', '.join(hosts) or 'none'})")
     benches = data.get("benchmarks") or {}
     for name, bench in benches.items() if isinstance(benches, dict) else ():
+        client = bench.get("client") if isinstance(bench, dict) else None
+        if client is not None and client not in hosts:
+            line = _node_at(node, ("benchmarks", name, "client")).start_mark.line + 1
+            raise InputError(f"{path}:{line}: benchmarks.{name}.client: unknown host {client!r} "
+                             f"(hosts: {', '.join(hosts) or 'none'})")
         for env in (bench or {}).get("environments") or () if isinstance(bench, dict) else ():
             if env not in envs:
                 line = _node_at(node, ("benchmarks", name, "environments")).start_mark.line + 1

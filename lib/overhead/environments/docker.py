@@ -106,7 +106,7 @@ def prepare_command(name: str, trial_id: str, trials_dir: str) -> str:
     host, where the trials folder is mounted from.
     """
     kill = (f"p={TRIALS_MOUNT}/{trial_id}.pgid; "
-            "if [ -s $p ]; then kill -KILL -- -$(cat $p) 2>/dev/null; fi; true")
+            "if [ -s $p ]; then kill -KILL -$(cat $p) 2>/dev/null; fi; true")
     q = shlex.quote(f"{trials_dir}/{trial_id}")
     return (f"docker exec {shlex.quote(name)} sh -c {shlex.quote(kill)} >/dev/null 2>&1; "
             f"rm -rf {q} {q}.partial.* {q}.pgid")

@@ -65,7 +65,7 @@ def prepare_command(outdir: str, pgid_file: str) -> str:
     directory's parent must exist (the environment creates it when it starts).
     """
     q, p = shlex.quote(outdir), shlex.quote(pgid_file)
-    return (f"if [ -s {p} ]; then kill -KILL -- -$(cat {p}) 2>/dev/null; fi; "
+    return (f"if [ -s {p} ]; then kill -KILL -$(cat {p}) 2>/dev/null; fi; "
             f"rm -rf {q} {q}.partial.* {p}")
 
 
