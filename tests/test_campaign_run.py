@@ -136,22 +136,22 @@ def test_stopping_rule_runs_rounds_until_precise_or_capped(sshd, tmp_path):
     path = campaign_file(
         tmp_path, "stopping", f"local: {sshd.host_yaml()}",
         "native: {kind: native, host: local}",
-        "cpu: {runner: sysbench, params: {test: cpu, threads: 1, time: 1}}\n"
+        "cpu: {runner: sysbench, params: {test: cpu, threads: 1, time: 0, events: 2000}}\n"
         "io: {runner: fio, params: {rw: randread, bs: 4k, size: 2m, runtime: 1}}",
-        "stopping: {metric: event_rate, target: 0.10, min_rounds: 2, max_rounds: 5}\n")
+        "stopping: {metric: events, target: 0.10, min_rounds: 2, max_rounds: 4}\n")
     c = inventory.load(path)
     result = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
     assert result.failed == 0
     saved = json.loads((tmp_path / "raw" / "stopping" / "plan.json").read_text())
     cells = {v["benchmark"]: k for k, v in saved["cells"].items()}
-    # sysbench's events per second vary by a few percent: the 95% interval is within 10% of
-    # the mean after 3 or 4 rounds (t with 1 degree of freedom is 12.7: never after 2)
-    assert saved["stops"][cells["cpu"]].startswith("target 10% met: half-width")
-    # fio reports no event_rate: its interval is unknown, so it runs to the cap
-    assert saved["stops"][cells["io"]].startswith("cap of 5 rounds reached: half-width unknown")
+    # sysbench with a fixed event count reports exactly 2000 events each time: the interval is
+    # within 10% after the minimum two rounds (a rule check, not a claim about precision)
+    assert saved["stops"][cells["cpu"]].startswith("target 10% met: half-width 0.00%")
+    # fio reports no `events`: its interval is unknown, so it runs to the cap
+    assert saved["stops"][cells["io"]].startswith("cap of 4 rounds reached: half-width unknown")
     rounds = Counter(t["benchmark"] for t in saved["trials"])
-    assert rounds["io"] == 5 and 3 <= rounds["cpu"] < 5
-    assert result.done == rounds["io"] + rounds["cpu"] == len(saved["trials"])
+    assert rounds == {"cpu": 2, "io": 4}
+    assert result.done == 6 == len(saved["trials"])
 
 
 def test_prepare_kills_a_stale_attempt_and_clears_its_files(tmp_path):
