@@ -213,7 +213,8 @@ benchmarks:
     assert result.failures == {} and result.done == 6
     records = manifest.read_records(raw / "clients" / "manifest.jsonl")
     started = {r["environment"]: r["command"] for r in records if r.get("event") == "server-started"}
-    assert "--bind 127.0.0.1" in started["native"]  # loopback when the client is on the host
+    # one loopback address per environment of the host, so all use port 16379 at once
+    assert "--bind 127.0.0.1" in started["native"]
     assert "--bind 0.0.0.0" in started["docker-nat"] and "--bind 0.0.0.0" in started["vm"]
     ingest_campaign(raw / "clients", tmp_path / "tidy")
     rows = tidy_load(tmp_path / "tidy")
@@ -223,7 +224,12 @@ benchmarks:
         "native": 2, "docker": 2, "vm": 2}
     info = json.loads(next((raw / "clients" / "docker-nat" / "redis").glob("*/trial.json"))
                       .read_text())
-    assert info["client"] == "local" and info["target"] == "127.0.0.1"
-    # the servers were stopped with their environments
-    assert subprocess.run(["pgrep", "-f", "redis-server 127.0.0.1:16379"],
-                          capture_output=True).returncode == 1
+    assert info["client"] == "local" and info["target"] == "127.0.0.2"  # published there
+    # the servers were stopped with their environments (SIGTERM: redis exits within moments)
+    deadline = time.monotonic() + 10
+    while subprocess.run(["pgrep", "-f", "redis-server 127.0.0.1:16379"],
+                         capture_output=True).returncode == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = subprocess.run(["ps", "-o", "pid,stat,args", "-C", "redis-server"], capture_output=True,
+                          text=True).stdout.splitlines()[1:]
+    assert [p for p in left if "16379" in p and " Z" not in p] == []

@@ -323,13 +323,32 @@ class _Env:
         return failure
 
     # --- servers that load generators on a client host target ---
+    @property
+    def loopback(self) -> str:
+        """Return this environment's own loopback address on its host: 127.0.0.<k>.
+
+        Servers of several environments on one host use the same port numbers, so each
+        environment listens on (or publishes, or forwards from) an address of its own; k counts
+        the host's environments in the campaign file's order.
+        """
+        c = self.run.campaign
+        mine = [n for n, e in c.environments.items() if e.host == self.spec.host]
+        return f"127.0.0.{mine.index(self.name) + 1}"
+
+    def address(self, client_is_here: bool) -> str:
+        """Return the server's address as the client reaches it."""
+        if client_is_here:
+            return self.loopback
+        return self.run.campaign.hosts[self.spec.host].address
+
     def listen(self, client_is_here: bool) -> str:
-        """Return the address a server here listens on: loopback when the client is local."""
-        return "127.0.0.1" if client_is_here else "0.0.0.0"  # noqa: S104 - reached from outside
+        """Return the address a server here listens on: its loopback when the client is local."""
+        return self.loopback if client_is_here else "0.0.0.0"  # noqa: S104 - reached from outside
 
     def server_files(self, benchmark: str) -> tuple[str, str]:
         """Return the server's pid file and log on the endpoint."""
-        base = f"{self.run.remote}/trials/server-{benchmark}"
+        # named by environment too: a container writes into the same (bind-mounted) folder
+        base = f"{self.run.remote}/trials/server-{self.name}-{benchmark}"
         return f"{base}.pid", f"{base}.log"
 
     def server_command(self, benchmark: str, command: str) -> str:
@@ -404,7 +423,8 @@ class _DockerEnv(_Env):
         status, out, err = _exec(conn, docker.start_command(
             self.container, image=s.image, net=s.net, storage=s.storage, runtime=s.runtime,
             runners_dir=self.runners, trials_dir=trials,
-            ports=self.run.campaign.server_ports(self.name), cpus=s.cpus), 180)
+            ports=self.run.campaign.server_ports(self.name), cpus=s.cpus,
+            publish_address=self.loopback), 180)
         if status != 0:
             raise TrialFailed(f"docker run failed (exit {status})", _tail(out + err))
         self.facts = self.endpoint_facts_in_container(conn)
@@ -450,14 +470,14 @@ class _DockerEnv(_Env):
 
     def server_command(self, benchmark, command):
         """Return ``docker exec -d`` of the server, its pid written into the trials mount."""
-        pidf = f"{docker.TRIALS_MOUNT}/server-{benchmark}.pid"
-        log = f"{docker.TRIALS_MOUNT}/server-{benchmark}.log"
+        pidf = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
+        log = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.log"
         script = f"echo $$ > {pidf}; exec {command} > {log} 2>&1"
         return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
 
     def server_stop_command(self, benchmark):
         """Return the command stopping the server inside the container."""
-        pidf = f"{docker.TRIALS_MOUNT}/server-{benchmark}.pid"
+        pidf = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
         kill = f"if [ -s {pidf} ]; then kill -TERM $(cat {pidf}); fi; rm -f {pidf}"
         return f"docker exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
 
@@ -519,7 +539,7 @@ class _VmEnv(_Env):
         spec = self._spec()
         status, out, err = _exec(conn, qemu.boot_command(
             spec, image, self.state, s.ssh_port, self.accel,
-            ports=self.run.campaign.server_ports(self.name)), 120)
+            ports=self.run.campaign.server_ports(self.name), forward_address=self.loopback), 120)
         if status != 0:
             raise TrialFailed(f"QEMU did not start (exit {status})", _tail(out + err))
         booted = qemu.parse_boot(out)
@@ -646,9 +666,8 @@ class _ClientEnv:
         """Bind the environment, the benchmark and its client host."""
         self.worker, self.env, self.benchmark, self.bench = worker, env, benchmark, bench
         self.runners: str | None = None
-        host = worker.run.campaign.hosts[env.spec.host]
-        #: the server's address as the client reaches it: the environment's host
-        self.target = host.address
+        #: the server's address as the client reaches it
+        self.target = env.address(bench.client == env.spec.host)
 
     def __getattr__(self, name):
         """Take the labels (name, spec, tidy_environment, variant) from the environment."""

@@ -35,7 +35,7 @@ def variant(net: str, storage: str, runtime: str) -> str:
 
 def start_command(name: str, *, image: str, net: str, storage: str, runtime: str,
                   runners_dir: str, trials_dir: str, ports: Sequence[int] = (),
-                  cpus: float | None = None) -> str:
+                  cpus: float | None = None, publish_address: str = "127.0.0.1") -> str:
     """Return the command that (re)creates and starts the environment's container.
 
     Parameters
@@ -57,6 +57,9 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
         TCP ports published with NAT (load generators outside reach servers inside).
     cpus : float, optional
         ``--cpus`` limit.
+    publish_address : str
+        The host address the ports are published on (a loopback address of the container's
+        own, so that servers of other environments on the host can use the same ports).
 
     Returns
     -------
@@ -70,7 +73,7 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
         words += ["-v", f"{name}:/var/tmp"]
     if net == "nat":
         for port in ports:
-            words += ["-p", f"127.0.0.1:{port}:{port}"]
+            words += ["-p", f"{publish_address}:{port}:{port}"]
     if cpus:
         words += ["--cpus", str(cpus)]
     # PID 1 is a shell that exits on TERM (a bare sleep would ignore it and make `docker stop`

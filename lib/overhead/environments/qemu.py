@@ -119,7 +119,7 @@ def _accel_word(accel: str) -> str:
 
 
 def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, accel: str,
-                 ports: Sequence[int] = ()) -> str:
+                 ports: Sequence[int] = (), forward_address: str = "127.0.0.1") -> str:
     """Return the command that boots the guest in the background.
 
     It resolves ``image_dir`` (``current`` may be a symlink that moves later), creates
@@ -143,6 +143,9 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     ports : sequence of int
         More host ports forwarded to the same guest ports (servers that load generators on
         the host reach).
+    forward_address : str
+        The host address those ports are forwarded from (a loopback address of the VM's own,
+        so that servers of other environments on the host can use the same port numbers).
 
     Returns
     -------
@@ -151,7 +154,7 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     """
     accel = _accel_word(accel)
     state = _q(state_dir)
-    fwd = "".join(f",hostfwd=tcp:127.0.0.1:{int(p)}-:{int(p)}" for p in ports)
+    fwd = "".join(f",hostfwd=tcp:{forward_address}:{int(p)}-:{int(p)}" for p in ports)
     words = [QEMU, "-name", f"{spec.name},debug-threads=on", "-nodefaults", "-no-reboot",
              "-accel", accel, "-m", str(spec.memory_mb)]
     if spec.tuning == "tuned":
