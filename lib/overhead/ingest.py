@@ -456,9 +456,6 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
     concatenated into one Arrow table and returned with the provenance rows, drop counts and
     seconds spent per phase. A ParseError propagates with the file and line.
     """
-    import numpy as np
-    import pandas as pd
-
     from overhead import parsers, schema
 
     ruleset = _ACTIVE[key]  # rules hold lambdas, which do not pickle: inherited through fork
@@ -488,22 +485,8 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
     if not frames:
         return None, prov, dropped, spent
     t1 = time.perf_counter()
-    # Files of one tool and kind have the same columns: concatenate those groups in pandas
-    # (no reindexing), validate and convert each group once, and let Arrow unify the groups'
-    # parameter columns (a missing column is free there). Per file, validate/to_arrow would cost
-    # more than parsing a small sysbench file; one pandas concat over all files spent most of its
-    # time filling the columns each file lacks.
-    groups: dict[tuple, list[int]] = {}
-    for i, f in enumerate(frames):
-        groups.setdefault(tuple(zip(f.columns, map(str, f.dtypes), strict=True)), []).append(i)
-    order = [i for members in groups.values() for i in members]
-    tables = [schema.to_arrow(schema.validate(pd.concat([frames[i] for i in members], ignore_index=True)))
-              for members in groups.values()]
-    table = schema.concat_arrow(tables)
-    # back to the files' order (rows in tree order, as one concat over all files gave them)
-    starts = np.cumsum([0] + [len(frames[i]) for i in order])
-    where = dict(zip(order, starts[:-1], strict=True))
-    table = table.take(np.concatenate([np.arange(where[i], where[i] + len(f)) for i, f in enumerate(frames)]))
+    # files of one tool and kind share columns: one check and conversion per group
+    table = schema.frames_to_arrow(frames, schema.validate)
     table = _with_context(table, items, ruleset.campaign)
     spent["combine rows"] = time.perf_counter() - t1
     return table, prov, dropped, spent

@@ -607,27 +607,17 @@ _CONTEXT = {"campaign": ("campaign", "string"), "run_id": ("run_id", "string"),
 def _measurement_table(frames: list, records: list[dict]):
     """Combine trials' tidy rows into one Arrow table with the campaign's context columns.
 
-    Frames with the same columns are concatenated and conformed together (once per group),
-    Arrow unifies the groups' parameter columns, rows go back to the trials' order, and each
-    context column is built from one value per trial repeated by code.
+    The rows are combined by :func:`overhead.schema.frames_to_arrow` (conformed once per group
+    of same-column frames); each context column is built from one value per trial repeated by
+    code.
     """
     import numpy as np
-    import pandas as pd
     import pyarrow as pa
 
     from overhead import schema
 
-    groups: dict[tuple, list[int]] = {}
-    for i, f in enumerate(frames):
-        groups.setdefault(tuple(zip(f.columns, map(str, f.dtypes), strict=True)), []).append(i)
-    order = [i for members in groups.values() for i in members]
-    tables = [schema.to_arrow(schema.conform(pd.concat([frames[i] for i in members], ignore_index=True)))
-              for members in groups.values()]
-    table = schema.concat_arrow(tables)
+    table = schema.frames_to_arrow(frames, schema.conform)
     counts = np.array([len(f) for f in frames], dtype=np.int64)
-    starts = np.cumsum(np.concatenate([[0], counts[order]]))
-    where = dict(zip(order, starts[:-1], strict=True))
-    table = table.take(np.concatenate([np.arange(where[i], where[i] + counts[i]) for i in range(len(frames))]))
     codes = pa.array(np.repeat(np.arange(len(frames), dtype=np.int32), counts))
     for column, (name, kind) in _CONTEXT.items():
         values = pa.array([r.get(name) for r in records], {"string": pa.string(), "int64": pa.int64(),
