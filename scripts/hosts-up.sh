@@ -9,6 +9,8 @@
 #   ssh/guest_host_ed25519_key(.pub)          the guest's fixed host key
 #   sshd/                   config, host key, pid, log        dockerd/  pid, log (if started)
 #   image/<hash>/           rootfs/ disk.raw vmlinuz initrd.img;  image/current -> <hash>
+#   secrets/mysql.cnf       the MySQL benchmark's password (sysbench option file, 0600),
+#                           random, made once; campaigns copy it where it is used ({file:mysql})
 #   local.env               shell-sourceable facts for campaigns and tests
 # A second run with an unchanged recipe rebuilds nothing and takes seconds.
 # scripts/hosts-down.sh stops what this started and keeps the images.
@@ -75,10 +77,13 @@ elif alive "$dpid" dockerd; then
 else
   # In a private mount namespace without the cgroup2 mount at /sys/fs/cgroup/unified: on this
   # hybrid cgroup layout crun fails to create containers while it is there.
+  # --userland-proxy=false: a published port is reached through iptables NAT (the paper's
+  # "Docker NAT" path), not through docker-proxy copying in user space; and no host socket
+  # holds the port, so a native server that binds every address (nuttcp) can use it too.
   rm -f "$dpid"
   # shellcheck disable=SC2016
   setsid -f unshare -m --propagation private sh -c \
-    'echo $$ > "$1"; umount /sys/fs/cgroup/unified 2>/dev/null; exec dockerd --add-runtime crun=/usr/bin/crun' \
+    'echo $$ > "$1"; umount /sys/fs/cgroup/unified 2>/dev/null; exec dockerd --add-runtime crun=/usr/bin/crun --userland-proxy=false' \
     sh "$dpid" >> "$H/dockerd/dockerd.log" 2>&1 < /dev/null 9>&-   # not the lock
   docker_started=yes
   say "dockerd: starting (log $H/dockerd/dockerd.log)"
@@ -189,6 +194,14 @@ else
   say "docker image: imported $tag:$hash in $(since "$t_import")"
 fi
 docker tag "$tag:$hash" "$tag:latest"
+
+# --- secrets: the MySQL benchmark user's password, random, never in the repository ----------
+if [ ! -s "$H/secrets/mysql.cnf" ]; then
+  (umask 077 && mkdir -p "$H/secrets" \
+    && printf 'mysql-password=%s\n' "$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')" \
+       > "$H/secrets/mysql.cnf.new" && mv "$H/secrets/mysql.cnf.new" "$H/secrets/mysql.cnf")
+  say "secrets: made $H/secrets/mysql.cnf"
+fi
 
 # --- facts for campaigns and tests -----------------------------------------------------------
 rt=$(printf '%s' "$runtimes" | tr -d '{}' | tr ',' '\n' | sed -n 's/^"\([^"]*\)":.*/\1/p' | tr '\n' ',' | sed 's/,$//')

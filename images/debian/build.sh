@@ -67,7 +67,7 @@ DHCP=ipv4
 EOF
 # Masked: the benchmarks start their own servers; timers would disturb measurements; nothing
 # waits for "network online" (it can hold the boot for two minutes).
-for unit in redis-server.service netperf.service systemd-networkd-wait-online.service \
+for unit in redis-server.service netperf.service mariadb.service sysstat.service systemd-networkd-wait-online.service \
             apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer; do
   ln -sf /dev/null "$tree/etc/systemd/system/$unit"
 done
@@ -109,6 +109,6 @@ echo "$kver" > "$out/kernel-version"
 
 # The disk: tree size + 30% + 256 MB of room for the benchmarks' scratch files
 size=$(du -sm "$tree" | cut -f1)
-size=$((size + size * 3 / 10 + 256))
+size=$((size + size * 3 / 10 + 1280))  # room for fio's files and MariaDB's tables
 echo "build.sh: disk.raw (ext4, ${size} MB)"
 mke2fs -q -t ext4 -L overhead-root -d "$tree" "$out/disk.raw" "${size}M"
