@@ -42,8 +42,13 @@ NOTE_FIELDS = ("runner", "virtualization", "machine", "nproc", "mem_total_bytes"
 
 
 def available() -> list[str]:
-    """List the names of the runners in RUNNERS_DIR (``fio`` for ``runners/fio.sh``), sorted."""
-    return sorted(p.stem for p in RUNNERS_DIR.glob("*.sh") if p.name != "common.sh")
+    """List the names of the runners in RUNNERS_DIR (``fio`` for ``runners/fio.sh``), sorted.
+
+    ``common.sh`` (sourced by every runner) and the ``server-*.sh`` scripts (servers the
+    campaign engine starts inside an environment, such as MariaDB) are not runners.
+    """
+    return sorted(p.stem for p in RUNNERS_DIR.glob("*.sh")
+                  if p.name != "common.sh" and not p.name.startswith("server-"))
 
 
 def script(name: str) -> Path:
@@ -65,7 +70,7 @@ def script(name: str) -> Path:
         When there is no such runner; the message names the known runners.
     """
     path = RUNNERS_DIR / f"{name}.sh"
-    if name == "common" or not path.is_file():
+    if name not in available():
         raise KeyError(f"unknown runner {name!r}; known runners: {', '.join(available())}")
     return path
 
@@ -137,6 +142,39 @@ def version_number(text: str) -> str:
     """
     found = re.search(r"\d+(?:\.\d+)+", text)
     return found.group(0) if found else text
+
+
+def sidecars(path: str | Path, meta: dict[str, str]) -> dict[str, str]:
+    """Return a trial's sidecar files: file name -> parser.
+
+    A sidecar is a second tool's report beside ``output`` whose rows join the trial's (perf
+    stat around nuttcp, mpstat sampling the server during a MySQL run). A runner names its
+    own in meta (``sidecar=perf:perf_stat``, comma-separated); the campaign engine names the
+    ones it adds in the trial's ``trial.json`` (``"sidecars": {"monitor": "mpstat"}``).
+
+    Raises
+    ------
+    ParseError
+        For a meta ``sidecar`` entry that is not ``file:parser`` or names a path.
+    """
+    import json
+
+    path = Path(path)
+    found: dict[str, str] = {}
+    for entry in filter(None, meta.get("sidecar", "").split(",")):
+        name, sep, parser = entry.partition(":")
+        if not sep or not name or not parser or "/" in name or name in ("meta", "output"):
+            line = list(meta).index("sidecar") + 1
+            raise ParseError(str(path / "meta"), line, f"sidecar {entry!r} is not file:parser")
+        found[name] = parser
+    record = path / "trial.json"
+    if record.exists():
+        try:
+            extra = json.loads(record.read_text()).get("sidecars") or {}
+        except (json.JSONDecodeError, AttributeError):
+            raise ParseError(str(record), 1, "not a JSON object") from None
+        found.update({str(k): str(v) for k, v in extra.items()})
+    return found
 
 
 def _param_value(text: str):
@@ -230,13 +268,23 @@ def read_trial(path: str | Path) -> Trial:
         raise ParseError(str(path / "output"), 1, f"{meta['parser']} found no measurements")
     import pandas as pd
 
-    for key, value in meta.items():
-        if key.startswith("p_") and (key not in df.columns or df[key].isna().all()):
-            df[key] = _param_value(value)
     if df["tool_version"].isna().any():
         df["tool_version"] = df["tool_version"].fillna(version_number(meta["tool_version"]))
     if df["started_at"].isna().any():
         df["started_at"] = df["started_at"].fillna(pd.Timestamp(meta["started_at"]))
+    # a sidecar's rows keep their own tool's version (not the runner's tool's), and carry the
+    # run's parameters (p_threads of the MySQL run the server's mpstat sampled) and p_sidecar
+    frames = [df]
+    for name, parser in sidecars(path, meta).items():
+        side = parsers.parse_file(parser, path / name)
+        if side.empty:
+            raise ParseError(str(path / name), 1, f"{parser} found no measurements")
+        frames.append(side.assign(p_sidecar=name))
+    if len(frames) > 1:
+        df = pd.concat(frames, ignore_index=True)
+    for key, value in meta.items():
+        if key.startswith("p_") and (key not in df.columns or df[key].isna().all()):
+            df[key] = _param_value(value)
     validate(df)
     trial.measurements = df
     return trial
