@@ -108,7 +108,8 @@ def test_tuned_boot_sets_cpu_model_and_topology(fake_qemu, accel, cpu):
     assert _after(argv, "-smp") == ["3,sockets=1,cores=3,threads=1"]
     assert _after(argv, "-netdev") == [
         "user,id=n0,hostfwd=tcp:127.0.0.1:10022-:22,hostfwd=tcp:127.0.0.1:6379-:6379,"
-        "hostfwd=tcp:127.0.0.1:12865-:12865"]
+        "hostfwd=udp:127.0.0.1:6379-:6379,hostfwd=tcp:127.0.0.1:12865-:12865,"
+        "hostfwd=udp:127.0.0.1:12865-:12865"]
 
 
 def test_hugepages_only_when_asked_and_available(fake_qemu):

@@ -206,13 +206,17 @@ def reproduce_cmd(
 _RAW_OPT = typer.Option("--raw", help="Folder of raw campaign trees (default data/raw).")
 
 
-def _campaign(path: Path):
-    """Load a campaign file (errors name file, line and field)."""
+_SET_OPT = typer.Option("--set", help="Override a campaign field: trials=5, profile=paper, "
+                                       "hosts.local.address=10.0.0.2 (repeatable).")
+
+
+def _campaign(path: Path, sets: list[str] | None = None):
+    """Load a campaign file with ``--set`` overrides (errors name file, line and field)."""
     from overhead.campaign import inventory
 
     if not path.is_file():
         raise InputError(f"{path}: no such campaign file")
-    return inventory.load(path)
+    return inventory.load(path, inventory.overrides_from_sets(sets or []))
 
 
 def _params(params: dict) -> str:
@@ -224,11 +228,12 @@ def _params(params: dict) -> str:
 def plan_cmd(
     campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    sets: Annotated[list[str] | None, _SET_OPT] = None,
 ) -> None:
     """Print a campaign's plan: every trial in the order it runs (randomized interleaved rounds)."""
     from overhead.campaign.plan import make_plan
 
-    campaign = _campaign(campaign_file)
+    campaign = _campaign(campaign_file, sets)
     plan = make_plan(campaign)
     if fmt == "json":
         typer.echo(json.dumps(plan.to_json(), indent=1, default=str))
@@ -258,11 +263,12 @@ def run_cmd(
     raw: Annotated[Path | None, _RAW_OPT] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     ingest: Annotated[bool, typer.Option(help="Ingest into data/tidy/<campaign> at the end.")] = True,
+    sets: Annotated[list[str] | None, _SET_OPT] = None,
 ) -> None:
     """Start or resume a campaign: run every planned trial not yet done, then ingest it."""
     from overhead.campaign.execute import run_campaign
 
-    campaign = _campaign(campaign_file)
+    campaign = _campaign(campaign_file, sets)
     result = run_campaign(campaign, raw_root=raw, retries=retries, progress=progress)
     typer.echo(f"{campaign.name}: {result.done} trials run now, {result.skipped_done} done "
                f"before, {len(result.failures)} failed, of {result.planned} planned; "
@@ -296,9 +302,24 @@ def _ingest_campaign(campaign, raw: Path | None):
 def ingest_cmd(
     campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
     raw: Annotated[Path | None, _RAW_OPT] = None,
+    sets: Annotated[list[str] | None, _SET_OPT] = None,
 ) -> None:
     """Ingest a campaign's raw tree into data/tidy/<campaign> (only new trials are read)."""
-    _ingest_campaign(_campaign(campaign_file), raw)
+    _ingest_campaign(_campaign(campaign_file, sets), raw)
+
+
+@app.command("check")
+def check_cmd(
+    campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
+    sets: Annotated[list[str] | None, _SET_OPT] = None,
+) -> None:
+    """Check a campaign without running it: files, runners and their parameters, the plan."""
+    from overhead.campaign.check import check
+
+    result = check(_campaign(campaign_file, sets))
+    typer.echo(result.text())
+    if not result.ok:
+        raise typer.Exit(EXIT_USER)
 
 
 @app.command("status")
@@ -307,11 +328,12 @@ def status_cmd(
     raw: Annotated[Path | None, _RAW_OPT] = None,
     analysis: Annotated[bool, typer.Option(
         "--analysis", help="Also test for order effects and report noise flags.")] = False,
+    sets: Annotated[list[str] | None, _SET_OPT] = None,
 ) -> None:
     """Print how far a campaign is: trials done, failed, running and left."""
     from overhead.campaign.status import status
 
-    campaign = _campaign(campaign_file)
+    campaign = _campaign(campaign_file, sets)
     typer.echo(status(campaign, raw).text())
     if analysis:
         from overhead.campaign.analysis import report

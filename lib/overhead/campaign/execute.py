@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -54,6 +55,38 @@ RESERVED = ("facts", "failed")
 #: should always fire first; the watchdog catches a host that stopped answering).
 WATCHDOG_SLACK = 30.0
 _SEP = "@@overhead@@"
+#: ``{file:NAME}`` in a server, ready or monitor command or a parameter value.
+_FILE_REF = re.compile(r"\{file:([^}]*)\}")
+#: ``{port:N}``: port N moved by the environment's offset (Benchmark.offset_ports).
+_PORT_REF = re.compile(r"\{port:(\d+)\}")
+
+
+def _wait_gone(pid: str, tenths: int = 50) -> str:
+    """Return shell code waiting (bounded) until process ``pid`` has exited.
+
+    ``kill -0`` also answers for a zombie (this machine's PID 1 reaps late), so the process
+    state is read from /proc.
+    """
+    return (f"i=0; while [ $i -lt {tenths} ] && s=$(sed 's/.*) //' /proc/{pid}/stat 2>/dev/null "
+            f"| cut -c1) && [ -n \"$s\" ] && [ \"$s\" != Z ]; do sleep 0.1; i=$((i+1)); done")
+
+
+def _put_files(conn, folder: str, files: dict[str, Path]) -> None:
+    """Copy campaign files (secrets) into ``folder`` on an endpoint: folder 0700, files 0600."""
+    status, out, err = _exec(conn, f"mkdir -p {folder} && chmod 700 {folder}", 60)
+    if status != 0:
+        raise TrialFailed(f"cannot create {folder} ({_tail(out + err, 200)})")
+    sftp = conn.sftp()
+    for name, local in files.items():
+        try:
+            data = Path(local).read_bytes()
+        except OSError as exc:
+            raise OverheadError(f"campaign file {name}: {local}: cannot read "
+                                f"({exc.strerror or exc})") from None
+        remote = f"{folder}/{name}"
+        with sftp.open(remote, "w") as fh:
+            fh.chmod(0o600)
+            fh.write(data)
 
 
 def _now() -> str:
@@ -311,7 +344,7 @@ class _Env:
     def command(self, trial: PlannedTrial) -> str:
         """Return the command line that runs the trial's runner on the endpoint."""
         return native.runner_command(self.runners, trial.runner, self.trial_dir(trial),
-                                     trial.params, trial.timeout,
+                                     self.params_of(trial), trial.timeout,
                                      pgid_file=self.trial_dir(trial) + ".pgid")
 
     def prepare(self, trial: PlannedTrial) -> str:
@@ -322,6 +355,45 @@ class _Env:
         """Refine a failure's cause with what happened to the environment (container gone...)."""
         return failure
 
+    # --- {runners} and {file:NAME} where commands run ---
+    def files_dirs(self) -> tuple[str, str]:
+        """Return where campaign files are copied (on conn()) and where commands see them."""
+        folder = f"{self.run.remote}/trials/.files"
+        return folder, folder
+
+    def runners_seen(self) -> str:
+        """Return the runners folder as commands here see it."""
+        return self.runners or ""
+
+    def expand(self, text: str, benchmark: str | None = None) -> str:
+        """Replace ``{runners}``, ``{file:NAME}`` (copied here first, once) and ``{port:N}``.
+
+        ``{port:N}`` moves by ``benchmark``'s port offset in this environment.
+        """
+        names = sorted(set(_FILE_REF.findall(text)))
+        copy_to, seen = self.files_dirs()
+        if names:
+            copied = self.__dict__.setdefault("copied", set())
+            todo = [n for n in names if n not in copied]
+            if todo:
+                _put_files(self.conn(), copy_to, {n: self.run.campaign.files[n] for n in todo})
+                copied.update(todo)
+        text = text.replace("{runners}", self.runners_seen())
+        if benchmark is not None:
+            off = self.run.campaign.port_offset(self.name, benchmark)
+            text = _PORT_REF.sub(lambda m: str(int(m.group(1)) + off), text)
+        return _FILE_REF.sub(lambda m: f"{seen}/{m.group(1)}", text)
+
+    def params_of(self, trial: PlannedTrial) -> dict:
+        """Return the trial's parameters with placeholders expanded for this endpoint."""
+        return {k: self.expand(v, trial.benchmark) if isinstance(v, str) else v
+                for k, v in trial.params.items()}
+
+    def forget_started(self) -> None:
+        """Forget the servers started and files copied (the environment was restarted)."""
+        self.__dict__["servers"] = set()
+        self.__dict__["copied"] = set()
+
     # --- servers that load generators on a client host target ---
     @property
     def loopback(self) -> str:
@@ -331,9 +403,7 @@ class _Env:
         environment listens on (or publishes, or forwards from) an address of its own; k counts
         the host's environments in the campaign file's order.
         """
-        c = self.run.campaign
-        mine = [n for n, e in c.environments.items() if e.host == self.spec.host]
-        return f"127.0.0.{mine.index(self.name) + 1}"
+        return f"127.0.0.{self.run.campaign.host_index(self.name) + 1}"
 
     def address(self, client_is_here: bool) -> str:
         """Return the server's address as the client reaches it."""
@@ -357,17 +427,18 @@ class _Env:
         script = f"echo $$ > {pidf}; exec {command}"
         return f"setsid sh -c {shlex.quote(script)} > {log} 2>&1 < /dev/null &"
 
-    def server_stop_command(self, benchmark: str) -> str:
-        """Return the command that stops a server started by :meth:`server_command`."""
+    def server_stop_command(self, benchmark: str, sig: str = "TERM") -> str:
+        """Return the command that stops a server started by :meth:`server_command` (waits)."""
         pidf, _ = self.server_files(benchmark)
-        return f"if [ -s {pidf} ]; then kill -TERM -$(cat {pidf}) 2>/dev/null; fi; rm -f {pidf}"
+        return (f"if [ -s {pidf} ]; then p=$(cat {pidf}); kill -{sig} -$p 2>/dev/null; "
+                f"{_wait_gone('$p')}; fi; rm -f {pidf}")
 
     def ensure_server(self, name: str, bench, client_is_here: bool) -> None:
         """Start the benchmark's server here once (its ``server`` command), or fail the trial."""
         servers = self.__dict__.setdefault("servers", set())
         if name in servers or not bench.server:
             return
-        command = bench.server.replace("{listen}", self.listen(client_is_here))
+        command = self.expand(bench.server.replace("{listen}", self.listen(client_is_here)), name)
         status, out, err = _exec(self.conn(), self.server_command(name, command), 60)
         if status != 0:
             raise TrialFailed(f"server of {name} did not start in {self.name} (exit {status})",
@@ -384,6 +455,25 @@ class _Env:
             except (TrialFailed, OverheadError):
                 pass
         self.__dict__["servers"] = set()
+
+    def start_monitor(self, benchmark: str, command: str) -> None:
+        """Start a benchmark's monitor (``mpstat 1``) here, beside one trial."""
+        name = f"{benchmark}.monitor"
+        _, log = _Env.server_files(self, name)
+        _exec(self.conn(), f"rm -f {log}", 60)
+        status, out, err = _exec(self.conn(),
+                                 self.server_command(name, self.expand(command, benchmark)), 60)
+        if status != 0:
+            raise TrialFailed(f"monitor of {benchmark} did not start in {self.name} "
+                              f"(exit {status})", _tail(out + err))
+
+    def stop_monitor(self, benchmark: str) -> str:
+        """Stop the monitor with SIGINT (mpstat then prints its averages); return its output."""
+        name = f"{benchmark}.monitor"
+        _, log = _Env.server_files(self, name)  # the host's path, also for a container's log
+        _exec(self.conn(), self.server_stop_command(name, "INT"), 60)
+        status, out, _ = _exec(self.conn(), f"cat {log} && rm -f {log}", 60)
+        return out if status == 0 else ""
 
 
 class _NativeEnv(_Env):
@@ -442,7 +532,7 @@ class _DockerEnv(_Env):
         """Start the container on first use, and restart it if it stopped since."""
         if self.started and not self.down and not self.is_running():
             self.started = False  # stopped under us (a host fault): start it again
-            self.__dict__["servers"] = set()
+            self.forget_started()
             self.run.manifest.event("environment-restart", environment=self.name,
                                     why="container was not running")
         super().ensure()
@@ -457,8 +547,16 @@ class _DockerEnv(_Env):
 
     def command(self, trial):
         """``docker exec`` of the runner, writing to the bind-mounted trials folder."""
-        return docker.exec_command(self.container, trial.runner, trial.id, trial.params,
+        return docker.exec_command(self.container, trial.runner, trial.id, self.params_of(trial),
                                    trial.timeout)
+
+    def files_dirs(self):
+        """Copy files into the host's trials folder; the container sees it at its mount."""
+        return f"{self.run.remote}/trials/.files", f"{docker.TRIALS_MOUNT}/.files"
+
+    def runners_seen(self):
+        """Return the runners folder as the container sees it (its read-only mount)."""
+        return docker.RUNNERS_MOUNT
 
     def prepare(self, trial):
         """Kill a stale attempt inside the container; remove its files on the host."""
@@ -475,10 +573,11 @@ class _DockerEnv(_Env):
         script = f"echo $$ > {pidf}; exec {command} > {log} 2>&1"
         return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
 
-    def server_stop_command(self, benchmark):
-        """Return the command stopping the server inside the container."""
+    def server_stop_command(self, benchmark, sig="TERM"):
+        """Return the command stopping the server inside the container (waits for it)."""
         pidf = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
-        kill = f"if [ -s {pidf} ]; then kill -TERM $(cat {pidf}); fi; rm -f {pidf}"
+        kill = (f"if [ -s {pidf} ]; then p=$(cat {pidf}); kill -{sig} $p; {_wait_gone('$p')}; "
+                f"fi; rm -f {pidf}")
         return f"docker exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
 
     def diagnose(self, failure):
@@ -611,7 +710,7 @@ class _VmEnv(_Env):
             else:
                 self.restarts += 1
                 self.started = False
-                self.__dict__["servers"] = set()
+                self.forget_started()
                 self.run.manifest.event("environment-restart", environment=self.name,
                                         why="the VM was gone")
                 self._close_guest()
@@ -683,7 +782,7 @@ class _ClientEnv:
             self.runners = _ensure_runners(self.conn(), self.worker.run.campaign.runners_dir())
             _exec(self.conn(), f"mkdir -p {self.worker.run.remote}/trials", 60)
         if self.bench.ready and not self.__dict__.get("answered"):
-            command = self.bench.ready.replace("{host}", self.target)
+            command = self.expand(self.bench.ready.replace("{host}", self.target), self.benchmark)
             deadline = time.monotonic() + 30
             status, out, err = 1, "", ""
             while time.monotonic() < deadline:
@@ -701,7 +800,7 @@ class _ClientEnv:
 
     def command(self, trial: PlannedTrial) -> str:
         """Return the runner's command on the client, aimed at the server."""
-        params = {**trial.params}
+        params = self.params_of(trial)
         params.setdefault(self.bench.target_param, self.target)
         return native.runner_command(self.runners, trial.runner, self.trial_dir(trial), params,
                                      trial.timeout, pgid_file=self.trial_dir(trial) + ".pgid")
@@ -713,6 +812,17 @@ class _ClientEnv:
     def diagnose(self, failure: TrialFailed) -> TrialFailed:
         """Let the environment say what happened to it."""
         return self.env.diagnose(failure)
+
+    # placeholders expand for the client host (its runners, files copied to it)
+    files_dirs = _Env.files_dirs
+    runners_seen = _Env.runners_seen
+    expand = _Env.expand
+    params_of = _Env.params_of
+
+    @property
+    def run(self) -> _Run:
+        """The run (for the placeholders' files)."""
+        return self.worker.run
 
 
 _ENVS = {NativeEnv: _NativeEnv, StaticEnv: _StaticEnv, DockerEnv: _DockerEnv, VmEnv: _VmEnv}
@@ -893,6 +1003,23 @@ class _Worker:
         Returns the runner's wall time (seconds, measured on the host) and what trial.json
         records about the run.
         """
+        monitor = isinstance(env, _ClientEnv) and env.bench.monitor
+        if monitor:
+            env.env.start_monitor(trial.benchmark, env.bench.monitor)
+        try:
+            measured, info = self._execute(env, trial)
+        finally:
+            if monitor:
+                text = env.env.stop_monitor(trial.benchmark)
+        if monitor:
+            if not text.strip():
+                raise TrialFailed(f"the monitor `{env.bench.monitor}` in {env.env.name} "
+                                  f"wrote nothing")
+            info["_monitor"] = text
+        return measured, info
+
+    def _execute(self, env: _Env, trial: PlannedTrial) -> tuple[float, dict]:
+        """Run the runner with noise samples around it (see :meth:`execute`)."""
         remote = env.trial_dir(trial)
         prep = env.prepare(trial)
         noise = analysis.noise_command(nproc=False)
@@ -974,6 +1101,10 @@ class _Worker:
         if not (partial / "meta").exists():
             shutil.rmtree(partial, ignore_errors=True)
             raise TrialFailed(f"the runner exited 0 but left no meta in {remote}")
+        monitor = info.pop("_monitor", None)
+        if monitor is not None:
+            (partial / "monitor").write_text(monitor)
+            info["sidecars"] = {"monitor": env.bench.monitor_parser}
         record = {
             "id": trial.id, "campaign": r.campaign.name, "environment": trial.environment,
             "kind": env.spec.kind, "tidy_environment": env.tidy_environment,

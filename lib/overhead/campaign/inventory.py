@@ -68,24 +68,34 @@ class Host(_Model):
     keepalive: float = Field(5.0, gt=0)
 
 
-class NativeEnv(_Model):
+class _EnvModel(_Model):
+    """What every environment has: its host, and optionally the benchmarks it runs.
+
+    ``benchmarks`` limits the environment to benchmarks whose names match one of these
+    shell-style patterns (``[fio-*, mysql-*]``: a second storage variant for the storage
+    benchmarks only); default every benchmark.
+    """
+
+    host: str
+    benchmarks: tuple[str, ...] | None = None
+
+
+class NativeEnv(_EnvModel):
     """The runner runs on the host itself."""
 
     kind: Literal["native"]
-    host: str
 
 
-class StaticEnv(_Model):
+class StaticEnv(_EnvModel):
     """A VM or container the user already runs, reachable by SSH as ``host``: runs like native."""
 
     kind: Literal["static"]
-    host: str
     #: What it is, for the tidy table (``kvm``, ``docker``, ``vm``...): static by default.
     environment: str = "static"
     variant: str | None = None
 
 
-class DockerEnv(_Model):
+class DockerEnv(_EnvModel):
     """A long-running container on ``host``; each trial is a ``docker exec`` in it.
 
     ``storage`` decides where the benchmark's own data lives (/var/tmp, the runners' scratch
@@ -94,7 +104,6 @@ class DockerEnv(_Model):
     """
 
     kind: Literal["docker"]
-    host: str
     net: Literal["host", "nat"] = "host"
     storage: Literal["volume", "overlay"] = "volume"
     runtime: Literal["runc", "crun"] = "runc"
@@ -103,7 +112,7 @@ class DockerEnv(_Model):
     cpus: float | None = Field(None, gt=0)
 
 
-class VmEnv(_Model):
+class VmEnv(_EnvModel):
     """A QEMU guest the campaign boots on ``host`` and reaches by SSH on a forwarded port.
 
     ``tuning``: untuned = QEMU's default CPU model, no pinning; tuned = host CPU model and
@@ -113,7 +122,6 @@ class VmEnv(_Model):
     """
 
     kind: Literal["vm"]
-    host: str
     tuning: Literal["untuned", "tuned"] = "untuned"
     vcpus: int = Field(2, ge=1)
     memory: int = Field(1024, ge=128, description="MiB")
@@ -144,6 +152,15 @@ class Benchmark(_Model):
     (``{host}`` becomes the server's address), ``ports`` the server's TCP ports (published by
     Docker with NAT, forwarded by QEMU), and ``target_param`` the runner parameter that
     receives the server's address (``host`` for netperf, nuttcp, redis-benchmark).
+
+    In ``server``, ``ready`` and parameter values, ``{runners}`` becomes the folder of the
+    runner scripts where the command runs and ``{file:NAME}`` the path of the campaign's file
+    NAME copied there (mode 0600; how a password reaches a server and its client without
+    appearing in a command line, a parameter or the raw data). ``{port:N}`` is port N, moved
+    by the environment's offset when ``offset_ports`` is set. ``monitor`` is a command run
+    inside the environment beside each trial (``mpstat 1``: the server's CPU while the client
+    loads it), stopped with SIGINT when the runner ends; its output becomes the trial's
+    ``monitor`` file, parsed by ``monitor_parser`` into rows of the trial.
     """
 
     runner: str
@@ -155,13 +172,22 @@ class Benchmark(_Model):
     server: str | None = None
     ready: str | None = None
     ports: tuple[int, ...] = ()
+    #: The server binds every address (nuttcp has no listen option), so each environment on
+    #: a host gets its own ports: ``ports`` and ``{port:N}`` become N + 100 x (k - 1) for
+    #: the host's k-th environment.
+    offset_ports: bool = False
     target_param: str = "host"
+    monitor: str | None = None
+    monitor_parser: str | None = None
 
     @model_validator(mode="after")
     def _client_server(self) -> Benchmark:
         """Check that a server or ready command has a client host to run the load generator on."""
-        if (self.server or self.ready) and not self.client:
-            raise ValueError("server and ready need a client host (the load generator's)")
+        if (self.server or self.ready or self.monitor) and not self.client:
+            raise ValueError("server, ready and monitor need a client host (the load "
+                             "generator's)")
+        if bool(self.monitor) != bool(self.monitor_parser):
+            raise ValueError("monitor and monitor_parser go together")
         return self
 
     @field_validator("params")
@@ -208,6 +234,13 @@ class Campaign(_Model):
     stopping: Stopping | None = None
     inventory: Path | None = None
     runners: Path | None = None
+    #: Benchmarks from ``profiles/<profile>.yml`` (beside the file, else the checkout's
+    #: data/campaigns/profiles); the file's own benchmarks add to and override them.
+    profile: str | None = None
+    #: The host load generators run on, for profile benchmarks that have a server.
+    client: str | None = None
+    #: Files copied to the endpoints that use them (``{file:NAME}``), mode 0600: secrets.
+    files: dict[str, Path] = Field(default_factory=dict)
     hosts: dict[str, Host] = Field(default_factory=dict)
     environments: dict[str, Environment]
     benchmarks: dict[str, Benchmark]
@@ -233,7 +266,22 @@ class Campaign(_Model):
                     raise ValueError(f"benchmark {name!r}: unknown environment {env!r}")
             if bench.client and bench.client not in self.hosts:
                 raise ValueError(f"benchmark {name!r}: unknown client host {bench.client!r}")
+            texts = [bench.server or "", bench.ready or "", bench.monitor or "",
+                     *(str(v) for v in bench.params.values())]
+            for used in sorted({m for text in texts for m in re.findall(r"\{file:([^}]*)\}", text)}):
+                if used not in self.files:
+                    raise ValueError(f"benchmark {name!r}: {{file:{used}}} is not among the "
+                                     f"campaign's files ({', '.join(self.files) or 'none'})")
         return self
+
+    def host_index(self, environment: str) -> int:
+        """Return k - 1 for the host's k-th environment (in file order): its loopback and ports."""
+        host = self.environments[environment].host
+        return [n for n, e in self.environments.items() if e.host == host].index(environment)
+
+    def port_offset(self, environment: str, benchmark: str) -> int:
+        """Return how far a benchmark's server ports move in an environment (offset_ports)."""
+        return 100 * self.host_index(environment) if self.benchmarks[benchmark].offset_ports else 0
 
     def server_ports(self, environment: str) -> tuple[int, ...]:
         """Return the ports to publish or forward for an environment (its own and its servers')."""
@@ -241,13 +289,18 @@ class Campaign(_Model):
         ports = list(getattr(env, "ports", ()))
         for name, bench in self.benchmarks.items():
             if bench.client and environment in self.environments_of(name):
-                ports += [p for p in bench.ports if p not in ports]
+                off = self.port_offset(environment, name)
+                ports += [p + off for p in bench.ports if p + off not in ports]
         return tuple(ports)
 
     def environments_of(self, benchmark: str) -> list[str]:
         """Return the environments a benchmark runs in, in file order."""
+        from fnmatch import fnmatchcase
+
         only = self.benchmarks[benchmark].environments
-        return [e for e in self.environments if only is None or e in only]
+        return [e for e, spec in self.environments.items() if (only is None or e in only)
+                and (spec.benchmarks is None
+                     or any(fnmatchcase(benchmark, pat) for pat in spec.benchmarks))]
 
     def runners_dir(self) -> Path:
         """Return the folder of runner scripts (the campaign's ``runners`` or the checkout's)."""
@@ -322,6 +375,9 @@ def _resolve_paths(data: dict, base: Path, *, hosts_only: bool = False) -> None:
     for key in ("inventory", "runners"):
         if key in data:
             data[key] = _resolve(data[key], base)
+    files = data.get("files")
+    if isinstance(files, dict):
+        data["files"] = {k: _resolve(v, base) for k, v in files.items()}
 
 
 def _raise(path: Path, node: yaml.Node, exc: ValidationError) -> None:
@@ -366,19 +422,143 @@ def _check_references(path: Path, node: yaml.Node, data: dict) -> None:
                                  f"environment {env!r}")
 
 
-def load(path: str | Path) -> Campaign:
-    """Read a campaign file (and the inventory it includes) into a :class:`Campaign`.
+#: Campaign fields a caller may override (the campaign notebook's parameters, ``--set``).
+OVERRIDABLE = ("name", "seed", "trials", "warmup", "timeout", "profile", "client", "hosts")
+
+
+def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
+    """Return ``data`` with ``overrides`` applied; hosts are merged field by field."""
+    unknown = set(overrides) - set(OVERRIDABLE)
+    if unknown:
+        raise InputError(f"{path}: cannot override {', '.join(sorted(unknown))} (overridable: "
+                         f"{', '.join(OVERRIDABLE)})")
+    data = dict(data)
+    if overrides.get("profile") not in (None, data.get("profile")) and "name" not in overrides:
+        # another profile measures other things: its trials go to a raw tree of their own
+        data["name"] = f"{data.get('name')}-{overrides['profile']}"
+    for key, value in overrides.items():
+        if key == "hosts":
+            hosts = {k: dict(v) if isinstance(v, dict) else v
+                     for k, v in (data.get("hosts") or {}).items()}
+            for name, fields in (value or {}).items():
+                if name not in hosts:
+                    raise InputError(f"{path}: host override {name!r}: no such host (hosts: "
+                                     f"{', '.join(hosts) or 'none'})")
+                hosts[name] = {**hosts[name], **fields}
+            data["hosts"] = hosts
+        elif value is not None:
+            data[key] = value
+    return data
+
+
+def overrides_from_sets(sets: list[str]) -> dict:
+    """Turn ``--set`` words (``trials=5``, ``hosts.local.address=10.0.0.2``) into overrides.
+
+    Values are read as YAML scalars (``5`` is a number, ``paper`` a string).
+    """
+    out: dict = {}
+    for word in sets:
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise InputError(f"--set {word!r}: expected field=value")
+        parts = key.split(".")
+        if parts[0] not in OVERRIDABLE or (parts[0] == "hosts") != (len(parts) == 3):
+            raise InputError(f"--set {word!r}: overridable are {', '.join(OVERRIDABLE)} "
+                             f"(hosts as hosts.NAME.FIELD)")
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = yaml.safe_load(value) if value else value
+    return out
+
+
+def profile_path(name: str, base: Path) -> Path:
+    """Return the file of profile ``name``: ``base/profiles/<name>.yml``, else the checkout's."""
+    from overhead.paths import ROOT
+
+    tried = []
+    for folder in (base / "profiles", ROOT / "data" / "campaigns" / "profiles"):
+        candidate = folder / f"{name}.yml"
+        if candidate.is_file():
+            return candidate
+        tried.append(str(candidate))
+    raise InputError(f"profile {name!r}: no such file ({' or '.join(tried)})")
+
+
+def _read_profile(name: str, base: Path, digest, seen: tuple = ()) -> tuple[dict, Path, Any]:
+    """Read a profile's benchmarks, those of the profile it ``extends`` under them.
+
+    A benchmark of an extending profile replaces the fields it names and merges its
+    ``params`` into the base's (``ci`` = ``quick`` with one value per axis, say).
+    """
+    ppath = profile_path(name, base)
+    if name in seen:
+        raise InputError(f"{ppath}:1: profile {name} extends itself (through "
+                         f"{' -> '.join(seen)})")
+    prof, pnode = _read_yaml(ppath)
+    unknown = set(prof) - {"benchmarks", "extends"}
+    if unknown:
+        at = _node_at(pnode, (sorted(unknown)[0],)).start_mark.line + 1
+        raise InputError(f"{ppath}:{at}: a profile holds only benchmarks and extends (found "
+                         f"{', '.join(sorted(unknown))})")
+    digest.update(ppath.read_bytes())
+    own = prof.get("benchmarks") or {}
+    if not prof.get("extends"):
+        return own, ppath, pnode
+    benches, _, _ = _read_profile(str(prof["extends"]), base, digest, (*seen, name))
+    for bname, fields in own.items():
+        if bname in benches and isinstance(fields, dict):
+            merged = {**benches[bname], **fields}
+            merged["params"] = {**(benches[bname].get("params") or {}),
+                                **(fields.get("params") or {})}
+            benches[bname] = merged
+        else:
+            benches[bname] = fields
+    return benches, ppath, pnode
+
+
+def _merge_profile(path: Path, node: yaml.Node, data: dict, digest) -> None:
+    """Put the benchmarks of the campaign's profile under its own (which win), in place."""
+    name = data["profile"]
+    line = _node_at(node, ("profile",)).start_mark.line + 1
+    try:
+        benches, ppath, pnode = _read_profile(str(name), path.parent, digest)
+    except InputError as exc:
+        raise InputError(f"{path}:{line}: {exc}") from None
+    client = data.get("client")
+    for bname, bench in benches.items():
+        if not isinstance(bench, dict):
+            continue
+        if any(bench.get(k) for k in ("server", "ready", "monitor")) and "client" not in bench:
+            if not client:
+                raise InputError(f"{path}:{line}: profile {name}: benchmark {bname} has a "
+                                 f"server: set `client:` to the host its load generator runs on")
+            bench["client"] = client
+        try:
+            Benchmark.model_validate(bench)
+        except ValidationError as exc:
+            _raise(ppath, _node_at(pnode, ("benchmarks", bname)), exc)
+    data["benchmarks"] = {**benches, **(data.get("benchmarks") or {})}
+
+
+def load(path: str | Path, overrides: dict | None = None) -> Campaign:
+    """Read a campaign file (and the inventory and profile it names) into a :class:`Campaign`.
 
     Parameters
     ----------
     path : str or path
         The campaign YAML.
+    overrides : dict, optional
+        Fields replaced after reading (OVERRIDABLE: ``trials``, ``profile``, ``hosts``
+        merged per host...). Another ``profile`` than the file's also renames the campaign
+        (``<name>-<profile>``) unless ``name`` is given, so its trials get a raw tree of their
+        own. Overrides are part of the campaign hash.
 
     Returns
     -------
     Campaign
-        The validated campaign; ``path`` is the file and ``sha256`` the hash of its bytes and of
-        its inventory's (the campaign hash recorded in provenance).
+        The validated campaign; ``path`` is the file and ``sha256`` the hash of its bytes, its
+        inventory's, its profile's and the overrides (the campaign hash in provenance).
 
     Raises
     ------
@@ -386,9 +566,14 @@ def load(path: str | Path) -> Campaign:
         Naming ``file:line`` and the field, for bad YAML, an unknown or missing field, a wrong
         type, a reference to an unknown host or environment.
     """
+    import json
+
     path = Path(path).resolve()
     data, node = _read_yaml(path)
     digest = hashlib.sha256(path.read_bytes())
+    if overrides:
+        data = _apply_overrides(path, data, overrides)
+        digest.update(json.dumps(overrides, sort_keys=True, default=str).encode())
     _resolve_paths(data, path.parent)
     inventory = data.get("inventory")
     if inventory is not None:
@@ -417,6 +602,8 @@ def load(path: str | Path) -> Campaign:
         if key in data:
             line = _node_at(node, (key,)).start_mark.line + 1
             raise InputError(f"{path}:{line}: {key}: not a campaign field")
+    if data.get("profile"):
+        _merge_profile(path, node, data, digest)
     _check_references(path, node, data)
     try:
         campaign = Campaign.model_validate(data)

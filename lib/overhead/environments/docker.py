@@ -54,7 +54,7 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
     runners_dir, trials_dir : str
         Host folders mounted at /overhead/runners (read-only) and /overhead/trials.
     ports : sequence of int
-        TCP ports published with NAT (load generators outside reach servers inside).
+        Ports published with NAT, TCP and UDP (load generators outside reach servers inside).
     cpus : float, optional
         ``--cpus`` limit.
     publish_address : str
@@ -72,8 +72,9 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
     if storage == "volume":
         words += ["-v", f"{name}:/var/tmp"]
     if net == "nat":
-        for port in ports:
-            words += ["-p", f"{publish_address}:{port}:{port}"]
+        for port in ports:  # TCP and UDP: netperf's UDP_RR uses the data port over UDP
+            words += ["-p", f"{publish_address}:{port}:{port}",
+                      "-p", f"{publish_address}:{port}:{port}/udp"]
     if cpus:
         words += ["--cpus", str(cpus)]
     # PID 1 is a shell that exits on TERM (a bare sleep would ignore it and make `docker stop`

@@ -154,7 +154,8 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     """
     accel = _accel_word(accel)
     state = _q(state_dir)
-    fwd = "".join(f",hostfwd=tcp:{forward_address}:{int(p)}-:{int(p)}" for p in ports)
+    fwd = "".join(f",hostfwd={proto}:{forward_address}:{int(p)}-:{int(p)}"
+                  for p in ports for proto in ("tcp", "udp"))
     words = [QEMU, "-name", f"{spec.name},debug-threads=on", "-nodefaults", "-no-reboot",
              "-accel", accel, "-m", str(spec.memory_mb)]
     if spec.tuning == "tuned":
