@@ -11,8 +11,8 @@
 #
 # Parameters: `campaign` (the YAML), `hosts` (overrides per host, e.g.
 # `{"local": {"address": "10.0.0.5"}}`), `trials` and `profile` (None: the file's), `raw`
-# (the folder of raw trees; default `data/raw`), `retries` (re-runs allowed for a failed
-# trial). Another profile than the file's renames the campaign `<name>-<profile>`.
+# (the folder of raw trees; default `data/raw`), `tidy` (the folder of tidy trees; default
+# `data/tidy`), `retries` (re-runs allowed for a failed trial). Another profile than the file's renames the campaign `<name>-<profile>`.
 
 # %% tags=["parameters"]
 campaign = "data/campaigns/local-quick.yml"
@@ -20,6 +20,7 @@ hosts = {}
 trials = None
 profile = None
 raw = ""
+tidy = ""
 retries = 1
 
 # %%
@@ -40,6 +41,7 @@ overrides = {k: v for k, v in {"hosts": hosts or None, "trials": trials,
 path = Path(campaign) if Path(campaign).is_absolute() else ROOT / campaign
 spec = inventory.load(path, overrides)
 raw_root = Path(raw) if raw else DATA / "raw"
+tidy_dir = (Path(tidy) if tidy else TIDY) / spec.name
 
 # %% [markdown]
 # ## Check and plan
@@ -73,10 +75,9 @@ if outcome.interrupted:
 # ## Ingest, and what is where
 
 # %%
-ingested = ingest_campaign(raw_root / spec.name, TIDY / spec.name)
-print(f"ingested {ingested.trials_read} new trials ({ingested.rows} rows) into "
-      f"{TIDY / spec.name}")
+ingested = ingest_campaign(raw_root / spec.name, tidy_dir)
+print(f"ingested {ingested.trials_read} new trials ({ingested.rows} rows) into {tidy_dir}")
 print(status.status(spec, raw_root).text())
-trials_table = pd.read_parquet(TIDY / spec.name / "trials.parquet")
+trials_table = pd.read_parquet(tidy_dir / "trials.parquet")
 display(trials_table.groupby(["environment", "variant", "benchmark", "status"], dropna=False)
         .size().unstack("status", fill_value=0))

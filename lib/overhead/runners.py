@@ -283,8 +283,13 @@ def read_trial(path: str | Path) -> Trial:
     if len(frames) > 1:
         df = pd.concat(frames, ignore_index=True)
     for key, value in meta.items():
-        if key.startswith("p_") and (key not in df.columns or df[key].isna().all()):
+        if not key.startswith("p_"):
+            continue
+        if key not in df.columns or df[key].isna().all():
             df[key] = _param_value(value)
+        elif len(frames) > 1:  # the output stated it; the sidecars' rows take it from meta
+            fill = df["p_sidecar"].notna() & df[key].isna()
+            df.loc[fill, key] = _param_value(value)
     validate(df)
     trial.measurements = df
     return trial

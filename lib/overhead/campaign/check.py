@@ -64,7 +64,9 @@ def check(campaign: Campaign) -> CheckResult:
             if path is not None and not Path(path).is_file():
                 problems.append(f"host {name}: {what} {path} does not exist")
     for name, env in campaign.environments.items():
-        if isinstance(env, VmEnv) and not (Path(env.image) / "disk.raw").is_file():
+        local = campaign.hosts[env.host].address in ("127.0.0.1", "localhost", "::1")
+        # a remote host's image is on that host: only a local one can be checked from here
+        if isinstance(env, VmEnv) and local and not (Path(env.image) / "disk.raw").is_file():
             problems.append(f"environment {name}: VM image {env.image} has no disk.raw "
                             f"(make hosts-up builds it)")
     for name, path in campaign.files.items():
