@@ -350,6 +350,16 @@ def _read_yaml(path: Path) -> tuple[dict, yaml.Node]:
     return data, node
 
 
+def _read_part(path: Path, allowed: set[str], what: str) -> tuple[dict, yaml.Node]:
+    """Read a file a campaign names (inventory, profile) that may hold only ``allowed`` keys."""
+    data, node = _read_yaml(path)
+    unknown = set(data) - allowed
+    if unknown:
+        line = _node_at(node, (sorted(unknown)[0],)).start_mark.line + 1
+        raise InputError(f"{path}:{line}: {what} (found {', '.join(sorted(unknown))})")
+    return data, node
+
+
 def _resolve(value: Any, base: Path) -> Any:
     """Resolve a relative path (str) against ``base``; None and absolute paths unchanged."""
     if value is None:
@@ -495,12 +505,8 @@ def _read_profile(name: str, base: Path, digest, seen: tuple = ()) -> tuple[dict
     if name in seen:
         raise InputError(f"{ppath}:1: profile {name} extends itself (through "
                          f"{' -> '.join(seen)})")
-    prof, pnode = _read_yaml(ppath)
-    unknown = set(prof) - {"benchmarks", "extends"}
-    if unknown:
-        at = _node_at(pnode, (sorted(unknown)[0],)).start_mark.line + 1
-        raise InputError(f"{ppath}:{at}: a profile holds only benchmarks and extends (found "
-                         f"{', '.join(sorted(unknown))})")
+    prof, pnode = _read_part(ppath, {"benchmarks", "extends"},
+                             "a profile holds only benchmarks and extends")
     digest.update(ppath.read_bytes())
     own = prof.get("benchmarks") or {}
     if not prof.get("extends"):
@@ -578,12 +584,8 @@ def load(path: str | Path, overrides: dict | None = None) -> Campaign:
     inventory = data.get("inventory")
     if inventory is not None:
         inv_path = Path(inventory)
-        inv, inv_node = _read_yaml(inv_path)
-        unknown = set(inv) - {"hosts", "environments"}
-        if unknown:
-            line = _node_at(inv_node, (sorted(unknown)[0],)).start_mark.line + 1
-            raise InputError(f"{inv_path}:{line}: an inventory holds only hosts and environments "
-                             f"(found {', '.join(sorted(unknown))})")
+        inv, inv_node = _read_part(inv_path, {"hosts", "environments"},
+                                   "an inventory holds only hosts and environments")
         _resolve_paths(inv, inv_path.parent)
         for key in ("hosts", "environments"):
             both = set(inv.get(key) or {}) & set(data.get(key) or {})
