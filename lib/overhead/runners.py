@@ -75,6 +75,17 @@ def script(name: str) -> Path:
     return path
 
 
+def declared_params(path: str | Path) -> list[str]:
+    """Return the parameter names a runner script declares (its ``rn_declare`` words)."""
+    text = Path(path).read_text().replace("\\\n", " ")
+    names: list[str] = []
+    for line in text.splitlines():
+        m = re.match(r"\s*rn_declare\s+(.*)", line)
+        if m:
+            names += [w.split("=", 1)[0] for w in m.group(1).split() if "=" in w]
+    return names
+
+
 def command(name: str, outdir: str | Path, **params) -> list[str]:
     """Build the argv running runner ``name`` into ``outdir`` with ``params`` (name=value each)."""
     return ["sh", str(script(name)), str(outdir), *(f"{k}={v}" for k, v in params.items())]

@@ -8,15 +8,15 @@ runner exists and declares every parameter the benchmark sets, and the plan can 
 
 from __future__ import annotations
 
-import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from overhead.campaign.inventory import Campaign, VmEnv
 from overhead.campaign.plan import make_plan
+from overhead.runners import declared_params
 
-__all__ = ["CheckResult", "check", "declared_params"]
+__all__ = ["CheckResult", "check"]
 
 
 @dataclass
@@ -42,17 +42,6 @@ class CheckResult:
                  f"(profile {c.profile or 'none'}, hash {(c.sha256 or '')[:12]})"]
         lines += [f"problem: {p}" for p in self.problems] or ["ok: ready to run"]
         return "\n".join(lines)
-
-
-def declared_params(script: Path) -> list[str]:
-    """Return the parameter names a runner script declares (its ``rn_declare`` words)."""
-    text = script.read_text().replace("\\\n", " ")
-    names: list[str] = []
-    for line in text.splitlines():
-        m = re.match(r"\s*rn_declare\s+(.*)", line)
-        if m:
-            names += [w.split("=", 1)[0] for w in m.group(1).split() if "=" in w]
-    return names
 
 
 def check(campaign: Campaign) -> CheckResult:
