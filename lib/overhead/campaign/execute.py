@@ -265,7 +265,48 @@ def _sync_tree(path: Path) -> None:
 # environments at run time
 
 
-class _Env:
+class _Endpoint:
+    """Where commands run: an environment, or a load generator's client host.
+
+    It expands the placeholders ``{runners}``, ``{file:NAME}`` and ``{port:N}`` of the commands
+    and parameters that run there. Needs ``run``, ``name``, ``runners`` and ``conn()`` from the class it is mixed into.
+    """
+
+    def files_dirs(self) -> tuple[str, str]:
+        """Return where campaign files are copied (on conn()) and where commands see them."""
+        folder = f"{self.run.remote}/trials/.files"
+        return folder, folder
+
+    def runners_seen(self) -> str:
+        """Return the runners folder as commands here see it."""
+        return self.runners or ""
+
+    def expand(self, text: str, benchmark: str | None = None) -> str:
+        """Replace ``{runners}``, ``{file:NAME}`` (copied here first, once) and ``{port:N}``.
+
+        ``{port:N}`` moves by ``benchmark``'s port offset in this environment.
+        """
+        names = sorted(set(_FILE_REF.findall(text)))
+        copy_to, seen = self.files_dirs()
+        if names:
+            copied = self.__dict__.setdefault("copied", set())
+            todo = [n for n in names if n not in copied]
+            if todo:
+                _put_files(self.conn(), copy_to, {n: self.run.campaign.files[n] for n in todo})
+                copied.update(todo)
+        text = text.replace("{runners}", self.runners_seen())
+        if benchmark is not None:
+            off = self.run.campaign.port_offset(self.name, benchmark)
+            text = _PORT_REF.sub(lambda m: str(int(m.group(1)) + off), text)
+        return _FILE_REF.sub(lambda m: f"{seen}/{m.group(1)}", text)
+
+    def params_of(self, trial: PlannedTrial) -> dict:
+        """Return the trial's parameters with placeholders expanded for this endpoint."""
+        return {k: self.expand(v, trial.benchmark) if isinstance(v, str) else v
+                for k, v in trial.params.items()}
+
+
+class _Env(_Endpoint):
     """An environment as one worker runs it: start on first use, run trials, stop at the end."""
 
     #: the tidy ``environment`` column and the variant string
@@ -354,40 +395,6 @@ class _Env:
     def diagnose(self, failure: TrialFailed) -> TrialFailed:
         """Refine a failure's cause with what happened to the environment (container gone...)."""
         return failure
-
-    # --- {runners} and {file:NAME} where commands run ---
-    def files_dirs(self) -> tuple[str, str]:
-        """Return where campaign files are copied (on conn()) and where commands see them."""
-        folder = f"{self.run.remote}/trials/.files"
-        return folder, folder
-
-    def runners_seen(self) -> str:
-        """Return the runners folder as commands here see it."""
-        return self.runners or ""
-
-    def expand(self, text: str, benchmark: str | None = None) -> str:
-        """Replace ``{runners}``, ``{file:NAME}`` (copied here first, once) and ``{port:N}``.
-
-        ``{port:N}`` moves by ``benchmark``'s port offset in this environment.
-        """
-        names = sorted(set(_FILE_REF.findall(text)))
-        copy_to, seen = self.files_dirs()
-        if names:
-            copied = self.__dict__.setdefault("copied", set())
-            todo = [n for n in names if n not in copied]
-            if todo:
-                _put_files(self.conn(), copy_to, {n: self.run.campaign.files[n] for n in todo})
-                copied.update(todo)
-        text = text.replace("{runners}", self.runners_seen())
-        if benchmark is not None:
-            off = self.run.campaign.port_offset(self.name, benchmark)
-            text = _PORT_REF.sub(lambda m: str(int(m.group(1)) + off), text)
-        return _FILE_REF.sub(lambda m: f"{seen}/{m.group(1)}", text)
-
-    def params_of(self, trial: PlannedTrial) -> dict:
-        """Return the trial's parameters with placeholders expanded for this endpoint."""
-        return {k: self.expand(v, trial.benchmark) if isinstance(v, str) else v
-                for k, v in trial.params.items()}
 
     def forget_started(self) -> None:
         """Forget the servers started and files copied (the environment was restarted)."""
@@ -753,7 +760,7 @@ class _VmEnv(_Env):
             pass
 
 
-class _ClientEnv:
+class _ClientEnv(_Endpoint):
     """A load generator's trial: the runner runs on the client host against a server in ``env``.
 
     It stands in for the environment in :meth:`_Worker.execute` and :meth:`_Worker.finish`:
@@ -813,15 +820,9 @@ class _ClientEnv:
         """Let the environment say what happened to it."""
         return self.env.diagnose(failure)
 
-    # placeholders expand for the client host (its runners, files copied to it)
-    files_dirs = _Env.files_dirs
-    runners_seen = _Env.runners_seen
-    expand = _Env.expand
-    params_of = _Env.params_of
-
     @property
     def run(self) -> _Run:
-        """The run (for the placeholders' files)."""
+        """The run (placeholders expand for the client host: its runners, files copied to it)."""
         return self.worker.run
 
 
@@ -830,6 +831,21 @@ _ENVS = {NativeEnv: _NativeEnv, StaticEnv: _StaticEnv, DockerEnv: _DockerEnv, Vm
 
 # ---------------------------------------------------------------------------------------------
 # one worker per host
+
+
+def _connect_host(h: Host, what: str):
+    """Connect to an inventory host; an SSH failure is the trial's (``lost <what>``).
+
+    A refused host key (HostKeyError) is raised as is: it stops the campaign.
+    """
+    try:
+        return connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
+                       key_file=h.key_file, host_key_alias=h.host_key_alias,
+                       timeout=h.connect_timeout, keepalive=h.keepalive)
+    except HostKeyError:
+        raise
+    except SSHError as exc:
+        raise TrialFailed(f"lost {what}: {exc}") from None
 
 
 class _Worker:
@@ -861,17 +877,8 @@ class _Worker:
                 self._conn.close()
             except Exception:  # noqa: BLE001 - a dead connection may fail to close
                 pass
-        h = self.host
-        try:
-            self._conn = connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
-                                 key_file=h.key_file, host_key_alias=h.host_key_alias,
-                                 timeout=h.connect_timeout, keepalive=h.keepalive)
-        except HostKeyError:
-            self._conn = None
-            raise
-        except SSHError as exc:
-            self._conn = None
-            raise TrialFailed(f"lost host {self.host_name}: {exc}") from None
+        self._conn = None
+        self._conn = _connect_host(self.host, f"host {self.host_name}")
         return self._conn
 
     def cores(self) -> int | None:
@@ -888,15 +895,7 @@ class _Worker:
         conn = self.clients.get(host_name)
         if conn is not None and _alive(conn):
             return conn
-        h = self.run.campaign.hosts[host_name]
-        try:
-            conn = connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
-                           key_file=h.key_file, host_key_alias=h.host_key_alias,
-                           timeout=h.connect_timeout, keepalive=h.keepalive)
-        except HostKeyError:
-            raise
-        except SSHError as exc:
-            raise TrialFailed(f"lost the client host {host_name}: {exc}") from None
+        conn = _connect_host(self.run.campaign.hosts[host_name], f"the client host {host_name}")
         self.clients[host_name] = conn
         return conn
 
