@@ -345,6 +345,17 @@ def concat_arrow(tables: list):
         else:
             target[name] = pa.string()
     names = list(MEASUREMENT_COLUMNS) + sorted(n for n in target if n not in MEASUREMENT_COLUMNS)
+    return align_tables(tables, names, target)
+
+
+def align_tables(tables: list, names: list[str], target: dict):
+    """Concatenate Arrow tables as columns ``names`` of types ``target`` (missing ones null).
+
+    A column a table lacks is all-null there; one of another type is cast. The tables' rows
+    keep their order.
+    """
+    import pyarrow as pa
+
     schema = pa.schema([(n, target[n]) for n in names])
     aligned = []
     for t in tables:
@@ -352,9 +363,7 @@ def concat_arrow(tables: list):
         for n in names:
             if n in t.column_names:
                 col = t.column(n)
-                if col.type != target[n]:
-                    col = col.cast(target[n])
-                cols.append(col)
+                cols.append(col if col.type == target[n] else col.cast(target[n]))
             else:
                 cols.append(pa.nulls(t.num_rows, target[n]))
         aligned.append(pa.Table.from_arrays(cols, schema=schema))

@@ -767,6 +767,7 @@ def _concat_trials(tables: list):
     """Concatenate trials tables whose noise columns differ (types unified as in tidy)."""
     import pyarrow as pa
 
+    from overhead.schema import align_tables
     from overhead.tidy import unify_types
 
     types: dict[str, set] = {}
@@ -777,18 +778,7 @@ def _concat_trials(tables: list):
     names = fixed + sorted(n for n in types if n not in TRIAL_COLUMNS)
     target = {n: (_arrow_type(TRIAL_COLUMNS[n]) if n in TRIAL_COLUMNS else unify_types(types[n])) for n in names}
     target = {n: (pa.string() if t == pa.null() else t) for n, t in target.items()}
-    schema = pa.schema([(n, target[n]) for n in names])
-    aligned = []
-    for t in tables:
-        cols = []
-        for n in names:
-            if n in t.column_names:
-                col = t.column(n)
-                cols.append(col if col.type == target[n] else col.cast(target[n]))
-            else:
-                cols.append(pa.nulls(t.num_rows, target[n]))
-        aligned.append(pa.Table.from_arrays(cols, schema=schema))
-    return pa.concat_tables(aligned).sort_by("run_id")
+    return align_tables(tables, names, target).sort_by("run_id")
 
 
 # ---------------------------------------------------------------------------------------------
