@@ -35,6 +35,11 @@ fi
 [ "$P_host_cpu" = mpstat ] && rn_require mpstat
 set -- nuttcp -P "$P_ctl_port" -p "$P_data_port" -"$(echo "$P_direction" | cut -c1)" \
     -T "$P_time" -N "$P_streams"
+# rx: -F flips who opens the data connection, so this host (the receiver) connects to the
+# server's data port as in tx, through a published (Docker NAT) or forwarded (QEMU) port; without
+# it the server would connect back to a data port this host listens on, which a VM's port
+# forward on another loopback address already holds (EADDRINUSE on the wildcard bind)
+[ "$P_direction" = rx ] && set -- "$@" -F
 [ "$P_interval" -gt 0 ] && set -- "$@" -i "$P_interval"
 set -- "$@" -fparse "$P_host"
 [ "$P_host_cpu" = perf ] && set -- perf stat -a -x, -e cycles,instructions -o "$RN_TMP/perf" -- "$@"

@@ -165,3 +165,21 @@ def redis_server(port: int, workdir):
     return serving(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                     "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no"], port,
                    stop=["redis-cli", "-p", str(port), "shutdown", "nosave"])
+
+
+@pytest.fixture(scope="session")
+def _local_hosts_owner():
+    """Stops the local hosts at the session's end if this test process started them."""
+    import local_hosts
+
+    yield
+    local_hosts.down_if_started()
+
+
+@pytest.fixture(scope="module")
+def hosts(_local_hosts_owner) -> Path:
+    """The local hosts of `make hosts-up` (sshd on loopback, dockerd, the Debian image), up and
+    answering; asked again per module, so a test that stopped them cannot starve the next."""
+    import local_hosts
+
+    return local_hosts.up()

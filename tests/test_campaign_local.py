@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import free_port
-from local_hosts import down, up
 from sshd_helper import make_sshd, require_sshd
 
 from overhead.campaign import inventory, manifest, plan
@@ -25,14 +24,6 @@ from overhead.tidy import load as tidy_load
 
 pytestmark = pytest.mark.xdist_group("hosts")
 SMOKE = ROOT / "data" / "campaigns" / "local-smoke.yml"
-
-
-@pytest.fixture(scope="module")
-def hosts():
-    folder, was_up = up()
-    yield folder
-    if not was_up:
-        down()
 
 
 def test_local_smoke_campaign_for_real(hosts, tmp_path):

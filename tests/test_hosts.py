@@ -16,20 +16,13 @@ from pathlib import Path
 
 import paramiko
 import pytest
-from local_hosts import down, up
+
+import local_hosts
 
 from overhead.paths import ROOT
 
 UP = ROOT / "scripts" / "hosts-up.sh"
 DOWN = ROOT / "scripts" / "hosts-down.sh"
-
-
-@pytest.fixture(scope="module")
-def hosts():
-    folder, was_up = up()
-    yield folder
-    if not was_up:
-        down()
 
 
 def _env(hosts: Path) -> dict[str, str]:
@@ -188,7 +181,11 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
         again = subprocess.run(["sh", str(DOWN)], capture_output=True, text=True, timeout=60)
         assert "sshd: not started by hosts-up" in again.stdout
     finally:
-        # back up for whatever runs next (the module's teardown stops it if it started it)
+        # back up for whatever runs next (the session's end stops them if this process started
+        # them); local_hosts.up also checks that sshd and dockerd answer again
         back = subprocess.run(["sh", str(UP)], capture_output=True, text=True, timeout=600)
+        local_hosts.up()
     assert back.returncode == 0, back.stderr
     assert f"image: {current} cached" in back.stdout and "sshd: started" in back.stdout
+    if dockerd:
+        assert "dockerd: started" in back.stdout, back.stdout

@@ -287,16 +287,6 @@ def _missing(what: str) -> None:
 
 # --- for real: probe, boot, SSH into the guest, pin, stop -------------------------------------
 
-@pytest.fixture(scope="module")
-def hosts():
-    from local_hosts import down, up
-
-    folder, was_up = up()
-    yield folder
-    if not was_up:
-        down()
-
-
 def _ssh_banner(port: int, timeout: float = 5) -> bool:
     """Whether an SSH server answers on 127.0.0.1:port (QEMU accepts before the guest does)."""
     try:

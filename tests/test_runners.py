@@ -334,6 +334,21 @@ def test_nuttcp_goodput(tmp_path):
     assert (df.p_direction == "tx").all()
 
 
+@pytest.mark.tool
+@needs("nuttcp")
+def test_nuttcp_receives_over_a_data_connection_it_opens(tmp_path):
+    """rx: this host receives, and opens the data connection itself (-F), as in tx: the way
+    in through a published or forwarded port (a VM's port forward holds the port number on the
+    client, so the server's default connect-back to a listening client fails there)."""
+    ctl, data = free_ports(2)
+    with nuttcp_server(ctl):
+        trial = finished("nuttcp", tmp_path / "t", ctl_port=ctl, data_port=data, time=1,
+                         direction="rx")
+    assert " -r " in trial.meta["command"] and trial.meta["command"].split().count("-F") == 1
+    df = trial.measurements
+    assert (df[df.metric == "goodput"].value > 0).all() and (df.p_direction == "rx").all()
+
+
 def test_nuttcp_refuses_overlapping_ports(tmp_path):
     proc = run("nuttcp", tmp_path / "t", ctl_port=5001, data_port=5000, streams=2)
     assert proc.returncode == 2 and "overlaps the data ports 5000..5001" in proc.stderr

@@ -1,5 +1,4 @@
-"""PENDING (not collected until it runs cleanly beside the other host tests, see issue 10's note).
-Every benchmark of the live paper through the engine on the local hosts (make hosts-up):
+"""Every benchmark of the live paper through the engine on the local hosts (make hosts-up):
 local-quick.yml with the ci profile (each benchmark once per environment), run by the campaign
 notebook under papermill, ingested, every output parsed, then scanned for secrets."""
 
@@ -10,7 +9,6 @@ import json
 import pandas as pd
 import papermill as pm
 import pytest
-from local_hosts import down, up
 
 from overhead.paths import ROOT
 from overhead.tidy import load as tidy_load
@@ -26,16 +24,13 @@ EXPECTED = {"pxz": "throughput", "hpcc": "flop_rate", "nuttcp": "goodput",
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    folder, was_up = up()
+def live(hosts, tmp_path_factory):
     work = tmp_path_factory.mktemp("live")
     params = {"campaign": CAMPAIGN, "profile": "ci", "trials": 1, "raw": str(work / "raw"),
               "tidy": str(work / "tidy"), "retries": 1}
     pm.execute_notebook(str(NOTEBOOK), str(work / "run1.ipynb"), parameters=params,
                         cwd=str(ROOT), progress_bar=False)
-    yield work, folder
-    if not was_up:
-        down()
+    return work, hosts
 
 
 def _text(nb_path) -> str:
