@@ -166,6 +166,8 @@ def test_sidecars_join_the_trial_rows(tmp_path):
     # sysbench's "transactions: 2509 (2501.94 per sec.)"
     tps = mysql[(mysql["metric"] == "transaction_rate") & mysql["p_sidecar"].isna()]
     assert tps["value"].tolist() == [2501.94] and set(tps["p_threads"]) == {2}
+    # the output says only "oltp" (SQL statistics); the runner's test=oltp_read_only refines it
+    assert set(mysql["p_test"]) == {"oltp_read_only"}
 
 
 def test_bad_sidecar_entries_are_named(tmp_path):

@@ -231,13 +231,28 @@ class Trial:
         return self.exit_status == 0
 
 
+def _refine(df, key: str, value: str) -> None:
+    """Where the output names a parameter less precisely than the runner did (sysbench 1.0's
+    report says only ``oltp`` for the runner's ``test=oltp_read_write``), keep the runner's
+    value: it refines the output's (the output's name followed by ``_``), never contradicts it.
+    """
+    col = df[key]
+    if col.dtype.kind in "iufcb" or not value:
+        return
+    refined = col.map(lambda s: isinstance(s, str) and value.startswith(f"{s}_"),
+                      na_action="ignore").fillna(False).astype(bool)
+    if refined.any():
+        df.loc[refined, key] = value
+
+
 def read_trial(path: str | Path) -> Trial:
     """Read a trial directory a runner wrote.
 
     The trial holds the meta, stderr and, when the tool succeeded, the tidy rows its parser
     makes of ``output``. The runner's parameters (meta ``p_<name>``) become ``p_<name>``
     columns where the output does not state them itself (redis-benchmark never prints its
-    pipeline depth, for instance); where it does, the output's value is kept. The tool version
+    pipeline depth, for instance); where it does, the output's value is kept, unless the
+    runner's refines it (``oltp`` -> ``oltp_read_write``). The tool version
     and start time fill the rows' columns the output left empty.
 
     Parameters
@@ -298,9 +313,11 @@ def read_trial(path: str | Path) -> Trial:
             continue
         if key not in df.columns or df[key].isna().all():
             df[key] = _param_value(value)
-        elif len(frames) > 1:  # the output stated it; the sidecars' rows take it from meta
+            continue
+        if len(frames) > 1:  # the output stated it; the sidecars' rows take it from meta
             fill = df["p_sidecar"].notna() & df[key].isna()
             df.loc[fill, key] = _param_value(value)
+        _refine(df, key, value)
     validate(df)
     trial.measurements = df
     return trial
