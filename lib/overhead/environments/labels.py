@@ -35,7 +35,9 @@ _SUFFIX_PARTS = ("tuned", "untuned")
 #: The labels in the order tables and legends list them: native first, containers, then VMs.
 LABEL_ORDER: tuple[str, ...] = (
     "Native", "Docker", "Docker net=host", "Docker net=host volume", "Docker net=host AUFS",
-    "Docker NAT", "Docker NAT volume", "Docker NAT AUFS", "KVM", "KVM-untuned", "KVM-tuned",
+    "Docker net=host overlay", "Docker NAT", "Docker NAT volume", "Docker NAT AUFS",
+    "Docker NAT overlay", "KVM", "KVM-untuned", "KVM-tuned", "QEMU TCG", "QEMU TCG untuned",
+    "QEMU TCG tuned",
 )
 
 # Okabe & Ito (2008), "Color Universal Design".
@@ -60,6 +62,11 @@ STYLE: dict[str, tuple[str, str]] = {
     "KVM-tuned": (OKABE_ITO["green"], "^"),
     "KVM-untuned": (OKABE_ITO["sky_blue"], "<"),
     "QEMU TCG": (OKABE_ITO["grey"], "x"),
+    "QEMU TCG untuned": (OKABE_ITO["grey"], "x"),
+    "QEMU TCG tuned": (OKABE_ITO["black"], "x"),
+    # overlayfs is what stands in for the paper's AUFS today: AUFS's colour, another marker
+    "Docker NAT overlay": (OKABE_ITO["purple"], "P"),
+    "Docker net=host overlay": (OKABE_ITO["purple"], "X"),
     "published": (OKABE_ITO["black"], "_"),
 }
 
