@@ -1,0 +1,1009 @@
+"""RC25482 live: the paper's tables and figures from a campaign measured on this machine.
+
+A campaign run with this project's engine (``notebooks/campaign.ipynb``, ``overhead run``) is
+ingested into ``data/tidy/<campaign>/``. The functions here turn its rows into the paper's
+tables and figures, one comparison frame per figure, each row one point of one environment:
+
+- the live statistics: n trials, mean, SD, 95% CI of the mean (Student-t where a Shapiro-Wilk
+  check passes, else bootstrap BCa), and against Native the percent difference with its
+  bootstrap interval, Welch's p (Holm-corrected within the figure) and a verdict in words
+  (:func:`overhead.stats.curve`);
+- beside it the authors' value for the environment the live one stands for (their Native,
+  Docker, Docker NAT, KVM...), read from the tables the authors' half of the same notebooks
+  wrote (``figures/rc25482/*.csv``), and the authors' percent difference from their Native.
+
+Absolute numbers of a 2-core machine and a 32-core server do not compare; the percent
+differences from native do, as far as the workloads scale. A VM that QEMU ran under TCG
+(software emulation) is labelled "QEMU TCG" and set beside the authors' KVM only with the
+note that emulation is not hardware virtualization: its overhead is never called a KVM
+overhead. The known truths of the paper (:func:`known_truths`) are checked on the live data
+with their intervals, and :func:`report` writes ``figures/<campaign>/report.html``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from overhead import stats
+from overhead.environments import label as env_label
+from overhead.environments import order as env_order
+from overhead.errors import InputError
+from overhead.paths import FIGURES, ROOT, TIDY
+
+__all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "compute", "known_truths",
+           "mysql", "network", "open_campaign", "plot_bars", "plot_curves", "redis", "report",
+           "where"]
+
+#: Where the authors' half of the notebooks writes its tables (make reproduce).
+AUTHORS_DIR = FIGURES / "rc25482"
+BASELINE = "Native"
+TCG_NOTE = ("QEMU TCG is software emulation, not KVM: the authors' KVM value is shown for "
+            "orientation only, and this overhead is not a KVM overhead")
+#: The figure stems each section writes (report order).
+FIGURES_LIVE = {"compute": ("table1",), "network": ("fig02", "fig03"),
+                "blockio": ("fig05", "fig06", "fig07"), "redis": ("fig08", "fig09"),
+                "mysql": ("fig10", "fig11", "fig12", "fig13")}
+
+
+@dataclass
+class Live:
+    """One ingested campaign, ready for the paper's tables.
+
+    Attributes
+    ----------
+    name : str
+        The campaign's name (``data/tidy/<name>``).
+    tidy : pathlib.Path
+        Its tidy folder.
+    out : pathlib.Path
+        Where its tables and figures go (``figures/<name>``).
+    authors : pathlib.Path
+        Where the authors' tables are (``figures/rc25482``).
+    rows : pandas.DataFrame
+        The measurements of done, non-warm-up trials, with ``env_name`` (the campaign's
+        environment) and ``label`` (its display label).
+    trials : pandas.DataFrame
+        The campaign's trials table.
+    provenance : pandas.DataFrame
+        One row per run.
+    """
+
+    name: str
+    tidy: Path
+    out: Path
+    authors: Path
+    rows: pd.DataFrame
+    trials: pd.DataFrame
+    provenance: pd.DataFrame
+
+    def benchmark(self, name: str, metric: str | tuple[str, ...], **where: object) -> pd.DataFrame:
+        """Rows of one benchmark and metric(s), filtered on column values (p_kernel="hpl")."""
+        metrics = (metric,) if isinstance(metric, str) else metric
+        sel = self.rows[(self.rows["benchmark"] == name) & self.rows["metric"].isin(metrics)]
+        for column, value in where.items():
+            if value is None:
+                sel = sel[sel[column].isna()]
+            else:
+                sel = sel[sel[column] == value]
+        return sel
+
+
+def _label(environment: str, variant: object) -> str:
+    """Display label of a campaign environment: the default runtime (runc) left out."""
+    parts = [p for p in str(variant).split(",") if p and p != "runtime=runc"] \
+        if isinstance(variant, str) else []
+    return env_label(environment, ",".join(parts) or None)
+
+
+def open_campaign(campaign: str | os.PathLike[str], *, tidy_root: str | os.PathLike[str] | None = None,
+                  out_root: str | os.PathLike[str] | None = None,
+                  authors: str | os.PathLike[str] | None = None) -> Live:
+    """Load an ingested campaign.
+
+    Parameters
+    ----------
+    campaign : str or path
+        The campaign's name (``local-quick``) or its YAML file (its name is read from it).
+    tidy_root : path, optional
+        The folder of tidy trees (default ``data/tidy``).
+    out_root : path, optional
+        The folder of figure trees (default ``figures``); output goes to ``<out_root>/<name>``.
+    authors : path, optional
+        The authors' tables (default ``figures/rc25482``).
+
+    Returns
+    -------
+    Live
+        The campaign's rows and folders.
+
+    Raises
+    ------
+    InputError
+        When the campaign has not been ingested (naming the folder looked at).
+    """
+    from overhead.tidy import load
+
+    text = str(campaign)
+    if text.endswith((".yml", ".yaml")):
+        from overhead.campaign import inventory
+
+        path = Path(text) if Path(text).is_absolute() else ROOT / text
+        name = inventory.load(path).name
+    else:
+        name = text
+    tidy = Path(tidy_root or TIDY) / name
+    if not (tidy / "trials.parquet").exists():
+        raise InputError(f"{tidy}: campaign {name!r} has no ingested trials (run "
+                         f"notebooks/campaign.ipynb or `overhead run` for it first)")
+    trials = pd.read_parquet(tidy / "trials.parquet")
+    rows = load(tidy)
+    done = trials.loc[(trials["status"] == "done") & ~trials["warmup"].astype(bool), "run_id"]
+    rows = rows[rows["run_id"].isin(set(done)) & ~rows["warmup"].astype(bool)].copy()
+    env_name = trials.set_index("run_id")["env_name"]
+    rows["env_name"] = rows["run_id"].map(env_name).astype("string")
+    pairs = rows[["environment", "variant"]].drop_duplicates()
+    names = {(e, v if isinstance(v, str) else None): _label(e, v)
+             for e, v in pairs.itertuples(index=False)}
+    rows["label"] = [names[(e, v if isinstance(v, str) else None)]
+                     for e, v in zip(rows["environment"], rows["variant"], strict=True)]
+    prov_path = tidy / "provenance.parquet"
+    provenance = pd.read_parquet(prov_path) if prov_path.exists() else pd.DataFrame()
+    out = Path(out_root or FIGURES) / name
+    out.mkdir(parents=True, exist_ok=True)
+    return Live(name, tidy, out, Path(authors or AUTHORS_DIR), rows, trials, provenance)
+
+
+def where(live: Live) -> pd.DataFrame:
+    """Say what was measured where: one row per campaign environment.
+
+    Columns: env_name, label, environment, variant, host, accelerator (and its QEMU version),
+    Docker version and network mode, the kernel and CPU model of the runs, trials done and
+    failed.
+    """
+    t = live.trials
+    counts = t.groupby("env_name")["status"].value_counts().unstack(fill_value=0)
+    prov = live.provenance.copy()
+    if not prov.empty:
+        prov["env_name"] = prov["run_id"].str.split("/").str[1]
+    out = []
+    for env_name, g in t.groupby("env_name", sort=False):
+        first = g.iloc[0]
+        p = prov[prov["env_name"] == env_name] if not prov.empty else prov
+
+        def fact(column: str, p: pd.DataFrame = p) -> object:
+            if column not in p or p[column].dropna().empty:
+                return None
+            return ", ".join(sorted({str(v) for v in p[column].dropna()}))
+
+        out.append({"env_name": env_name,
+                    "label": _label(first["environment"], first["variant"]),
+                    "environment": first["environment"], "variant": first["variant"],
+                    "host": first["host"], "accelerator": fact("accelerator"),
+                    "qemu_version": fact("qemu_version"), "docker_version": fact("docker_version"),
+                    "docker_network_mode": fact("docker_network_mode"),
+                    "kernel": fact("kernel"), "cpu_model": fact("cpu_model"),
+                    "done": int(counts.loc[env_name].get("done", 0)),
+                    "failed": int(counts.loc[env_name].get("failed", 0))})
+    return pd.DataFrame(out)
+
+
+# --- the authors' side ---------------------------------------------------------------------
+
+def _authors_env(section: str, label: str) -> str | None:
+    """Return the authors' environment a live label stands for in a section (None: none)."""
+    if label == BASELINE:
+        return BASELINE
+    if label.startswith(("QEMU TCG", "VM")):
+        return "KVM-untuned" if section == "compute" else "KVM"
+    if label.startswith("KVM"):
+        if section == "compute":
+            return "KVM-tuned" if "tuned" in label and "untuned" not in label else "KVM-untuned"
+        return "KVM"
+    if not label.startswith("Docker"):
+        return None
+    nat = " NAT" in label
+    if section in ("compute", "blockio"):
+        return "Docker"
+    if section == "network":
+        return "Docker NAT" if nat else None
+    if section == "redis":
+        return "Docker NAT" if nat else "Docker net=host"
+    if section == "mysql":
+        if "overlay" in label or "AUFS" in label:
+            return "Docker NAT AUFS" if nat else None
+        return "Docker NAT volume" if nat else "Docker net=host volume"
+    return None
+
+
+def _authors_table(live: Live, stem: str) -> pd.DataFrame | None:
+    path = live.authors / f"{stem}.csv"
+    return pd.read_csv(path) if path.exists() else None
+
+
+def _attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
+                    match: Callable[[pd.DataFrame, pd.Series, str], pd.DataFrame],
+                    value: str, pct: str | None, missing: str | None = None) -> pd.DataFrame:
+    """Add the authors' columns to a comparison frame.
+
+    authors_environment, authors_value, authors_pct_vs_native, authors_x (the level of theirs
+    used, for swept parameters) and authors_note (``missing`` where none matches).
+    """
+    if table.empty:
+        return table
+    authors = _authors_table(live, stem)
+    envs, vals, pcts, notes, xs = [], [], [], [], []
+    for _, row in table.iterrows():
+        env = _authors_env(section, row["environment"])
+        envs.append(env)
+        note = ""
+        if row["environment"].startswith("QEMU TCG"):
+            note = TCG_NOTE
+        if authors is None:
+            vals.append(np.nan)
+            pcts.append(np.nan)
+            xs.append(None)
+            notes.append(f"authors' {stem}.csv not built (make reproduce)")
+            continue
+        hit = match(authors, row, env) if env else authors.iloc[0:0]
+        if hit.empty:
+            vals.append(np.nan)
+            pcts.append(np.nan)
+            xs.append(None)
+            notes.append(note or missing or ("no counterpart in the authors' data" if env is None
+                                             else f"no authors' value for {env}"))
+            continue
+        vals.append(float(hit[value].iloc[0]))
+        pcts.append(float(hit[pct].iloc[0]) if pct and pd.notna(hit[pct].iloc[0]) else
+                    (0.0 if env == BASELINE else np.nan))
+        xs.append(hit[AUTHORS_X].iloc[0] if AUTHORS_X in hit else None)
+        notes.append(note)
+    out = table.assign(authors_environment=envs, authors_value=vals,
+                       authors_pct_vs_native=pcts, authors_x=xs, authors_note=notes)
+    if pct is None and not out.empty:  # their percent difference from their own Native
+        native = out[out["authors_environment"] == BASELINE]
+        base = {(i, a): v for i, a, v in zip(native["item"], native["authors_x"].astype(str),
+                                              native["authors_value"], strict=True)}
+        out["authors_pct_vs_native"] = [
+            100 * (v / base[(i, str(a))] - 1) if (i, str(a)) in base and pd.notna(v) else np.nan
+            for i, a, v in zip(out["item"], out["authors_x"], out["authors_value"], strict=True)]
+    return out
+
+
+# --- the live side -------------------------------------------------------------------------
+
+def _compare(rows: pd.DataFrame, figure: str, item: str, unit: str, scale: float = 1.0,
+             x: str | None = None) -> pd.DataFrame:
+    """One comparison frame: per (item, environment, x) the live statistics vs Native."""
+    if rows.empty:
+        return pd.DataFrame()
+    d = pd.DataFrame({"item": item, "environment": rows["label"].to_numpy(),
+                      "x": rows[x].to_numpy() if x else "",
+                      "value": rows["value"].to_numpy(dtype=float) / scale})
+    base = BASELINE if (d["environment"] == BASELINE).any() else None
+    table = stats.curve(d, "x", base, by=["item"], n_resamples=2000,
+                        order={"environment": env_order(d["environment"].unique())})
+    # below 3 trials the curve gives no interval (normality cannot be checked) and leaves the
+    # mean out too; the mean and SD of what was measured are still facts worth showing
+    plain = d.groupby(["item", "environment", "x"])["value"].agg(["mean", "std"])
+    for column, source in (("mean", "mean"), ("sd", "std")):
+        fill = [plain[source].get((i, e, xv), np.nan)
+                for i, e, xv in zip(table["item"], table["environment"], table["x"], strict=True)]
+        table[column] = table[column].fillna(pd.Series(fill, index=table.index))
+    return table.assign(figure=figure, unit=unit, x_name=x or "")
+
+
+def _finish(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    parts = [p for p in parts if not p.empty]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def compute(live: Live) -> pd.DataFrame:
+    """Table I live: PXZ (MB/s), Linpack (HPL, GFLOPS), RandomAccess (MPI, GUPS), STREAM (GB/s).
+
+    STREAM is HPCC's StarSTREAM (every core runs the kernel at once; the value is per process)
+    and RandomAccess HPCC's MPIRandomAccess over all processes.
+    """
+    parts = [
+        _compare(live.benchmark("pxz", "throughput"), "table1", "PXZ", "MB/s", 1e6),
+        _compare(live.benchmark("hpcc", "flop_rate", p_kernel="hpl"), "table1", "Linpack",
+                 "GFLOPS", 1e9),
+        _compare(live.benchmark("hpcc", "update_rate", p_kernel="randomaccess", p_scope="mpi"),
+                 "table1", "RandomAccess", "GUPS", 1e9),
+    ]
+    for kernel in ("copy", "scale", "add", "triad"):
+        parts.append(_compare(live.benchmark("hpcc", "bandwidth", p_kernel=kernel, p_scope="star"),
+                              "table1", f"STREAM {kernel.capitalize()}", "GB/s", 1e9))
+    table = _finish(parts)
+
+    def match(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["workload"] == row["item"]) & (a["environment"] == env) & a["mean"].notna()]
+
+    return _attach_authors(table, live, "compute", "table1", match, "mean", "delta_vs_native_pct")
+
+
+#: nuttcp directions: the runner's (seen from the client) -> the paper's (seen from the system
+#: under test, the environment); the authors' fig02.csv names.
+DIRECTIONS = {"tx": ("client->server (environment receives)", "server->client (SUT receives)"),
+              "rx": ("server->client (environment transmits)", "client->server (SUT transmits)")}
+
+
+def network(live: Live) -> dict[str, pd.DataFrame]:
+    """Figs 2 and 3 live: nuttcp goodput (Gbit/s) with the host's CPU, netperf RR latency (us).
+
+    Returns ``{"fig02": ..., "fig03": ...}``. Fig 2's rows have item = the direction; its
+    ``cpu`` rows (item "host CPU busy ...") give the whole host's CPU busy percent during the
+    transfer (mpstat, all cores), where perf's cycle counters are not available.
+    """
+    good = live.benchmark("nuttcp", "goodput", p_sidecar=None)
+    parts, cpu_parts = [], []
+    for code, (name, _) in DIRECTIONS.items():
+        parts.append(_compare(good[good["p_direction"] == code], "fig02", name, "Gbit/s", 1e9 / 8))
+        idle = live.benchmark("nuttcp", "cpu_idle_mean", p_sidecar="mpstat", p_cpu="all")
+        idle = idle[idle["p_direction"] == code].assign(value=lambda f: 100.0 - f["value"])
+        cpu_parts.append(_compare(idle, "fig02", f"host CPU busy %, {name}", "%"))
+    fig02 = _finish(parts)
+
+    def match2(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        theirs = {mine: paper for mine, paper in DIRECTIONS.values()}[row["item"]]
+        return a[(a["direction"] == theirs) & (a["environment"] == env) & a["goodput_gbps"].notna()]
+
+    fig02 = _attach_authors(fig02, live, "network", "fig02", match2, "goodput_gbps", None)
+    if not fig02.empty:
+        native = fig02[fig02["authors_environment"] == BASELINE].set_index("item")["authors_value"]
+        fig02["authors_pct_vs_native"] = [
+            100 * (v / native.get(i, np.nan) - 1) if pd.notna(v) else np.nan
+            for i, v in zip(fig02["item"], fig02["authors_value"], strict=True)]
+    cpu = _attach_authors(_finish(cpu_parts), live, "network", "fig02", lambda a, row, env: a.iloc[0:0],
+                          "goodput_gbps", None,
+                          missing="the authors give perf's cycles per byte (Fig 2), not CPU busy")
+    fig02 = _finish([fig02, cpu])
+    lat = _compare(live.benchmark("netperf", "latency_mean"), "fig03", "", "us", 1e-6)
+    if not lat.empty:
+        tests = live.benchmark("netperf", "latency_mean")
+        lat = _finish([_compare(tests[tests["p_test"] == t], "fig03", t, "us", 1e-6)
+                       for t in sorted(tests["p_test"].dropna().unique())])
+
+    def match3(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["test"] == row["item"]) & (a["environment"] == env) & a["latency_us"].notna()]
+
+    fig03 = _attach_authors(lat, live, "network", "fig03", match3, "latency_us", "delta_vs_native_pct")
+    return {"fig02": fig02, "fig03": fig03}
+
+
+SEQUENTIAL = {"read": "Sequential Read", "write": "Sequential Write"}
+RANDOM = {"randread": "Random Read", "randwrite": "Random Write", "randrw": "Random Mixed 70/30"}
+
+
+def _fio_total(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: a mixed job's read and write directions summed."""
+    keys = ["run_id", "label", "p_rw"]
+    return rows.groupby(keys, as_index=False, observed=True)["value"].sum()
+
+
+def blockio(live: Live) -> dict[str, pd.DataFrame]:
+    """Figs 5-7 live: sequential bandwidth (MB/s), random IOPS, random-read latency percentiles.
+
+    Returns ``{"fig05": ..., "fig06": ..., "fig07": ...}``; Fig 7's items are p50, p90, p99
+    of fio's completion latency (us) of the random-read job, one value per run.
+    """
+    seq = live.benchmark("fio-seq", "bandwidth")
+    fig05 = _finish([_compare(seq[seq["p_rw"] == rw], "fig05", name, "MB/s", 1e6)
+                     for rw, name in SEQUENTIAL.items()])
+
+    def match5(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["test"] == row["item"]) & (a["environment"] == env)]
+
+    fig05 = _attach_authors(fig05, live, "blockio", "fig05", match5, "bandwidth_mb_s", "pct_vs_native")
+    rnd = _fio_total(pd.concat([live.benchmark("fio-rand", "iops"), live.benchmark("fio-mixed", "iops")]))
+    fig06 = _finish([_compare(rnd[rnd["p_rw"] == rw], "fig06", name, "IOPS")
+                     for rw, name in RANDOM.items()])
+    # the authors' random jobs at 16x8 (their Fig 6); one job here (quick) or both (paper)
+    fig06 = _attach_authors(fig06, live, "blockio", "fig06",
+                            lambda a, row, env: a[(a["test"] == row["item"]) & (a["environment"] == env)
+                                                  & (a["numjobs"] == a["numjobs"].max())],
+                            "iops", "pct_vs_native")
+    pcts = live.benchmark("fio-rand", "clat_percentile", p_rw="randread")
+    fig07 = _finish([_compare(pcts[pcts["p_percentile"] == p], "fig07", f"p{p:g}", "us", 1e-6)
+                     for p in (50.0, 90.0, 99.0)])
+
+    def match7(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["statistic"] == row["item"]) & (a["environment"] == env)]
+
+    fig07 = _attach_authors(fig07, live, "blockio", "fig07_ratios", match7, "value_us", None)
+    if not fig07.empty:
+        fig07["authors_pct_vs_native"] = _pct_from_ratio(live, fig07)
+    return {"fig05": fig05, "fig06": fig06, "fig07": fig07}
+
+
+def _pct_from_ratio(live: Live, fig07: pd.DataFrame) -> list[float]:
+    a = _authors_table(live, "fig07_ratios")
+    if a is None:
+        return [np.nan] * len(fig07)
+    ratio = a.set_index(["statistic", "environment"])["ratio_vs_native"]
+    return [100 * (ratio.get((i, e), np.nan) - 1) if e else np.nan
+            for i, e in zip(fig07["item"], fig07["authors_environment"], strict=True)]
+
+
+#: The column where a matched authors' row says its level (connections, threads) when it
+#: differs from the live one.
+AUTHORS_X = "_authors_x"
+
+
+def _nearest(a: pd.DataFrame, column: str, x: float) -> pd.DataFrame:
+    """Return the authors' rows at the level of ``column`` nearest to x on a log scale.
+
+    Their sweeps differ from the live ones; the level chosen is kept in :data:`AUTHORS_X`.
+    """
+    if a.empty:
+        return a
+    levels = a[column].dropna().unique()
+    best = levels[np.argmin(np.abs(np.log(levels.astype(float)) - np.log(float(x))))]
+    return a[a[column] == best].assign(**{AUTHORS_X: best})
+
+
+def redis_runs(live: Live) -> pd.DataFrame:
+    """Return one row per Redis run.
+
+    GET+SET throughput (all requests / all time), request-weighted mean latency (s),
+    connections and pipeline depth.
+    """
+    r = live.benchmark("redis", ("requests", "duration", "latency_mean"))
+    r = r[r["p_section"].isna() | (r["p_section"] == "summary")]
+    if r.empty:
+        return pd.DataFrame()
+    wide = r.pivot_table(index=["run_id", "label", "p_clients", "p_pipeline", "p_test"],
+                         columns="metric", values="value", observed=True).reset_index()
+    wide["weighted"] = wide["latency_mean"] * wide["requests"]
+    runs = wide.groupby(["run_id", "label", "p_clients", "p_pipeline"], as_index=False,
+                        observed=True)[["requests", "duration", "weighted"]].sum()
+    runs["throughput"] = runs["requests"] / runs["duration"]
+    runs["latency"] = runs["weighted"] / runs["requests"]
+    return runs.drop(columns="weighted")
+
+
+def _littles(runs: pd.DataFrame, n: pd.Series, figure: str) -> pd.DataFrame:
+    """Little's law per run (N = X R), then per (environment, level): N, mean X R, residual."""
+    law = stats.littles_law(n.to_numpy(float), runs["throughput"].to_numpy(float),
+                            runs["latency"].to_numpy(float))
+    per_run = runs[["label"]].assign(N=law["N"].to_numpy(), xr=law["xr"].to_numpy(),
+                                     rel_residual=law["rel_residual"].to_numpy())
+    out = per_run.groupby(["label", "N"], as_index=False, observed=True).agg(
+        n=("xr", "size"), xr_mean=("xr", "mean"), rel_residual_mean=("rel_residual", "mean"),
+        rel_residual_min=("rel_residual", "min"), rel_residual_max=("rel_residual", "max"))
+    return out.rename(columns={"label": "environment"}).assign(figure=figure)
+
+
+def redis(live: Live) -> dict[str, pd.DataFrame]:
+    """Return Figs 8-9 live: GET+SET throughput and mean latency vs connections.
+
+    Throughput in req/s, latency in us, and Little's law with N = connections x pipeline
+    depth (the requests in flight).
+    """
+    runs = redis_runs(live)
+    if runs.empty:
+        return {"fig08": pd.DataFrame(), "fig09": pd.DataFrame(), "littles": pd.DataFrame()}
+    runs = runs.assign(value=runs["throughput"])
+    fig08 = _compare(runs, "fig08", "GET+SET", "req/s", 1.0, x="p_clients")
+    fig09 = _compare(runs.assign(value=runs["latency"]), "fig09", "GET+SET", "us", 1e-6,
+                     x="p_clients")
+
+    def match(stem_value: str):
+        def m(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+            a = a[(a["workload"] == "GET+SET") & (a["environment"] == env)]
+            return _nearest(a, "connections", row["x"])
+        return m
+
+    fig08 = _attach_authors(fig08, live, "redis", "fig08", match("x"), "throughput_mean",
+                            "pct_vs_native")
+    fig09 = _attach_authors(fig09, live, "redis", "fig09", match("x"), "latency_us_mean",
+                            "pct_vs_native")
+    n = runs["p_clients"].astype(float) * runs["p_pipeline"].astype(float)
+    return {"fig08": fig08, "fig09": fig09, "littles": _littles(runs, n, "redis")}
+
+
+def mysql_runs(live: Live) -> pd.DataFrame:
+    """Return one row per sysbench run.
+
+    Test, threads, throughput (tx/s), mean latency (s) and the server's CPU busy percent
+    (100 - mpstat's average idle over all cores, NaN without it).
+    """
+    main = live.benchmark("mysql", ("transaction_rate", "latency_mean"), p_sidecar=None)
+    if main.empty:
+        return pd.DataFrame()
+    runs = main.pivot_table(index=["run_id", "label", "p_test", "p_threads"], columns="metric",
+                            values="value", observed=True).reset_index()
+    idle = live.benchmark("mysql", "cpu_idle_mean", p_sidecar="monitor", p_cpu="all")
+    busy = (100.0 - idle.set_index("run_id")["value"]).groupby(level=0).mean()
+    runs["cpu_busy"] = runs["run_id"].map(busy)
+    return runs.rename(columns={"transaction_rate": "throughput", "latency_mean": "latency"})
+
+
+def mysql(live: Live) -> dict[str, pd.DataFrame]:
+    """Return Figs 10-12 live and Little's law for MySQL.
+
+    Throughput (tx/s), server CPU busy (%), mean latency (ms) vs threads per sysbench test
+    (Fig 13, throughput against latency, is drawn from Figs 10 and 12), and Little's law
+    with N = threads.
+    """
+    runs = mysql_runs(live)
+    if runs.empty:
+        return {k: pd.DataFrame() for k in ("fig10", "fig11", "fig12", "littles")}
+    out = {"fig10": [], "fig11": [], "fig12": []}
+    for test in sorted(runs["p_test"].dropna().unique()):
+        r = runs[runs["p_test"] == test]
+        out["fig10"].append(_compare(r.assign(value=r["throughput"]), "fig10", test, "tx/s",
+                                     x="p_threads"))
+        cpu = r[r["cpu_busy"].notna()]
+        out["fig11"].append(_compare(cpu.assign(value=cpu["cpu_busy"]), "fig11", test, "%",
+                                     x="p_threads"))
+        out["fig12"].append(_compare(r.assign(value=r["latency"]), "fig12", test, "ms", 1e-3,
+                                     x="p_threads"))
+    columns = {"fig10": ("tps_mean", "loss_vs_native_pct"), "fig11": ("cpu_util_mean", None),
+               "fig12": ("latency_ms_mean", None)}
+    result = {}
+    for stem, parts in out.items():
+        value, pct = columns[stem]
+
+        def m(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+            return _nearest(a[a["environment"] == env], "threads", row["x"])
+
+        table = _attach_authors(_finish(parts), live, "mysql", stem, m, value, pct)
+        if stem == "fig10" and not table.empty:  # the authors' loss is native - env, in %
+            table["authors_pct_vs_native"] = -table["authors_pct_vs_native"]
+        result[stem] = table
+    result["littles"] = _littles(runs, runs["p_threads"].astype(float), "mysql")
+    return result
+
+
+# --- the known truths ----------------------------------------------------------------------
+
+def _fmt(v: float, d: int = 2) -> str:
+    return "n/a" if v is None or pd.isna(v) else f"{v:+.{d}f}"
+
+
+def known_truths(tables: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
+    """Check the paper's findings that should hold on any machine on the live data.
+
+    Rows: truth, environment, item, measured (with its 95% CI), holds (True, False or None
+    where the data cannot say), why. Checked:
+
+    - CPU-bound work (PXZ, Linpack, STREAM Triad): Docker within 2% of native, or no
+      significant difference (Welch, Holm-corrected);
+    - Docker NAT adds round-trip latency to netperf RR over Docker net=host (difference of
+      means with its Welch interval above zero);
+    - Little's law N = X R on the live Redis and MySQL runs (mean relative residual within 10%);
+    - the VM under TCG is marked as emulated: every VM run's accelerator is recorded, and no
+      TCG run is labelled KVM.
+    """
+    rows = []
+    t1 = tables.get("table1", pd.DataFrame())
+    for item in ("PXZ", "Linpack", "STREAM Triad"):
+        sel = t1[(t1["item"] == item) & t1["environment"].str.startswith("Docker")] if not t1.empty else t1
+        if sel.empty:
+            rows.append({"truth": "CPU-bound: Docker = native (<2% or n.s.)", "environment": "Docker",
+                         "item": item, "measured": "no data", "holds": None,
+                         "why": "no Docker or native runs of this workload"})
+        for _, r in sel.iterrows():
+            small = abs(r["pct"]) < 2
+            ns = pd.notna(r["welch_p_holm"]) and r["welch_p_holm"] >= 0.05
+            holds = bool(small or ns) if pd.notna(r["pct"]) else None
+            why = ("within 2%" if small else "not significant" if ns
+                   else "differs by more than 2% and significantly")
+            rows.append({"truth": "CPU-bound: Docker = native (<2% or n.s.)",
+                         "environment": r["environment"], "item": item,
+                         "measured": f"{_fmt(r['pct'])}% [{_fmt(r['pct_low'])}, {_fmt(r['pct_high'])}], "
+                                     f"Welch-Holm p={r['welch_p_holm']:.3g}, n={int(r['n'])}",
+                         "holds": holds, "why": why})
+    rows += _nat_latency(live)
+    for name, table in (("Redis", tables.get("redis_littles")), ("MySQL", tables.get("mysql_littles"))):
+        if table is None or table.empty:
+            rows.append({"truth": f"Little's law on {name}", "environment": "", "item": "",
+                         "measured": "no data", "holds": None, "why": "no runs"})
+            continue
+        for env, g in table.groupby("environment", sort=False):
+            worst = g.loc[g["rel_residual_mean"].abs().idxmax()]
+            holds = bool((g["rel_residual_mean"].abs() <= 0.10).all())
+            rows.append({"truth": f"Little's law on {name} (|N - XR|/N <= 10%)", "environment": env,
+                         "item": f"{len(g)} levels of N",
+                         "measured": f"worst mean residual {100 * worst['rel_residual_mean']:+.1f}% "
+                                     f"at N={worst['N']:g} (runs {100 * worst['rel_residual_min']:+.1f}"
+                                     f"..{100 * worst['rel_residual_max']:+.1f}%)",
+                         "holds": holds, "why": "N = X R within 10% at every level" if holds
+                         else "a level is off by more than 10% (see the residuals table)"})
+    rows.append(_tcg_marked(live))
+    return pd.DataFrame(rows)
+
+
+def _nat_latency(live: Live) -> list[dict]:
+    lat = live.benchmark("netperf", "latency_mean")
+    nat = [lab for lab in lat["label"].unique() if lab.startswith("Docker NAT")]
+    host = [lab for lab in lat["label"].unique() if lab.startswith("Docker net=host")]
+    truth = "Docker NAT adds RR latency over net=host"
+    if not nat or not host:
+        return [{"truth": truth, "environment": "", "item": "", "measured": "no data",
+                 "holds": None, "why": "needs netperf runs in Docker NAT and net=host"}]
+    rows = []
+    for test in sorted(lat["p_test"].dropna().unique()):
+        t = lat[lat["p_test"] == test]
+        x = t.loc[t["label"] == nat[0], "value"].to_numpy(float) * 1e6
+        y = t.loc[t["label"] == host[0], "value"].to_numpy(float) * 1e6
+        if not len(x) or not len(y):
+            rows.append({"truth": truth, "environment": f"{nat[0]} - {host[0]}", "item": test,
+                         "measured": f"n={len(x)}/{len(y)}", "holds": None,
+                         "why": "no runs of this test in one of the two"})
+            continue
+        d = stats.welch_difference(x, y)
+        holds = None if np.isnan(d.low) else bool(d.low > 0)
+        rows.append({"truth": truth, "environment": f"{nat[0]} - {host[0]}", "item": test,
+                     "measured": f"{_fmt(d.estimate, 1)} us [{_fmt(d.low, 1)}, {_fmt(d.high, 1)}] "
+                                 f"(means {x.mean():.1f} vs {y.mean():.1f} us, n={len(x)}/{len(y)})",
+                     "holds": holds,
+                     "why": "interval above zero" if holds else
+                     ("too few runs for an interval" if holds is None else "interval includes zero or less")})
+    return rows
+
+
+def _tcg_marked(live: Live) -> dict:
+    truth = "The VM under TCG is marked as emulated"
+    prov = live.provenance
+    vm = prov[prov["environment"].isin(["vm", "kvm"])] if not prov.empty else prov
+    if vm.empty:
+        return {"truth": truth, "environment": "", "item": "", "measured": "no VM runs",
+                "holds": None, "why": "no VM in this campaign"}
+    accels = vm["accelerator"].fillna("unrecorded").value_counts().to_dict()
+    tcg_labels = set(live.rows.loc[live.rows["variant"].astype("string").str.contains("accel=tcg", na=False),
+                                   "label"])
+    mislabelled = sorted(lab for lab in tcg_labels if "KVM" in lab)
+    holds = "unrecorded" not in accels and not mislabelled
+    return {"truth": truth, "environment": ", ".join(sorted(tcg_labels)) or "(no TCG runs)",
+            "item": "accelerator of every VM run",
+            "measured": ", ".join(f"{k}: {v} runs" for k, v in accels.items()),
+            "holds": holds,
+            "why": ("every VM run records its accelerator; TCG runs are labelled QEMU TCG, never KVM"
+                    if holds else f"unrecorded accelerator or mislabelled: {mislabelled}")}
+
+
+# --- figures -------------------------------------------------------------------------------
+
+def plot_bars(table: pd.DataFrame, title: str, *, items: list[str] | None = None):
+    """Draw bars of the live means (95% CI) per item, the difference from native below.
+
+    The lower panels give each environment's percent difference from Native: live (with its
+    CI) beside the authors' (black diamond).
+    """
+    import matplotlib.pyplot as plt
+
+    from overhead import plots
+
+    items = items or list(dict.fromkeys(table["item"]))
+    fig, axes = plt.subplots(2, len(items), figsize=(max(4.2, 3.1 * len(items)), 6.4),
+                             squeeze=False, gridspec_kw={"height_ratios": [3, 2]})
+    for k, item in enumerate(items):
+        rows = table[table["item"] == item].reset_index(drop=True)
+        ax, bx = axes[0, k], axes[1, k]
+        for i, r in rows.iterrows():
+            c = plots.colour(r["environment"])
+            ax.bar(i, r["mean"], color=c, edgecolor="black", linewidth=0.5, alpha=0.85)
+            if pd.notna(r["ci_low"]):
+                ax.errorbar(i, r["mean"], yerr=[[r["mean"] - r["ci_low"]], [r["ci_high"] - r["mean"]]],
+                            fmt="none", ecolor="black", capsize=3)
+            if r["environment"] != BASELINE and pd.notna(r["pct"]):
+                bx.errorbar(i - 0.12, r["pct"], yerr=[[r["pct"] - r["pct_low"]], [r["pct_high"] - r["pct"]]]
+                            if pd.notna(r["pct_low"]) else None, fmt=plots.marker(r["environment"]),
+                            color=c, capsize=3, label="live (95% CI)" if i == 1 else None)
+            if r["environment"] != BASELINE and pd.notna(r.get("authors_pct_vs_native")):
+                bx.plot(i + 0.12, r["authors_pct_vs_native"], "D", color="black", markersize=5,
+                        label="authors")
+        ax.set_title(item, fontsize=10)
+        ax.set_ylabel(rows["unit"].iloc[0])
+        ticks = [f"{e}\nn={n}" for e, n in zip(rows["environment"], rows["n"], strict=True)]
+        ax.set_xticks(range(len(rows)), ticks, fontsize=7, rotation=30, ha="right")
+        bx.axhline(0, color="black", linewidth=0.8)
+        bx.set_xticks(range(len(rows)), [""] * len(rows))
+        bx.set_xlim(ax.get_xlim())
+        bx.set_ylabel("% vs native")
+    handles, names = [], []
+    for bx in axes[1]:
+        for h, n in zip(*bx.get_legend_handles_labels(), strict=True):
+            if n not in names:
+                handles.append(h)
+                names.append(n)
+    if handles:
+        fig.legend(handles, names, loc="lower center", ncol=2, frameon=False)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
+    return fig
+
+
+def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = True):
+    """Draw per item the live curves (mean, 95% CI) over the swept parameter.
+
+    Below them the percent difference from Native, live beside the authors' at their nearest
+    level.
+    """
+    import matplotlib.pyplot as plt
+
+    from overhead import plots
+
+    items = list(dict.fromkeys(table["item"]))
+    fig, axes = plt.subplots(2, len(items), figsize=(max(5.0, 5.0 * len(items)), 6.6),
+                             squeeze=False, gridspec_kw={"height_ratios": [3, 2]})
+    for k, item in enumerate(items):
+        rows = table[table["item"] == item]
+        ax, bx = axes[0, k], axes[1, k]
+        for env in plots.order(rows["environment"].unique()):
+            r = rows[rows["environment"] == env].sort_values("x")
+            c, mk = plots.colour(env), plots.marker(env)
+            ax.errorbar(r["x"].astype(float), r["mean"], yerr=[r["mean"] - r["ci_low"], r["ci_high"] - r["mean"]],
+                        fmt=f"-{mk}", color=c, capsize=3, label=f"{env} (n={plots.n_range(r)})")
+            if env != BASELINE:
+                bx.errorbar(r["x"].astype(float), r["pct"], yerr=[r["pct"] - r["pct_low"], r["pct_high"] - r["pct"]],
+                            fmt=f"-{mk}", color=c, capsize=3)
+                if r["authors_pct_vs_native"].notna().any():
+                    bx.plot(r["x"].astype(float), r["authors_pct_vs_native"], "D", color=c,
+                            markeredgecolor="black", markersize=5, linestyle="none")
+        for a in (ax, bx):
+            if logx:
+                a.set_xscale("log")
+            a.set_xlabel(xlabel)
+        bx.axhline(0, color="black", linewidth=0.8)
+        bx.set_ylabel("% vs native (diamonds: authors,\nat their nearest level)", fontsize=8)
+        ax.set_ylabel(rows["unit"].iloc[0])
+        ax.set_title(item, fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def plot_throughput_latency(fig10: pd.DataFrame, fig12: pd.DataFrame, title: str):
+    """Draw Fig 13: per test, throughput against mean latency.
+
+    One curve per environment (threads increase along each curve), both with their 95% CIs.
+    """
+    import matplotlib.pyplot as plt
+
+    from overhead import plots
+
+    items = list(dict.fromkeys(fig10["item"]))
+    fig, axes = plt.subplots(1, len(items), figsize=(max(5.0, 5.2 * len(items)), 4.4), squeeze=False)
+    keys = ["item", "environment", "x"]
+    both = fig10.merge(fig12, on=keys, suffixes=("_tps", "_lat"))
+    for ax, item in zip(axes[0], items, strict=True):
+        rows = both[both["item"] == item]
+        for env in plots.order(rows["environment"].unique()):
+            r = rows[rows["environment"] == env].sort_values("x")
+            ax.errorbar(r["mean_lat"], r["mean_tps"],
+                        xerr=[r["mean_lat"] - r["ci_low_lat"], r["ci_high_lat"] - r["mean_lat"]],
+                        yerr=[r["mean_tps"] - r["ci_low_tps"], r["ci_high_tps"] - r["mean_tps"]],
+                        fmt=f"-{plots.marker(env)}", color=plots.colour(env), capsize=2, label=env)
+        ax.set_xlabel(f"mean latency ({rows['unit_lat'].iloc[0]})")
+        ax.set_ylabel(f"throughput ({rows['unit_tps'].iloc[0]})")
+        ax.set_title(item, fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+#: Per notebook section: the tables it computes and how each is drawn.
+SECTIONS = ("compute", "network", "blockio", "redis", "mysql")
+
+
+def section(campaign: str | os.PathLike[str], name: str, *, authors: str | os.PathLike[str],
+            tidy_root: str | os.PathLike[str] | None = None,
+            out_root: str | os.PathLike[str] | None = None) -> tuple[Live, dict, dict]:
+    """Compute and draw everything one paper notebook shows for a campaign.
+
+    The live tables (written as CSV) and figures (written as PNG, SVG and PDF) go into
+    ``<out_root>/<campaign>/``.
+
+    Parameters
+    ----------
+    campaign : str or path
+        The campaign's name or YAML file.
+    name : str
+        One of :data:`SECTIONS`.
+    authors : path
+        The folder the notebook wrote the authors' tables to; the live output goes beside it
+        (``<its parent>/<campaign>``) unless ``out_root`` says otherwise.
+    tidy_root, out_root : path, optional
+        See :func:`open_campaign`.
+
+    Returns
+    -------
+    (Live, dict, dict)
+        The campaign, its tables (stem -> frame) and figures (stem -> matplotlib Figure).
+    """
+    from overhead import plots
+
+    if name not in SECTIONS:
+        raise InputError(f"section {name!r}: not one of {', '.join(SECTIONS)}")
+    authors = Path(authors)
+    lv = open_campaign(campaign, tidy_root=tidy_root, out_root=out_root or authors.parent,
+                       authors=authors)
+    accel = where(lv)["accelerator"].dropna()
+    vm = f"; VM accelerator: {', '.join(sorted(set(accel)))}" if len(accel) else ""
+    tag = f"live, campaign {lv.name}{vm}"
+    frames: dict[str, pd.DataFrame] = {}
+    figs: dict = {}
+    if name == "compute":
+        frames["table1"] = compute(lv)
+        figs["table1"] = lambda t: plot_bars(t, f"Table I ({tag})")
+    elif name == "network":
+        frames.update(network(lv))
+        figs["fig02"] = lambda t: plot_bars(t, f"Fig 2: nuttcp goodput and host CPU ({tag})")
+        figs["fig03"] = lambda t: plot_bars(t, f"Fig 3: netperf RR latency ({tag})")
+    elif name == "blockio":
+        frames.update(blockio(lv))
+        figs["fig05"] = lambda t: plot_bars(t, f"Fig 5: sequential I/O ({tag})")
+        figs["fig06"] = lambda t: plot_bars(t, f"Fig 6: random IOPS ({tag})")
+        figs["fig07"] = lambda t: plot_bars(t, f"Fig 7: random-read latency percentiles ({tag})")
+    elif name == "redis":
+        r = redis(lv)
+        frames.update({"fig08": r["fig08"], "fig09": r["fig09"], "redis_littles": r["littles"]})
+        figs["fig08"] = lambda t: plot_curves(t, f"Fig 8: Redis throughput ({tag})", xlabel="connections")
+        figs["fig09"] = lambda t: plot_curves(t, f"Fig 9: Redis latency ({tag})", xlabel="connections")
+    else:
+        m = mysql(lv)
+        frames.update({"fig10": m["fig10"], "fig11": m["fig11"], "fig12": m["fig12"],
+                       "mysql_littles": m["littles"]})
+        figs["fig10"] = lambda t: plot_curves(t, f"Fig 10: MySQL throughput ({tag})", xlabel="threads")
+        figs["fig11"] = lambda t: plot_curves(t, f"Fig 11: MySQL server CPU ({tag})", xlabel="threads")
+        figs["fig12"] = lambda t: plot_curves(t, f"Fig 12: MySQL latency ({tag})", xlabel="threads")
+    write_tables(lv, frames)
+    drawn = {}
+    for stem, draw in figs.items():
+        if frames[stem].empty:
+            continue
+        drawn[stem] = draw(frames[stem])
+        plots.save(drawn[stem], lv.out, stem)
+    if name == "mysql" and not frames["fig10"].empty and not frames["fig12"].empty:
+        drawn["fig13"] = plot_throughput_latency(frames["fig10"], frames["fig12"],
+                                                 f"Fig 13: MySQL throughput vs latency ({tag})")
+        plots.save(drawn["fig13"], lv.out, "fig13")
+    return lv, frames, drawn
+
+
+# --- the report ----------------------------------------------------------------------------
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Return a comparison frame in words, for display.
+
+    Per row the live mean [95% CI] (n), % vs native [CI] with the verdict, and the authors'
+    value and % vs native for their counterpart.
+    """
+    def num(v: float) -> str:
+        if pd.isna(v):
+            return "n/a"
+        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
+
+    out = pd.DataFrame({
+        "item": table["item"],
+        "x": [f"{x:g}" if isinstance(x, (int, float, np.integer, np.floating)) else str(x)
+              for x in table["x"]],
+        "environment": table["environment"],
+        "live mean [95% CI] (n)": [f"{num(m)} [{num(lo)}, {num(hi)}] ({int(n)}) {u}"
+                                   for m, lo, hi, n, u in zip(table["mean"], table["ci_low"],
+                                                              table["ci_high"], table["n"],
+                                                              table["unit"], strict=True)],
+        "% vs native [95% CI]": ["baseline" if e == BASELINE else
+                                 f"{_fmt(p, 1)} [{_fmt(lo, 1)}, {_fmt(hi, 1)}] {v}"
+                                 for e, p, lo, hi, v in zip(table["environment"], table["pct"],
+                                                            table["pct_low"], table["pct_high"],
+                                                            table["verdict"], strict=True)],
+        "authors (environment: value, % vs native)": [
+            "-" if not isinstance(ae, str) or pd.isna(av) else
+            f"{ae}: {num(av)}" + ("" if pd.isna(ap) else f", {_fmt(ap, 1)}%")
+            for ae, av, ap in zip(table["authors_environment"], table["authors_value"],
+                                  table["authors_pct_vs_native"], strict=True)],
+        "note": table["authors_note"].fillna(""),
+    })
+    if (out["x"] == "").all():
+        out = out.drop(columns="x")
+    return out.set_index("item")
+
+
+SECTION_TITLES = {
+    "table1": "Table I: compute and memory (PXZ, Linpack, RandomAccess, STREAM)",
+    "fig02": "Fig 2: nuttcp bulk TCP goodput, and the host's CPU during it",
+    "fig03": "Fig 3: netperf round-trip latency (100-byte request, 200-byte response)",
+    "fig05": "Fig 5: fio sequential throughput (1 MiB, libaio, O_DIRECT)",
+    "fig06": "Fig 6: fio random IOPS (4 KiB, QD16)",
+    "fig07": "Fig 7: fio random-read completion latency percentiles",
+    "fig08": "Fig 8: Redis GET+SET throughput vs connections",
+    "fig09": "Fig 9: Redis mean latency vs connections",
+    "fig10": "Fig 10: MySQL (MariaDB) throughput vs sysbench threads",
+    "fig11": "Fig 11: MySQL server CPU busy vs threads (mpstat)",
+    "fig12": "Fig 12: MySQL mean latency vs threads",
+    "fig13": "Fig 13: MySQL throughput against latency",
+    "redis_littles": "Little's law on Redis (N = connections x pipeline)",
+    "mysql_littles": "Little's law on MySQL (N = threads)",
+}
+
+
+def tables(live: Live) -> dict[str, pd.DataFrame]:
+    """Every live table of the paper (stem -> comparison frame), computed from the rows."""
+    out = {"table1": compute(live)}
+    out.update(network(live))
+    out.update(blockio(live))
+    r = redis(live)
+    out.update({"fig08": r["fig08"], "fig09": r["fig09"], "redis_littles": r["littles"]})
+    m = mysql(live)
+    out.update({"fig10": m["fig10"], "fig11": m["fig11"], "fig12": m["fig12"],
+                "mysql_littles": m["littles"]})
+    return out
+
+
+def write_tables(live: Live, frames: dict[str, pd.DataFrame]) -> list[Path]:
+    """Write each frame as ``<out>/<stem>.csv``; return the paths."""
+    paths = []
+    for stem, frame in frames.items():
+        path = live.out / f"{stem}.csv"
+        frame.to_csv(path, index=False)
+        paths.append(path)
+    return paths
+
+
+def _img(path: Path) -> str:
+    import base64
+
+    return (f'<img alt="{html.escape(path.stem)}" style="max-width:100%" '
+            f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}">')
+
+
+def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
+    """Write ``figures/<campaign>/report.html``.
+
+    Where it was measured, the known truths, then table by table the live numbers with their
+    CIs beside the authors', with the live figures the notebooks drew (a figure not drawn yet
+    is named as missing).
+    """
+    frames = frames if frames is not None else tables(live)
+    truths = known_truths(frames, live)
+    truths.to_csv(live.out / "known_truths.csv", index=False)
+    w = where(live)
+    parts = [f"<h1>RC25482 live: campaign {html.escape(live.name)}</h1>",
+             f"<p>Written {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC from "
+             f"{html.escape(str(live.tidy))}; the authors' values from "
+             f"{html.escape(str(live.authors))}. Absolute values of this machine and the "
+             "authors' 32-core server do not compare; the percent differences from native do, "
+             "as far as the workloads scale.</p>",
+             "<h2>What was measured where</h2>", w.to_html(index=False, na_rep="-", escape=True)]
+    if w["accelerator"].fillna("").str.contains("tcg").any():
+        parts.append(f"<p><b>The VM ran under TCG (software emulation).</b> {TCG_NOTE}.</p>")
+    parts += ["<h2>Known truths</h2>", truths.to_html(index=False, na_rep="-", escape=True)]
+    for stem, title in SECTION_TITLES.items():
+        frame = frames.get(stem)
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        png = live.out / f"{stem}.png"
+        if png.exists():
+            parts.append(_img(png))
+        elif stem not in ("redis_littles", "mysql_littles"):
+            parts.append(f"<p><i>figure {stem}.png not drawn yet (run the section's notebook "
+                         "with this campaign)</i></p>")
+        if stem == "fig13":
+            parts.append("<p>Fig 13 is drawn from the rows of Figs 10 and 12.</p>")
+            continue
+        if frame is None or frame.empty:
+            parts.append("<p><i>no live data for this table</i></p>")
+        elif stem.endswith("littles"):
+            parts.append(frame.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}"))
+        else:
+            parts.append(stats.to_html(display_table(frame)))
+    body = "\n".join(parts)
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>RC25482 live: "
+            f"{html.escape(live.name)}</title><style>body{{font-family:sans-serif;max-width:1200px;"
+            "margin:auto}} table{border-collapse:collapse;font-size:12px} td,th{border:1px solid "
+            "#ccc;padding:3px 6px}</style></head><body>\n" + body + "\n</body></html>\n")
+    path = live.out / "report.html"
+    path.write_text(page)
+    return path

@@ -1,0 +1,159 @@
+"""overhead.rc25482.live: the paper's tables from campaign rows, the authors' values beside,
+and the known truths decided from intervals. The campaigns measured for real run in
+test_campaign_live.py; here hand-made rows with known answers test the decisions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from overhead.errors import InputError
+from overhead.rc25482 import live
+
+ENVS = {  # env_name -> (environment, variant, label)
+    "native": ("native", None, "Native"),
+    "docker-host": ("docker", "net=host,storage=volume,runtime=runc", "Docker net=host volume"),
+    "docker-nat": ("docker", "net=nat,storage=volume,runtime=runc", "Docker NAT volume"),
+    "vm": ("vm", "untuned,accel=tcg", "QEMU TCG untuned"),
+}
+
+
+def _rows(values: dict[str, list[float]], benchmark: str, metric: str, **params) -> list[dict]:
+    out = []
+    for env_name, vals in values.items():
+        environment, variant, label = ENVS[env_name]
+        for k, v in enumerate(vals):
+            out.append({"run_id": f"c/{env_name}/{benchmark}/t-{benchmark}{metric}{k}{params}",
+                        "benchmark": benchmark, "metric": metric, "value": v,
+                        "environment": environment, "variant": variant, "label": label,
+                        "env_name": env_name, "p_sidecar": None, **params})
+    return out
+
+
+def _live(tmp_path: Path, rows: list[dict], authors: Path | None = None) -> live.Live:
+    frame = pd.DataFrame(rows)
+    for col in ("p_kernel", "p_scope", "p_test", "p_direction", "p_cpu", "p_rw"):
+        if col not in frame:
+            frame[col] = None
+    prov = pd.DataFrame({"run_id": ["c/vm/x/t-1", "c/native/x/t-2"], "environment": ["vm", "native"],
+                         "accelerator": ["tcg", None]})
+    trials = pd.DataFrame({"run_id": frame["run_id"].unique()})
+    return live.Live("c", tmp_path, tmp_path, authors or tmp_path / "none", frame, trials, prov)
+
+
+def _hpcc(native: list[float], docker: list[float]) -> list[dict]:
+    rows = _rows({"native": native, "docker-host": docker}, "hpcc", "flop_rate", p_kernel="hpl",
+                 p_scope="mpi")
+    rows += _rows({"native": [2e9, 2.02e9, 1.98e9], "docker-host": [2e9, 2.01e9, 1.99e9]}, "pxz",
+                  "throughput")
+    rows += _rows({"native": [5e9, 5.1e9, 4.9e9], "docker-host": [5e9, 5.05e9, 4.95e9]}, "hpcc",
+                  "bandwidth", p_kernel="triad", p_scope="star")
+    return rows
+
+
+def test_table1_statistics_and_the_authors_beside(tmp_path):
+    authors = tmp_path / "authors"
+    authors.mkdir()
+    pd.DataFrame({"workload": ["Linpack", "Linpack"], "environment": ["Native", "Docker"],
+                  "mean": [290.8, 290.9], "delta_vs_native_pct": [0.0, 0.013]}).to_csv(
+        authors / "table1.csv", index=False)
+    lv = _live(tmp_path, _hpcc([4.6e9, 4.7e9, 4.5e9], [4.4e9, 4.5e9, 4.3e9]), authors)
+    t = live.compute(lv).set_index(["item", "environment"])
+    lin = t.loc[("Linpack", "Docker net=host volume")]
+    assert lin["n"] == 3 and lin["mean"] == pytest.approx(4.4)          # GFLOPS
+    assert lin["pct"] == pytest.approx(100 * (4.4 / 4.6 - 1))
+    assert lin["ci_low"] < 4.4 < lin["ci_high"]
+    assert lin["authors_environment"] == "Docker" and lin["authors_value"] == 290.9
+    assert lin["authors_pct_vs_native"] == pytest.approx(0.013)
+    assert t.loc[("PXZ", "Native"), "authors_note"] == "no authors' value for Native"
+
+
+def test_cpu_bound_truth_holds_within_2_percent_or_when_not_significant(tmp_path):
+    close = _live(tmp_path, _hpcc([4.6e9, 4.61e9, 4.59e9], [4.58e9, 4.57e9, 4.59e9]))
+    far = _live(tmp_path, _hpcc([4.6e9, 4.61e9, 4.59e9], [4.0e9, 4.01e9, 3.99e9]))
+    for lv, want in ((close, True), (far, False)):
+        truths = live.known_truths({"table1": live.compute(lv)}, lv)
+        lin = truths[(truths["item"] == "Linpack") & truths["truth"].str.startswith("CPU-bound")]
+        assert lin["holds"].tolist() == [want], lin
+    truths = live.known_truths({"table1": live.compute(far)}, far)
+    assert "significantly" in truths.loc[truths["item"] == "Linpack", "why"].iloc[0]
+
+
+def test_nat_latency_truth_needs_its_interval_above_zero(tmp_path):
+    rows = _rows({"docker-host": [100e-6, 101e-6, 99e-6], "docker-nat": [130e-6, 131e-6, 129e-6]},
+                 "netperf", "latency_mean", p_test="TCP_RR")
+    rows += _rows({"docker-host": [100e-6, 110e-6, 90e-6], "docker-nat": [101e-6, 91e-6, 109e-6]},
+                  "netperf", "latency_mean", p_test="UDP_RR")
+    lv = _live(tmp_path, rows)
+    truths = live.known_truths({}, lv).set_index("item")
+    assert truths.loc["TCP_RR", "holds"] is True and "30.0 us" in truths.loc["TCP_RR", "measured"]
+    assert truths.loc["UDP_RR", "holds"] is False
+
+
+def test_littles_law_residuals_and_the_tcg_truth(tmp_path):
+    # MySQL: N threads, X tx/s, R s with X R = N (holds); Redis: X R 20% short of N (fails)
+    rows = []
+    for k, (threads, tps) in enumerate([(1, 1000.0), (4, 3000.0), (16, 3200.0)]):
+        for env_name in ("native", "vm"):
+            run = f"c/{env_name}/mysql/t-{k}"
+            base = {"run_id": run, "benchmark": "mysql", "environment": ENVS[env_name][0],
+                    "variant": ENVS[env_name][1], "label": ENVS[env_name][2], "env_name": env_name,
+                    "p_sidecar": None, "p_test": "oltp_read_write", "p_threads": threads}
+            rows.append({**base, "metric": "transaction_rate", "value": tps})
+            rows.append({**base, "metric": "latency_mean", "value": threads / tps * 1.001})
+            rows.append({**base, "metric": "cpu_idle_mean", "value": 40.0, "p_sidecar": "monitor",
+                         "p_cpu": "all"})
+    for k, clients in enumerate([1, 10]):
+        for test, dur in (("SET", 0.1), ("GET", 0.1)):
+            base = {"run_id": f"c/native/redis/t-{k}", "benchmark": "redis", "environment": "native",
+                    "variant": None, "label": "Native", "env_name": "native", "p_sidecar": None,
+                    "p_test": test, "p_clients": clients, "p_pipeline": 10, "p_section": None}
+            n = clients * 10
+            x = 10000 / dur
+            rows.append({**base, "metric": "requests", "value": 10000.0})
+            rows.append({**base, "metric": "duration", "value": dur})
+            rows.append({**base, "metric": "latency_mean", "value": 0.8 * n / x, "p_section": "summary"})
+    lv = _live(tmp_path, rows)
+    frames = {"redis_littles": live.redis(lv)["littles"], "mysql_littles": live.mysql(lv)["littles"]}
+    assert frames["mysql_littles"]["rel_residual_mean"].abs().max() < 0.002
+    assert frames["redis_littles"]["rel_residual_mean"].tolist() == pytest.approx([0.2, 0.2])
+    truths = live.known_truths(frames, lv)
+    holds = truths.groupby("truth")["holds"].apply(list).to_dict()
+    assert holds["Little's law on MySQL (|N - XR|/N <= 10%)"] == [True, True]
+    assert holds["Little's law on Redis (|N - XR|/N <= 10%)"] == [False]
+    tcg = truths[truths["truth"].str.startswith("The VM under TCG")].iloc[0]
+    assert tcg["holds"] is True and tcg["environment"] == "QEMU TCG untuned"
+    # the server's CPU busy is 100 - idle
+    cpu = live.mysql(lv)["fig11"]
+    assert (cpu["mean"] == 60.0).all()
+
+
+def test_tcg_rows_are_never_set_beside_kvm_without_the_note(tmp_path):
+    authors = tmp_path / "authors"
+    authors.mkdir()
+    pd.DataFrame({"environment": ["Native", "KVM"], "test": ["TCP_RR"] * 2,
+                  "latency_us": [37.6, 67.9], "delta_vs_native_pct": [0.0, 80.8]}).to_csv(
+        authors / "fig03.csv", index=False)
+    rows = _rows({"native": [70e-6, 71e-6, 72e-6], "vm": [2400e-6, 2500e-6, 2450e-6]}, "netperf",
+                 "latency_mean", p_test="TCP_RR")
+    lv = _live(tmp_path, rows, authors)
+    fig03 = live.network(lv)["fig03"].set_index("environment")
+    assert fig03.loc["QEMU TCG untuned", "authors_environment"] == "KVM"
+    assert "not KVM" in fig03.loc["QEMU TCG untuned", "authors_note"]
+    shown = live.display_table(live.network(lv)["fig03"])
+    assert shown["note"].str.contains("not a KVM overhead").any()
+
+
+def test_an_unknown_campaign_is_named(tmp_path):
+    with pytest.raises(InputError, match="nothing-here.*no ingested trials"):
+        live.open_campaign("nothing-here", tidy_root=tmp_path, out_root=tmp_path)
+
+
+def test_authors_levels_nearest_on_a_log_scale():
+    a = pd.DataFrame({"threads": [10, 30, 50, 290], "v": [1, 2, 3, 4]})
+    assert live._nearest(a, "threads", 16)["threads"].tolist() == [10]
+    assert live._nearest(a, "threads", 40)["threads"].tolist() == [50]
+    assert np.isnan(live._nearest(a.iloc[0:0], "threads", 4).get("v", pd.Series([np.nan])).max())
