@@ -24,6 +24,8 @@ ibm_data = ""
 out_dir = ""
 published_values = ""
 compare_published = True
+campaign = ""
+campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
@@ -257,3 +259,29 @@ display(derived.pivot(index="operation", columns="environment", values="gflops")
 with pd.option_context("display.max_colwidth", 200):
     display(compute.claims(table1, views, spread))
 print("files written:", sorted(p.name for p in out.glob("table[12]*")))
+
+
+# %% [markdown]
+# ## Live: Table I measured on this machine
+#
+# With the parameter `campaign` (a campaign's name such as `local-quick`, or its YAML file;
+# `campaign_tidy` is the folder of tidy trees, default `data/tidy`) this section rebuilds
+# Table I from that campaign's runs into `figures/<campaign>/` (table1): PXZ, Linpack, RandomAccess and STREAM (HPCC's StarSTREAM, per process, and MPIRandomAccess).
+# Each row: the live mean with its 95% CI and n, the percent difference from native with its
+# interval and Welch-Holm verdict, and beside it the authors' value and percent difference
+# for the environment the live one stands for. A VM under TCG is emulation and is never set
+# beside the authors' KVM as if it were KVM. `make demo` runs this on `local-quick`.
+
+# %%
+if campaign:
+    from overhead.rc25482 import live
+
+    lv, live_tables, live_figures = live.section(campaign, "compute", authors=out,
+                                                 tidy_root=campaign_tidy or None)
+    display(live.where(lv))
+    for stem, frame in live_tables.items():
+        print(stem, "->", lv.out / f"{stem}.csv")
+        display(frame if stem.endswith("littles") else live.display_table(frame))
+    plt.show()
+else:
+    print("no campaign given (parameter `campaign`): the live section is skipped")

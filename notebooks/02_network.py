@@ -27,6 +27,8 @@ ibm_data = ""
 out_dir = ""
 published_values = ""
 compare_published = True
+campaign = ""
+campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
@@ -166,3 +168,29 @@ plt.show()
 with pd.option_context("display.max_colwidth", 200):
     display(network.claims(fig02, fig03))
 print("files written:", sorted(p.name for p in out.glob("fig0[123]*")))
+
+
+# %% [markdown]
+# ## Live: Figs 2 and 3 measured on this machine
+#
+# With the parameter `campaign` (a campaign's name such as `local-quick`, or its YAML file;
+# `campaign_tidy` is the folder of tidy trees, default `data/tidy`) this section rebuilds
+# Figs 2 and 3 from that campaign's runs into `figures/<campaign>/` (fig02, fig03): nuttcp goodput both ways with the host's CPU busy (mpstat, where perf has no cycle counters), netperf TCP_RR/UDP_RR latency.
+# Each row: the live mean with its 95% CI and n, the percent difference from native with its
+# interval and Welch-Holm verdict, and beside it the authors' value and percent difference
+# for the environment the live one stands for. A VM under TCG is emulation and is never set
+# beside the authors' KVM as if it were KVM. `make demo` runs this on `local-quick`.
+
+# %%
+if campaign:
+    from overhead.rc25482 import live
+
+    lv, live_tables, live_figures = live.section(campaign, "network", authors=out,
+                                                 tidy_root=campaign_tidy or None)
+    display(live.where(lv))
+    for stem, frame in live_tables.items():
+        print(stem, "->", lv.out / f"{stem}.csv")
+        display(frame if stem.endswith("littles") else live.display_table(frame))
+    plt.show()
+else:
+    print("no campaign given (parameter `campaign`): the live section is skipped")

@@ -22,6 +22,8 @@ ibm_data = ""
 out_dir = ""
 published_values = ""
 compare_published = True
+campaign = ""
+campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
@@ -363,3 +365,29 @@ fio's mean total latency {num(r7['lat_native'])} and {num(r7['lat_kvm'])} us).""
 # estimates with a confidence interval for the environment, and no significance test is
 # possible. A rerun with several repetitions per environment (the project's campaigns do this)
 # would be needed to put intervals on these numbers.
+
+
+# %% [markdown]
+# ## Live: Figs 5 to 7 measured on this machine
+#
+# With the parameter `campaign` (a campaign's name such as `local-quick`, or its YAML file;
+# `campaign_tidy` is the folder of tidy trees, default `data/tidy`) this section rebuilds
+# Figs 5 to 7 from that campaign's runs into `figures/<campaign>/` (fig05, fig06, fig07): fio sequential bandwidth, random IOPS (read, write, 70/30 mixed) and random-read latency percentiles.
+# Each row: the live mean with its 95% CI and n, the percent difference from native with its
+# interval and Welch-Holm verdict, and beside it the authors' value and percent difference
+# for the environment the live one stands for. A VM under TCG is emulation and is never set
+# beside the authors' KVM as if it were KVM. `make demo` runs this on `local-quick`.
+
+# %%
+if campaign:
+    from overhead.rc25482 import live
+
+    lv, live_tables, live_figures = live.section(campaign, "blockio", authors=out,
+                                                 tidy_root=campaign_tidy or None)
+    display(live.where(lv))
+    for stem, frame in live_tables.items():
+        print(stem, "->", lv.out / f"{stem}.csv")
+        display(frame if stem.endswith("littles") else live.display_table(frame))
+    plt.show()
+else:
+    print("no campaign given (parameter `campaign`): the live section is skipped")

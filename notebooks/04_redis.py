@@ -35,6 +35,8 @@ ibm_data = ""
 out_dir = ""
 published_values = ""
 compare_published = True
+campaign = ""
+campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
@@ -291,3 +293,29 @@ show(f"""**Reading the analysis.**
 # %%
 v = f8[f8["environment"] != "Native"].groupby("environment")["verdict"].value_counts().unstack(fill_value=0)
 display(v.loc[ENVS[1:]])
+
+
+# %% [markdown]
+# ## Live: Figs 8 and 9 measured on this machine
+#
+# With the parameter `campaign` (a campaign's name such as `local-quick`, or its YAML file;
+# `campaign_tidy` is the folder of tidy trees, default `data/tidy`) this section rebuilds
+# Figs 8 and 9 from that campaign's runs into `figures/<campaign>/` (fig08, fig09, redis_littles): Redis GET+SET throughput and mean latency against connections, and Little's law with N = connections x pipeline depth.
+# Each row: the live mean with its 95% CI and n, the percent difference from native with its
+# interval and Welch-Holm verdict, and beside it the authors' value and percent difference
+# for the environment the live one stands for. A VM under TCG is emulation and is never set
+# beside the authors' KVM as if it were KVM. `make demo` runs this on `local-quick`.
+
+# %%
+if campaign:
+    from overhead.rc25482 import live
+
+    lv, live_tables, live_figures = live.section(campaign, "redis", authors=out,
+                                                 tidy_root=campaign_tidy or None)
+    display(live.where(lv))
+    for stem, frame in live_tables.items():
+        print(stem, "->", lv.out / f"{stem}.csv")
+        display(frame if stem.endswith("littles") else live.display_table(frame))
+    plt.show()
+else:
+    print("no campaign given (parameter `campaign`): the live section is skipped")

@@ -43,6 +43,8 @@ ibm_data = ""
 out_dir = ""
 published_values = ""
 compare_published = True
+campaign = ""
+campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
@@ -514,3 +516,29 @@ if paper is not None:
   {num(rc['paper_cpu'], 1)} {rc['cpu_inside']}.{same}
 - Not checkable: the paper's read/write workload (caveat 1), and the network saturation of KVM
   (no NIC counters beyond dstat's totals).""")
+
+
+# %% [markdown]
+# ## Live: Figs 10 to 13 measured on this machine
+#
+# With the parameter `campaign` (a campaign's name such as `local-quick`, or its YAML file;
+# `campaign_tidy` is the folder of tidy trees, default `data/tidy`) this section rebuilds
+# Figs 10 to 13 from that campaign's runs into `figures/<campaign>/` (fig10 to fig13, mysql_littles): sysbench OLTP throughput, the server's CPU (mpstat), latency, throughput against latency, and Little's law with N = threads.
+# Each row: the live mean with its 95% CI and n, the percent difference from native with its
+# interval and Welch-Holm verdict, and beside it the authors' value and percent difference
+# for the environment the live one stands for. A VM under TCG is emulation and is never set
+# beside the authors' KVM as if it were KVM. `make demo` runs this on `local-quick`.
+
+# %%
+if campaign:
+    from overhead.rc25482 import live
+
+    lv, live_tables, live_figures = live.section(campaign, "mysql", authors=out,
+                                                 tidy_root=campaign_tidy or None)
+    display(live.where(lv))
+    for stem, frame in live_tables.items():
+        print(stem, "->", lv.out / f"{stem}.csv")
+        display(frame if stem.endswith("littles") else live.display_table(frame))
+    plt.show()
+else:
+    print("no campaign given (parameter `campaign`): the live section is skipped")

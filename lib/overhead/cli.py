@@ -184,6 +184,9 @@ def reproduce_cmd(
     published: Annotated[Path | None, typer.Option(
         help="CSV of published values (default data/reference/rc25482.csv).")] = None,
     workers: Annotated[int, typer.Option(help="Notebooks run at once.")] = 2,
+    campaign: Annotated[str | None, typer.Option(
+        help="Also rebuild them live from this campaign (name or YAML; ingested in data/tidy/<name>), "
+             "into figures/<name>/ with its report.html.")] = None,
 ) -> None:
     """Rebuild every table and figure of RC25482: ingest, then run the notebooks with papermill."""
     import time
@@ -191,7 +194,7 @@ def reproduce_cmd(
     from overhead.rc25482.run import reproduce
 
     started = time.perf_counter()
-    runs = reproduce(out, tidy, ibm_data, published, workers=workers)
+    runs = reproduce(out, tidy, ibm_data, published, workers=workers, campaign=campaign)
     for r in runs:
         status = "ok" if r.error is None else f"FAILED: {r.error.splitlines()[0][:200]}"
         typer.echo(f"{r.name:<28} {r.seconds:6.1f} s  {status}")

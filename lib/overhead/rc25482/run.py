@@ -74,7 +74,9 @@ def reproduce(out: str | os.PathLike[str] | None = None, tidy: str | os.PathLike
               ibm_data: str | os.PathLike[str] | None = None,
               published_values: str | os.PathLike[str] | None = None,
               executed: str | os.PathLike[str] | None = None, workers: int = 2,
-              only: list[str] | None = None, compare_published: bool = True) -> list[NotebookRun]:
+              only: list[str] | None = None, compare_published: bool = True,
+              campaign: str | None = None,
+              campaign_tidy: str | os.PathLike[str] | None = None) -> list[NotebookRun]:
     """Ingest (cached) and run the notebooks.
 
     Parameters
@@ -95,6 +97,12 @@ def reproduce(out: str | os.PathLike[str] | None = None, tidy: str | os.PathLike
         A subset of :data:`NOTEBOOKS`.
     compare_published : bool
         Compare with the published values (False leaves those columns empty).
+    campaign : str, optional
+        A campaign's name or YAML file: the notebooks also rebuild its live tables and figures
+        into ``<out>/../<campaign>/`` and the report notebook writes its live report there;
+        executed copies then go to ``<executed>/<campaign>/``.
+    campaign_tidy : path, optional
+        The folder of campaign tidy trees (default data/tidy).
 
     Returns
     -------
@@ -106,8 +114,11 @@ def reproduce(out: str | os.PathLike[str] | None = None, tidy: str | os.PathLike
     params = {"tidy_dir": str(Path(tidy_dir).resolve()), "ibm_data": str(ibm_root),
               "out_dir": str(out_dir(out).resolve()),
               "published_values": str(Path(published_values).resolve()) if published_values else "",
-              "compare_published": compare_published}
+              "compare_published": compare_published, "campaign": str(campaign or ""),
+              "campaign_tidy": str(Path(campaign_tidy).resolve()) if campaign_tidy else ""}
     executed_dir = Path(executed) if executed else ROOT / "notebooks" / "executed"
+    if campaign:
+        executed_dir = executed_dir / Path(str(campaign)).stem
     executed_dir.mkdir(parents=True, exist_ok=True)
     names = [n for n in NOTEBOOKS if only is None or n in only]
     sections = [n for n in names if n != "06_report"]
