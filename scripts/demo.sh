@@ -1,0 +1,81 @@
+#!/bin/sh
+# make demo: the paper rebuilt twice, from the authors' raw data and measured live here.
+#   1. the authors' tables and figures (overhead reproduce)          -> figures/rc25482/report.html
+#   2. the local hosts up (scripts/hosts-up.sh: sshd, dockerd, the Debian image, the VM disk)
+#   3. the campaign measured through the campaign notebook (papermill; resumes when run again)
+#   4. the paper notebooks on the campaign (overhead reproduce --campaign) -> figures/<name>/report.html
+#   5. the hosts down again (only if this script started them), also on failure or Ctrl-C
+# Each part's wall time is printed at the end. Run as root (hosts-up starts sshd and dockerd).
+#   CAMPAIGN=data/campaigns/local-quick.yml IBM_DATA=... TIDY=data/tidy/ibm sh scripts/demo.sh
+set -eu
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+CAMPAIGN=${CAMPAIGN:-data/campaigns/local-quick.yml}
+TIDY=${TIDY:-data/tidy/ibm}
+IBM_DATA=${IBM_DATA:-}
+TIMES=$(mktemp)
+
+say() { printf '\ndemo: %s\n' "$*"; }
+timed() { # timed LABEL CMD...: run CMD, remember how long it took (in $TIMES)
+  label=$1
+  shift
+  start=$(date +%s.%N)
+  rc=0
+  "$@" || rc=$?
+  awk -v a="$start" -v b="$(date +%s.%N)" -v l="$label" -v r="$rc" \
+    'BEGIN { printf "  %-44s %7.1f s%s\n", l, b - a, (r == 0 ? "" : "  (FAILED, exit " r ")") }' >> "$TIMES"
+  return "$rc"
+}
+# reproduce [ARGS...]: overhead reproduce on the authors' data (IBM_DATA when given)
+reproduce() {
+  if [ -n "$IBM_DATA" ]; then "$BIN/overhead" reproduce --ibm "$IBM_DATA" --tidy "$TIDY" "$@"
+  else "$BIN/overhead" reproduce --tidy "$TIDY" "$@"; fi
+}
+
+name=$("$BIN/python" -c 'import sys; from overhead.campaign import inventory; print(inventory.load(sys.argv[1]).name)' "$CAMPAIGN")
+t0=$(date +%s.%N)
+
+say "1/5 the authors' tables and figures from their raw data"
+timed "1 authors' rebuild (ingest + 6 notebooks)" reproduce
+
+say "2/5 the local hosts"
+started_hosts=no
+if ! { [ -s data/hosts/sshd/sshd.pid ] && kill -0 "$(cat data/hosts/sshd/sshd.pid)" 2>/dev/null; }; then
+  started_hosts=yes
+fi
+down() {
+  if [ "$started_hosts" = yes ]; then
+    say "5/5 the local hosts down"
+    timed "5 hosts-down" sh scripts/hosts-down.sh || true
+  else
+    say "5/5 the local hosts were running before the demo: left running"
+  fi
+}
+finish() {
+  status=$?   # timed (in down) sets rc
+  trap - EXIT INT TERM
+  down
+  say "time per part"
+  cat "$TIMES"
+  rm -f "$TIMES"
+  awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "  %-44s %7.1f s\n", "total", b - a }'
+  if [ "$status" -ne 0 ]; then
+    say "stopped (exit $status). Run make demo again: finished trials are kept and the campaign resumes."
+  fi
+  exit "$status"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+timed "2 hosts-up" sh scripts/hosts-up.sh
+
+say "3/5 campaign $name ($CAMPAIGN) through notebooks/campaign.ipynb"
+mkdir -p "notebooks/executed/$name"
+timed "3 campaign $name (measure + ingest)" "$BIN/papermill" --cwd . --log-output --no-progress-bar \
+  -p campaign "$CAMPAIGN" notebooks/campaign.ipynb "notebooks/executed/$name/campaign.ipynb"
+
+say "4/5 the paper notebooks on campaign $name"
+timed "4 paper notebooks on $name (+ live report)" reproduce --campaign "$name"
+
+say "reports"
+echo "  the authors' data: $(pwd)/figures/rc25482/report.html"
+echo "  measured here:     $(pwd)/figures/$name/report.html"
