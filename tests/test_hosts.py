@@ -14,10 +14,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import local_hosts
 import paramiko
 import pytest
-
-import local_hosts
 
 from overhead.paths import ROOT
 

@@ -232,9 +232,11 @@ class Trial:
 
 
 def _refine(df, key: str, value: str) -> None:
-    """Where the output names a parameter less precisely than the runner did (sysbench 1.0's
-    report says only ``oltp`` for the runner's ``test=oltp_read_write``), keep the runner's
-    value: it refines the output's (the output's name followed by ``_``), never contradicts it.
+    """Keep the runner's parameter where the output names it less precisely.
+
+    sysbench 1.0's report says only ``oltp`` for the runner's ``test=oltp_read_write``: the
+    runner's value refines the output's (the output's name followed by ``_``), never
+    contradicts it.
     """
     col = df[key]
     if col.dtype.kind in "iufcb" or not value:

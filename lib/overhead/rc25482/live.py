@@ -365,11 +365,9 @@ def network(live: Live) -> dict[str, pd.DataFrame]:
                           "goodput_gbps", None,
                           missing="the authors give perf's cycles per byte (Fig 2), not CPU busy")
     fig02 = _finish([fig02, cpu])
-    lat = _compare(live.benchmark("netperf", "latency_mean"), "fig03", "", "us", 1e-6)
-    if not lat.empty:
-        tests = live.benchmark("netperf", "latency_mean")
-        lat = _finish([_compare(tests[tests["p_test"] == t], "fig03", t, "us", 1e-6)
-                       for t in sorted(tests["p_test"].dropna().unique())])
+    tests = live.benchmark("netperf", "latency_mean")
+    lat = _finish([_compare(tests[tests["p_test"] == t], "fig03", t, "us", 1e-6)
+                   for t in sorted(tests["p_test"].dropna().unique())])
 
     def match3(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
         return a[(a["test"] == row["item"]) & (a["environment"] == env) & a["latency_us"].notna()]
