@@ -137,3 +137,12 @@ def test_the_paper_notebooks_rebuild_every_table_and_figure_live(analysed):
     assert tcg["holds"] is True or tcg["holds"] == "True", tcg
     # the authors' half ran too, unchanged, into its own folder
     assert (out.parent / "rc25482" / "report.html").exists()
+
+
+def test_no_password_in_the_live_tables_figures_or_executed_notebooks(analysed, hosts):
+    _, out = analysed
+    password = (hosts / "secrets" / "mysql.cnf").read_text().split("=", 1)[1].strip().encode()
+    files = [p for p in out.rglob("*") if p.is_file()]
+    files += [p for p in (out.parent.parent / "executed").rglob("*.ipynb")]
+    assert len(files) > 40
+    assert [str(p) for p in files if password in p.read_bytes()] == []
