@@ -79,7 +79,7 @@ def test_cpu_bound_truth_holds_within_2_percent_or_when_not_significant(tmp_path
         lin = truths[(truths["item"] == "Linpack") & truths["truth"].str.startswith("CPU-bound")]
         assert lin["holds"].tolist() == [want], lin
     truths = live.known_truths({"table1": live.compute(far)}, far)
-    assert "significantly" in truths.loc[truths["item"] == "Linpack", "why"].iloc[0]
+    assert "excludes zero; more than 2% apart" in truths.loc[truths["item"] == "Linpack", "why"].iloc[0]
 
 
 def test_nat_latency_truth_needs_its_interval_above_zero(tmp_path):
@@ -90,7 +90,11 @@ def test_nat_latency_truth_needs_its_interval_above_zero(tmp_path):
     lv = _live(tmp_path, rows)
     truths = live.known_truths({}, lv).set_index("item")
     assert truths.loc["TCP_RR", "holds"] is True and "30.0 us" in truths.loc["TCP_RR", "measured"]
-    assert truths.loc["UDP_RR", "holds"] is False
+    assert truths.loc["UDP_RR", "holds"] is None and "not shown" in truths.loc["UDP_RR", "why"]
+    # NAT faster than host networking: contradicted, not merely not shown
+    rows = _rows({"docker-host": [130e-6, 131e-6, 129e-6], "docker-nat": [100e-6, 101e-6, 99e-6]},
+                 "netperf", "latency_mean", p_test="TCP_RR")
+    assert live.known_truths({}, _live(tmp_path, rows)).set_index("item").loc["TCP_RR", "holds"] is False
 
 
 def test_littles_law_residuals_and_the_tcg_truth(tmp_path):
@@ -124,6 +128,8 @@ def test_littles_law_residuals_and_the_tcg_truth(tmp_path):
     holds = truths.groupby("truth")["holds"].apply(list).to_dict()
     assert holds["Little's law on MySQL (|N - XR|/N <= 10%)"] == [True, True]
     assert holds["Little's law on Redis (|N - XR|/N <= 10%)"] == [False]
+    redis_why = truths.loc[truths["truth"].str.contains("Redis"), "why"].iloc[0]
+    assert "pipelined batch" in redis_why
     tcg = truths[truths["truth"].str.startswith("The VM under TCG")].iloc[0]
     assert tcg["holds"] is True and tcg["environment"] == "QEMU TCG untuned"
     # the server's CPU busy is 100 - idle
