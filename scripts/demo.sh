@@ -23,7 +23,7 @@ timed() { # timed LABEL CMD...: run CMD, remember how long it took (in $TIMES)
   rc=0
   "$@" || rc=$?
   awk -v a="$start" -v b="$(date +%s.%N)" -v l="$label" -v r="$rc" \
-    'BEGIN { printf "  %-44s %7.1f s%s\n", l, b - a, (r == 0 ? "" : "  (FAILED, exit " r ")") }' >> "$TIMES"
+    'BEGIN { printf "  %-50s %7.1f s%s\n", l, b - a, (r == 0 ? "" : "  (FAILED, exit " r ")") }' >> "$TIMES"
   return "$rc"
 }
 # reproduce [ARGS...]: overhead reproduce on the authors' data (IBM_DATA when given)
@@ -58,7 +58,7 @@ finish() {
   say "time per part"
   cat "$TIMES"
   rm -f "$TIMES"
-  awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "  %-44s %7.1f s\n", "total", b - a }'
+  awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "  %-50s %7.1f s\n", "total", b - a }'
   if [ "$status" -ne 0 ]; then
     say "stopped (exit $status). Run make demo again: finished trials are kept and the campaign resumes."
   fi
