@@ -34,7 +34,28 @@ stop() {
   say "$1: stopped pid $pid in $(since "$t")"
 }
 
-[ -d "$H" ] || { say "nothing to stop ($H does not exist)"; exit 0; }
+# stop_guests: QEMU guests that campaigns on this machine booted (their state folders are
+# /var/tmp/overhead/<campaign>/vm-<environment>/, the engine's remote folder) and left running:
+# a campaign or test killed before its teardown cannot stop its VM, and a VM left running holds
+# its forwarded ports (127.0.0.1:10022) against the next one. Only a qemu-system process is
+# signalled (a stale pidfile may name another process by now).
+stop_guests() {
+  for pidfile in /var/tmp/overhead/*/vm-*/qemu.pid; do
+    [ -s "$pidfile" ] || continue
+    pid=$(cat "$pidfile")
+    case $(cat "/proc/$pid/comm" 2>/dev/null) in qemu-system*) ;; *) continue ;; esac
+    running "$pid" || continue
+    t=$(now)
+    kill "$pid" 2>/dev/null || true
+    n=0
+    while running "$pid" && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+    if running "$pid"; then kill -9 "$pid" 2>/dev/null || true; sleep 0.5; fi
+    say "guest $(dirname "$pidfile"): stopped qemu pid $pid in $(since "$t")"
+  done
+}
+
+stop_guests
+[ -d "$H" ] || { say "nothing else to stop ($H does not exist)"; exit 0; }
 t_all=$(now)
 stop sshd "$H/sshd/sshd.pid" sshd 10
 # dockerd stops its containers and its own containerd before it exits
