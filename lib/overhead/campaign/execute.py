@@ -977,11 +977,16 @@ class _Worker:
                     exc = env.diagnose(exc)
                 except TrialFailed:
                     pass
+            # the environment's labels go with the failure: an environment that never came
+            # up has no facts file, and its failed trials must still say what they were
+            labels = {} if env is None else {"tidy_environment": env.tidy_environment,
+                                             "variant": env.variant}
             r.manifest.trial(trial.id, "failed", attempt=attempt, cause=exc.cause,
                              exit_status=exc.exit_status, stderr=_tail(exc.stderr),
                              environment=trial.environment, benchmark=trial.benchmark,
                              round=trial.round, host=self.host_name,
-                             kept=str(exc.keep.relative_to(r.raw)) if exc.keep else None)
+                             kept=str(exc.keep.relative_to(r.raw)) if exc.keep else None,
+                             **labels)
             with r.lock:
                 r.failed += 1
             r.progress("failed")

@@ -702,8 +702,8 @@ def _manifest_row(campaign: str, tid: str, rec: dict, facts: dict) -> dict:
 
     stderr = _str(rec.get("stderr"))
     return {"run_id": run_id, "campaign": campaign, "trial_id": tid, "env_name": env_name,
-            "environment": _str(env_facts.get("tidy_environment")),
-            "variant": _str(env_facts.get("variant")),
+            "environment": _str(env_facts.get("tidy_environment") or rec.get("tidy_environment")),
+            "variant": _str(env_facts.get("variant") or rec.get("variant")),
             "host": _str(rec.get("host") or env_facts.get("host")), "benchmark": bench,
             "round": maybe(_int, "round"), "attempt": maybe(_int, "attempt"),
             "exit_status": maybe(_int, "exit_status"), "status": "failed",
