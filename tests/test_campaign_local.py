@@ -98,6 +98,13 @@ benchmarks:
     return path
 
 
+def _busy(container: str, command: str) -> bool:
+    """Whether ``command`` runs inside ``container`` now (docker top; False if it is not up)."""
+    top = subprocess.run(["docker", "top", container, "-eo", "pid,comm"], capture_output=True,
+                         text=True, timeout=30)  # docker top needs the pid column
+    return top.returncode == 0 and command in top.stdout.split()
+
+
 def test_host_faults_fail_their_trials_and_the_rest_completes(hosts, tmp_path):
     require_sshd()
     aux = make_sshd(tmp_path / "aux-sshd", free_port())
@@ -126,6 +133,8 @@ def test_host_faults_fail_their_trials_and_the_rest_completes(hosts, tmp_path):
                 # the VM: only once it is up, which its facts file says (a boot is not a trial)
                 if env == "vm" and not (raw / "faults" / "facts" / "vm.json").exists():
                     continue
+                if env == "docker" and not _busy("overhead-faults-docker", "sysbench"):
+                    continue  # "running" is written before the container starts: wait for it
                 time.sleep(1.5)
                 injected[env] = tid
                 if env == "docker":
