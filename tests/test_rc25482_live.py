@@ -163,3 +163,40 @@ def test_authors_levels_nearest_on_a_log_scale():
     assert live._nearest(a, "threads", 16)["threads"].tolist() == [10]
     assert live._nearest(a, "threads", 40)["threads"].tolist() == [50]
     assert np.isnan(live._nearest(a.iloc[0:0], "threads", 4).get("v", pd.Series([np.nan])).max())
+
+
+def _redis_rows(frame: pd.DataFrame, env_name: str, run: str, clients: int, pipeline: int) -> list[dict]:
+    environment, variant, label = ENVS[env_name]
+    frame = frame.assign(run_id=run, benchmark="redis", environment=environment, variant=variant,
+                         label=label, env_name=env_name, p_sidecar=None, p_clients=clients,
+                         p_pipeline=pipeline)
+    return frame.to_dict("records")
+
+
+def test_redis_time_from_the_rate_and_a_timeless_run_has_no_throughput(tmp_path, fixtures):
+    from overhead.parsers import parse_file
+    from overhead.runners import read_trial
+
+    # redis-benchmark 7.0.15 (fixture): SET 20000 requests "in 0.14 seconds" at 139860.14/s,
+    # GET 20000 "in 0.21 seconds" at 95238.10/s; mean latencies 0.201 and 0.367 ms
+    full = parse_file("redis-benchmark", fixtures / "redis-benchmark" / "default_set_get_c50.txt")
+    rows = _redis_rows(full, "native", "c/native/redis/t-full", 50, 1)
+    # a genuine ci-profile trial of this machine: 2000 requests per test "completed in 0.00
+    # seconds" (redis-benchmark rounds to 10 ms; its rate is from 2 ms): no usable time
+    short = read_trial(fixtures / "campaign-trials" / "redis-short").measurements
+    rows += _redis_rows(short, "docker-host", "c/docker-host/redis/t-short", 10, 10)
+    runs = live.redis_runs(_live(tmp_path, rows)).set_index("run_id")
+    # the rate's milliseconds, not the printed seconds: 40000 / (0.14300 + 0.21000) s
+    seconds = 20000 / 139860.14 + 20000 / 95238.10
+    assert runs.loc["c/native/redis/t-full", "duration"] == pytest.approx(seconds, rel=1e-9)
+    assert runs.loc["c/native/redis/t-full", "throughput"] == pytest.approx(40000 / seconds, rel=1e-9)
+    assert runs.loc["c/native/redis/t-full", "latency"] == pytest.approx((0.201 + 0.367) / 2 * 1e-3)
+    # the short run: the rate says 2 ms per test, so it is kept, with a finite throughput
+    assert np.isfinite(runs.loc["c/docker-host/redis/t-short", "throughput"])
+    # without a rate, a time printed as 0.00 s gives no throughput (NaN), never infinity
+    no_rate = [r for r in rows if r["metric"] != "throughput"]
+    runs = live.redis_runs(_live(tmp_path, no_rate)).set_index("run_id")
+    assert np.isnan(runs.loc["c/docker-host/redis/t-short", "throughput"])
+    assert runs.loc["c/native/redis/t-full", "duration"] == pytest.approx(0.35)
+    fig08 = live.redis(_live(tmp_path, no_rate))["fig08"]
+    assert set(fig08["environment"]) == {"Native"} and np.isfinite(fig08["mean"]).all()

@@ -176,7 +176,10 @@ def where(live: Live) -> pd.DataFrame:
         prov["env_name"] = prov["run_id"].str.split("/").str[1]
     out = []
     for env_name, g in t.groupby("env_name", sort=False):
-        first = g.iloc[0]
+        # a trial of an environment that never came up may lack its labels: take them from
+        # any trial of that environment that has them, else name the campaign's environment
+        known = g[g["environment"].notna()]
+        first = (known if len(known) else g).iloc[0]
         p = prov[prov["env_name"] == env_name] if not prov.empty else prov
 
         def fact(column: str, p: pd.DataFrame = p) -> object:
@@ -185,7 +188,8 @@ def where(live: Live) -> pd.DataFrame:
             return ", ".join(sorted({str(v) for v in p[column].dropna()}))
 
         out.append({"env_name": env_name,
-                    "label": _label(first["environment"], first["variant"]),
+                    "label": (_label(first["environment"], first["variant"])
+                              if isinstance(first["environment"], str) else str(env_name)),
                     "environment": first["environment"], "variant": first["variant"],
                     "host": first["host"], "accelerator": fact("accelerator"),
                     "qemu_version": fact("qemu_version"), "docker_version": fact("docker_version"),
@@ -282,7 +286,12 @@ def _attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
 
 def _compare(rows: pd.DataFrame, figure: str, item: str, unit: str, scale: float = 1.0,
              x: str | None = None) -> pd.DataFrame:
-    """One comparison frame: per (item, environment, x) the live statistics vs Native."""
+    """One comparison frame: per (item, environment, x) the live statistics vs Native.
+
+    A run without a value (NaN: nothing measurable, such as a Redis test whose time printed as
+    zero) is not a trial of the comparison; n counts the runs that have one.
+    """
+    rows = rows[rows["value"].notna()]
     if rows.empty:
         return pd.DataFrame()
     d = pd.DataFrame({"item": item, "environment": rows["label"].to_numpy(),
@@ -453,16 +462,27 @@ def redis_runs(live: Live) -> pd.DataFrame:
 
     GET+SET throughput (all requests / all time), request-weighted mean latency (s),
     connections and pipeline depth.
+
+    A test's time is taken from its throughput summary where redis-benchmark printed one
+    (requests / rate: the rate is computed from the elapsed milliseconds) and otherwise from
+    "completed in N seconds", which is rounded to 10 ms. A test whose time printed as zero has
+    no rate: its run's throughput is NaN (dropped from the comparison), never infinite.
     """
-    r = live.benchmark("redis", ("requests", "duration", "latency_mean"))
+    r = live.benchmark("redis", ("requests", "duration", "latency_mean", "throughput"))
     r = r[r["p_section"].isna() | (r["p_section"] == "summary")]
     if r.empty:
         return pd.DataFrame()
     wide = r.pivot_table(index=["run_id", "label", "p_clients", "p_pipeline", "p_test"],
                          columns="metric", values="value", observed=True).reset_index()
+    rate = wide["throughput"] if "throughput" in wide else pd.Series(np.nan, index=wide.index)
+    exact = wide["requests"] / rate.where(rate > 0)
+    wide["duration"] = exact.fillna(wide["duration"]).where(lambda d: d > 0)
     wide["weighted"] = wide["latency_mean"] * wide["requests"]
     runs = wide.groupby(["run_id", "label", "p_clients", "p_pipeline"], as_index=False,
-                        observed=True)[["requests", "duration", "weighted"]].sum()
+                        observed=True)[["requests", "duration", "weighted"]].sum(min_count=1)
+    # a run with one test of no measurable time has no throughput (sum would skip the NaN)
+    timeless = wide.loc[wide["duration"].isna(), "run_id"].unique()
+    runs.loc[runs["run_id"].isin(timeless), "duration"] = np.nan
     runs["throughput"] = runs["requests"] / runs["duration"]
     runs["latency"] = runs["weighted"] / runs["requests"]
     return runs.drop(columns="weighted")
@@ -1035,7 +1055,7 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     body = "\n".join(parts)
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>RC25482 live: "
             f"{html.escape(live.name)}</title><style>body{{font-family:sans-serif;max-width:1200px;"
-            "margin:auto}} table{border-collapse:collapse;font-size:12px} td,th{border:1px solid "
+            "margin:auto} table{border-collapse:collapse;font-size:12px} td,th{border:1px solid "
             "#ccc;padding:3px 6px}</style></head><body>\n" + body + "\n</body></html>\n")
     path = live.out / "report.html"
     path.write_text(page)
