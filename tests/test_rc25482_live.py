@@ -200,3 +200,15 @@ def test_redis_time_from_the_rate_and_a_timeless_run_has_no_throughput(tmp_path,
     assert runs.loc["c/native/redis/t-full", "duration"] == pytest.approx(0.35)
     fig08 = live.redis(_live(tmp_path, no_rate))["fig08"]
     assert set(fig08["environment"]) == {"Native"} and np.isfinite(fig08["mean"]).all()
+
+
+def test_stream_arrays_sized_by_hpl_are_said_in_a_caveat(tmp_path, fixtures):
+    from overhead.parsers import parse_file
+
+    # the genuine 2-process HPCC fixture prints STREAM_VectorSize=166666 (doubles per array)
+    frame = parse_file("hpcc", fixtures / "hpcc" / "hpccoutf_np2.txt")
+    frame = frame.assign(run_id="c/native/hpcc/t-1", benchmark="hpcc", environment="native",
+                         variant=None, label="Native", env_name="native", p_sidecar=None)
+    notes = live.caveats(_live(tmp_path, frame.to_dict("records")))
+    assert "1.27 MiB each per process" in notes["table1"]  # 8 x 166666 bytes
+    assert live.caveats(_live(tmp_path, _rows({"native": [1.0]}, "pxz", "throughput"))) == {}

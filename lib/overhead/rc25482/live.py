@@ -39,7 +39,7 @@ from overhead.environments import order as env_order
 from overhead.errors import InputError
 from overhead.paths import FIGURES, ROOT, TIDY
 
-__all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "compute", "known_truths",
+__all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "caveats", "compute", "known_truths",
            "mysql", "network", "open_campaign", "plot_bars", "plot_curves", "redis", "report",
            "where"]
 
@@ -1001,6 +1001,26 @@ def write_tables(live: Live, frames: dict[str, pd.DataFrame]) -> list[Path]:
     return paths
 
 
+def caveats(live: Live) -> dict[str, str]:
+    """Say where a live table measures something else than the paper's (stem -> sentence).
+
+    Table I: HPCC sizes STREAM's arrays from HPL's matrix (its STREAM_VectorSize, a third of
+    8 N^2 / np bytes per process), so a small N puts them inside the caches and STREAM then
+    measures cache bandwidth, not the memory bandwidth of the paper (STREAM's own rule: each
+    array at least four times the last-level cache).
+    """
+    out = {}
+    stream = live.benchmark("hpcc", "bandwidth", p_kernel="triad", p_scope="star")
+    if "p_vector_size" in stream and stream["p_vector_size"].notna().any():
+        words = sorted({int(v) for v in stream["p_vector_size"].dropna()})
+        said = ", ".join(f"{8 * v / 2**20:.2f} MiB" for v in words)
+        out["table1"] = (f"STREAM's arrays here are {said} each per process (HPCC sizes them from "
+                         "HPL's N). Unless each array is at least four times the last-level "
+                         "cache, STREAM measures cache bandwidth, not the memory bandwidth the "
+                         "paper measured; the paper profile sizes N to fill the memory.")
+    return out
+
+
 def _img(path: Path) -> str:
     import base64
 
@@ -1034,9 +1054,12 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
               "<p>The paper's findings that should hold on any machine, checked on the live "
               "runs with their 95% intervals; where one does not hold here, the row says so and "
               "why.</p>", words.to_html(index=False, na_rep="-", escape=True)]
+    notes = caveats(live)
     for stem, title in SECTION_TITLES.items():
         frame = frames.get(stem)
         parts.append(f"<h2>{html.escape(title)}</h2>")
+        if stem in notes:
+            parts.append(f"<p><b>Caveat.</b> {html.escape(notes[stem])}</p>")
         png = live.out / f"{stem}.png"
         if png.exists():
             parts.append(_img(png))
