@@ -80,6 +80,7 @@ def test_untuned_boot_uses_qemu_defaults(fake_qemu):
     proc, argv, img, state = fake_qemu(SPEC, "tcg")
     assert proc.returncode == 0, proc.stderr
     assert qemu.parse_boot(proc.stdout) == {"accel": "tcg", "hugepages": "no",
+                                            "disk_cache": "none-no-scratch",
                                             "pid": (state / "qemu.pid").read_text().strip()}
     assert _after(argv, "-accel") == ["tcg"]
     assert _after(argv, "-smp") == ["2"] and "-cpu" not in argv   # QEMU's default CPU model
@@ -98,6 +99,28 @@ def test_untuned_boot_uses_qemu_defaults(fake_qemu):
     assert _after(argv, "-serial") == [f"file:{state}/serial.log"]
     assert _after(argv, "-pidfile") == [f"{state}/qemu.pid"] and "-daemonize" in argv
     assert _after(argv, "-display") == ["none"] and "-mem-path" not in argv
+
+
+@pytest.mark.parametrize(("cache", "aio"), [("none", ",aio=native"), ("writeback", "")])
+def test_scratch_disk_is_a_fresh_ext4_with_the_asked_host_cache(fake_qemu, cache, aio):
+    spec = qemu.VmSpec("t-vm", 2, 512, scratch_mb=64, disk_cache=cache)
+    proc, argv, _, state = fake_qemu(spec, "tcg")
+    assert proc.returncode == 0, proc.stderr
+    assert qemu.parse_boot(proc.stdout)["disk_cache"] == cache
+    assert _after(argv, "-drive") == [f"file={state}/overlay.qcow2,format=qcow2,if=virtio",
+                                      f"file={state}/scratch.raw,format=raw,if=virtio,"
+                                      f"cache={cache}{aio}"]
+    disk = state / "scratch.raw"
+    assert disk.stat().st_size == 64 * 2**20
+    header = subprocess.run(["dumpe2fs", "-h", str(disk)], capture_output=True, text=True)
+    assert "Filesystem volume name:   overhead-scratch" in header.stdout, header.stderr
+    groups = [ln for ln in subprocess.run(["dumpe2fs", str(disk)], capture_output=True,
+                                          text=True).stdout.splitlines() if ln.startswith("Group ")
+              and "(Blocks" in ln]
+    # every inode table written at mkfs time: nothing left for the guest's ext4lazyinit
+    assert groups and all("ITABLE_ZEROED" in ln for ln in groups)
+    with pytest.raises(InputError, match="disk cache"):
+        qemu.VmSpec("t-vm", 2, 512, scratch_mb=64, disk_cache="unsafe")
 
 
 @pytest.mark.parametrize(("accel", "cpu"), [("kvm", "host"), ("tcg", "max")])
@@ -310,7 +333,7 @@ def test_boot_the_guest_for_real(hosts, tmp_path):
           file=sys.stderr)
     assert (accel == "kvm") == ("OVERHEAD-GUEST-UP" in probe)
 
-    spec = qemu.VmSpec(name="overhead-test-vm", vcpus=2, memory_mb=1024)
+    spec = qemu.VmSpec(name="overhead-test-vm", vcpus=2, memory_mb=1024, scratch_mb=256)
     state = tmp_path / "vm"
     port = free_port()
     t0 = time.monotonic()
@@ -344,6 +367,11 @@ def test_boot_the_guest_for_real(hosts, tmp_path):
             assert run("uname -r") == kernel
             assert run("sysbench --version").startswith("sysbench 1.")
             assert run("nproc") == "2"
+            # the scratch disk: the second virtio disk, ext4, on /var/tmp; O_DIRECT writes work
+            # (the host opened it with cache=none, so they reach the host's file, not its cache)
+            assert run(qemu.mount_scratch_command()) == "/dev/vdb ext4"
+            assert run("dd if=/dev/zero of=/var/tmp/direct bs=1M count=8 oflag=direct "
+                       "2>/dev/null && stat -c %s /var/tmp/direct") == str(8 * 2**20)
         finally:
             client.close()
         print(f"guest SSH after {up_s:.1f} s under {accel}", file=sys.stderr)

@@ -622,7 +622,7 @@ class _VmEnv(_Env):
             list(range(s.vcpus)) if s.tuning == "tuned" else None)
         return qemu.VmSpec(name=f"overhead-{self.run.campaign.name}-{self.name}", vcpus=s.vcpus,
                            memory_mb=s.memory, tuning=s.tuning, pinning=pinning,
-                           hugepages=s.hugepages)
+                           hugepages=s.hugepages, scratch_mb=s.scratch, disk_cache=s.disk_cache)
 
     def start(self) -> None:
         """Probe the accelerator, boot the guest, wait for its SSH, copy the runners."""
@@ -650,6 +650,13 @@ class _VmEnv(_Env):
             raise TrialFailed(f"QEMU did not start (exit {status})", _tail(out + err))
         booted = qemu.parse_boot(out)
         self.guest = self._wait_for_guest()
+        scratch = "root disk (no scratch disk)"
+        if s.scratch:
+            status, out, err = _exec(self.guest, qemu.mount_scratch_command(), 60)
+            if status != 0:
+                raise TrialFailed("the guest did not mount its scratch disk", _tail(out + err))
+            scratch = (f"{out.strip()} on /var/tmp, {s.scratch} MiB virtio, "
+                       f"host cache={s.disk_cache}")
         pinned = "none"
         if spec.pinning:
             status, out, err = _exec(conn, qemu.pin_command(self.state, spec.pinning), 60)
@@ -663,6 +670,7 @@ class _VmEnv(_Env):
                            "accelerator": self.accel, "accel_reason": reason,
                            "vcpu_pinning": pinned,
                            "hugepages": booted.get("hugepages", "unknown"),
+                           "vm_scratch_disk": scratch,
                            "vcpus": s.vcpus, "memory_mb": s.memory})
 
     def _wait_for_guest(self):

@@ -137,6 +137,12 @@ class VmEnv(_EnvModel):
     ports: tuple[int, ...] = ()
     boot_timeout: float = Field(300.0, gt=0)
     probe_timeout: float = Field(25.0, gt=0)
+    scratch: int | None = Field(3072, ge=64, description=(
+        "MiB of a fresh ext4 disk mounted on the guest's /var/tmp, where runners write (fio's "
+        "files, MariaDB's data): the VM's counterpart of a Docker volume; null: the root disk"))
+    disk_cache: Literal["none", "writeback"] = Field("none", description=(
+        "the scratch disk's host cache: none (O_DIRECT on the host, as the paper's virtio "
+        "block device) or writeback (QEMU's default: the host's page cache in between)"))
 
 
 Environment = Annotated[NativeEnv | StaticEnv | DockerEnv | VmEnv, Field(discriminator="kind")]

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 from overhead.errors import InputError
 
-__all__ = ["ACCELS", "MARKER", "TUNINGS", "VmSpec", "boot_command", "choose_accel",
-           "facts_command", "parse_boot", "parse_facts", "parse_pinning", "pin_command",
-           "probe_command", "probe_succeeded", "stop_command", "variant"]
+__all__ = ["ACCELS", "DISK_CACHES", "MARKER", "TUNINGS", "VmSpec", "boot_command",
+           "choose_accel", "facts_command", "mount_scratch_command", "parse_boot", "parse_facts",
+           "parse_pinning", "pin_command", "probe_command", "probe_succeeded", "stop_command",
+           "variant"]
 
 #: The line ``/usr/local/sbin/overhead-probe`` (the probe's ``init=``) prints on the console.
 MARKER = "OVERHEAD-GUEST-UP"
@@ -38,6 +39,14 @@ QEMU = "qemu-system-x86_64"
 PIDFILE = "qemu.pid"
 OVERLAY = "overlay.qcow2"
 SERIAL = "serial.log"
+#: The scratch disk (ext4, made fresh at each boot) and its file system label: the guest
+#: mounts it on /var/tmp, where runners write (fio's files, MariaDB's data, the trials).
+SCRATCH = "scratch.raw"
+SCRATCH_LABEL = "overhead-scratch"
+#: Host cache modes of the scratch disk: ``none`` (O_DIRECT on the host: what the guest's
+#: O_DIRECT asks for reaches the host's device, the paper's virtio block device) or
+#: ``writeback`` (QEMU's default: the host's page cache serves and absorbs the guest's I/O).
+DISK_CACHES = ("none", "writeback")
 #: The kernel command line of a normal boot (net.ifnames=0: the NIC is eth0; panic=1 with
 #: -no-reboot: a panicking guest ends QEMU instead of hanging).
 APPEND = "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1"
@@ -62,6 +71,10 @@ class VmSpec:
         Host CPUs the vCPU threads are pinned to, vCPU n to ``pinning[n % len(pinning)]``.
     hugepages : bool
         Back guest memory with /dev/hugepages when the host has enough free huge pages.
+    scratch_mb : int, optional
+        Size of the scratch disk in MiB (none without it: the guest writes to its root disk).
+    disk_cache : {"none", "writeback"}
+        The scratch disk's host cache mode (see :data:`DISK_CACHES`).
 
     Raises
     ------
@@ -75,6 +88,8 @@ class VmSpec:
     tuning: str = "untuned"
     pinning: list[int] | None = None
     hugepages: bool = False
+    scratch_mb: int | None = None
+    disk_cache: str = "none"
 
     def __post_init__(self) -> None:
         """Check the fields (see the class's Raises section)."""
@@ -91,6 +106,13 @@ class VmSpec:
                 not isinstance(c, int) or c < 0 for c in self.pinning)):
             raise InputError(f"vm {self.name}: pinning must be a non-empty list of host CPU "
                              f"numbers, not {self.pinning!r}")
+        if self.scratch_mb is not None and (not isinstance(self.scratch_mb, int)
+                                            or self.scratch_mb < 64):
+            raise InputError(f"vm {self.name}: scratch disk must be >= 64 MiB, not "
+                             f"{self.scratch_mb!r}")
+        if self.disk_cache not in DISK_CACHES:
+            raise InputError(f"vm {self.name}: disk cache must be one of "
+                             f"{', '.join(DISK_CACHES)}, not {self.disk_cache!r}")
 
 
 def variant(spec: VmSpec, accel: str) -> str:
@@ -125,8 +147,11 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     It resolves ``image_dir`` (``current`` may be a symlink that moves later), creates
     ``state_dir`` and a fresh qcow2 overlay on ``disk.raw`` there, and starts QEMU daemonized
     with its pid in ``state_dir/qemu.pid`` and the serial console in ``state_dir/serial.log``.
-    It prints ``accel=``, ``hugepages=`` and ``pid=`` lines (:func:`parse_boot`) and exits
-    non-zero when QEMU does not start.
+    It prints ``accel=``, ``disk_cache=``, ``hugepages=`` and ``pid=`` lines
+    (:func:`parse_boot`) and exits non-zero when QEMU does not start. With
+    ``spec.scratch_mb`` a fresh ext4 scratch disk (:data:`SCRATCH`, labelled
+    :data:`SCRATCH_LABEL`) is made there and attached as a second virtio disk with the host
+    cache mode ``spec.disk_cache``; :func:`mount_scratch_command` mounts it in the guest.
 
     Parameters
     ----------
@@ -168,16 +193,28 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
               "-device", "virtio-net-pci,netdev=n0", "-display", "none"]
     qemu = shlex.join(words)
     files = (f'-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append {_q(APPEND)} '
-             f'-drive file={state}/{OVERLAY},format=qcow2,if=virtio '
-             f"-serial file:{state}/{SERIAL} -daemonize -pidfile {state}/{PIDFILE}")
+             f'-drive file={state}/{OVERLAY},format=qcow2,if=virtio ')
+    if spec.scratch_mb:
+        # cache=none opens the file O_DIRECT on the host; aio=native needs that
+        aio = ",aio=native" if spec.disk_cache == "none" else ""
+        files += (f"-drive file={state}/{SCRATCH},format=raw,if=virtio,"
+                  f"cache={spec.disk_cache}{aio} ")
+    files += f"-serial file:{state}/{SERIAL} -daemonize -pidfile {state}/{PIDFILE}"
     lines = [
         f"img=$(readlink -f {_q(image_dir)}) || exit 1",
         'for f in disk.raw vmlinuz initrd.img; do [ -r "$img/$f" ] || '
         '{ echo "qemu: $img/$f missing (make hosts-up)" >&2; exit 1; }; done',
-        f"mkdir -p {state} && rm -f {state}/{OVERLAY} {state}/{PIDFILE} {state}/{SERIAL} || exit 1",
+        f"mkdir -p {state} && rm -f {state}/{OVERLAY} {state}/{PIDFILE} {state}/{SERIAL} "
+        f"{state}/{SCRATCH} || exit 1",
         f'qemu-img create -q -f qcow2 -F raw -b "$img/disk.raw" {state}/{OVERLAY} || exit 1',
         "hp=",
     ]
+    if spec.scratch_mb:
+        # a fresh ext4 each boot, its inode tables and journal written now: lazy
+        # initialisation would zero them in the guest's background during the benchmarks
+        lines += [f"truncate -s {int(spec.scratch_mb)}M {state}/{SCRATCH} && "
+                  f"mke2fs -q -F -t ext4 -L {SCRATCH_LABEL} -E lazy_itable_init=0,"
+                  f"lazy_journal_init=0 {state}/{SCRATCH} || exit 1"]
     if spec.hugepages:
         # huge pages only when enough are free: pages = memory / page size
         lines += [
@@ -189,6 +226,7 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
         ]
     lines += [
         f"echo accel={accel}",
+        f"echo disk_cache={spec.disk_cache if spec.scratch_mb else 'none-no-scratch'}",
         'if [ -n "$hp" ]; then echo hugepages=yes; else echo hugepages=no; fi',
         f"{qemu} {files} $hp || exit 1",
         f'echo "pid=$(cat {state}/{PIDFILE})"',
@@ -196,8 +234,18 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     return _script(lines)
 
 
+def mount_scratch_command(where: str = "/var/tmp") -> str:
+    """Return the guest command mounting the scratch disk (by its label) on ``where``.
+
+    Runs once the guest answers, before anything writes there; prints the mount's source and
+    file system (``findmnt``) and exits non-zero when the disk is missing.
+    """
+    return _script([f"mount -o noatime -L {SCRATCH_LABEL} {_q(where)} || exit 1",
+                    f"findmnt -n -o SOURCE,FSTYPE {_q(where)}"])
+
+
 def parse_boot(text: str) -> dict[str, str]:
-    """Parse the ``accel=``, ``hugepages=`` and ``pid=`` lines :func:`boot_command` prints."""
+    """Parse the ``accel=``, ``disk_cache=``, ``hugepages=`` and ``pid=`` lines of a boot."""
     return _name_values(text)
 
 
