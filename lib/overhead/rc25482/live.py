@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import os
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -166,8 +167,8 @@ def where(live: Live) -> pd.DataFrame:
     """Say what was measured where: one row per campaign environment.
 
     Columns: env_name, label, environment, variant, host, accelerator (and its QEMU version),
-    Docker version and network mode, the kernel and CPU model of the runs, trials done and
-    failed.
+    Docker version and network mode, the VM's scratch disk (device, size, host cache mode),
+    the kernel and CPU model of the runs, trials done and failed.
     """
     t = live.trials
     counts = t.groupby("env_name")["status"].value_counts().unstack(fill_value=0)
@@ -187,6 +188,14 @@ def where(live: Live) -> pd.DataFrame:
                 return None
             return ", ".join(sorted({str(v) for v in p[column].dropna()}))
 
+        def note(name: str, p: pd.DataFrame = p) -> object:
+            """Return a fact kept in the provenance notes (``name=value; ...``)."""
+            if "notes" not in p:
+                return None
+            found = {m.group(1).strip() for text in p["notes"].dropna()
+                     for m in re.finditer(rf"(?:^|; ){re.escape(name)}=([^;]*)", str(text))}
+            return ", ".join(sorted(found)) or None
+
         out.append({"env_name": env_name,
                     "label": (_label(first["environment"], first["variant"])
                               if isinstance(first["environment"], str) else str(env_name)),
@@ -194,6 +203,7 @@ def where(live: Live) -> pd.DataFrame:
                     "host": first["host"], "accelerator": fact("accelerator"),
                     "qemu_version": fact("qemu_version"), "docker_version": fact("docker_version"),
                     "docker_network_mode": fact("docker_network_mode"),
+                    "vm_scratch_disk": note("vm_scratch_disk"),
                     "kernel": fact("kernel"), "cpu_model": fact("cpu_model"),
                     "done": int(counts.loc[env_name].get("done", 0)),
                     "failed": int(counts.loc[env_name].get("failed", 0))})
@@ -778,6 +788,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
     level.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     from overhead import plots
 
@@ -798,9 +809,15 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
                 if r["authors_pct_vs_native"].notna().any():
                     bx.plot(r["x"].astype(float), r["authors_pct_vs_native"], "D", color=c,
                             markeredgecolor="black", markersize=5, linestyle="none")
+        levels = sorted({float(v) for v in rows["x"].dropna()})
         for a in (ax, bx):
             if logx:
                 a.set_xscale("log")
+            # ticks at the measured levels, written as plain numbers (a log axis would write
+            # 2x10^0 and let the minor labels of 3 and 4 overprint each other)
+            a.xaxis.set_major_locator(FixedLocator(levels))
+            a.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+            a.xaxis.set_minor_locator(NullLocator())
             a.set_xlabel(xlabel)
         bx.axhline(0, color="black", linewidth=0.8)
         bx.set_ylabel("% vs native (diamonds: authors,\nat their nearest level)", fontsize=8)
@@ -815,7 +832,8 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
 def plot_throughput_latency(fig10: pd.DataFrame, fig12: pd.DataFrame, title: str):
     """Draw Fig 13: per test, throughput against mean latency.
 
-    One curve per environment (threads increase along each curve), both with their 95% CIs.
+    One curve per environment (threads increase along each curve), both with their 95% CIs,
+    on logarithmic axes.
     """
     import matplotlib.pyplot as plt
 
@@ -833,8 +851,13 @@ def plot_throughput_latency(fig10: pd.DataFrame, fig12: pd.DataFrame, title: str
                         xerr=[r["mean_lat"] - r["ci_low_lat"], r["ci_high_lat"] - r["mean_lat"]],
                         yerr=[r["mean_tps"] - r["ci_low_tps"], r["ci_high_tps"] - r["mean_tps"]],
                         fmt=f"-{plots.marker(env)}", color=plots.colour(env), capsize=2, label=env)
-        ax.set_xlabel(f"mean latency ({rows['unit_lat'].iloc[0]})")
-        ax.set_ylabel(f"throughput ({rows['unit_tps'].iloc[0]})")
+        # both axes logarithmic: an emulated VM is an order of magnitude or two away from
+        # native, which on linear axes crushes the native and container curves into a corner
+        # (an interval's lower end at or below zero is clipped)
+        ax.set_xscale("log", nonpositive="clip")
+        ax.set_yscale("log", nonpositive="clip")
+        ax.set_xlabel(f"mean latency ({rows['unit_lat'].iloc[0]}, log scale)")
+        ax.set_ylabel(f"throughput ({rows['unit_tps'].iloc[0]}, log scale)")
         ax.set_title(item, fontsize=10)
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=11)
