@@ -33,14 +33,16 @@ def _rows(values: dict[str, list[float]], benchmark: str, metric: str, **params)
     return out
 
 
-def _live(tmp_path: Path, rows: list[dict], authors: Path | None = None) -> live.Live:
+def _live(tmp_path: Path, rows: list[dict], authors: Path | None = None,
+          notes: str | None = None) -> live.Live:
     frame = pd.DataFrame(rows)
     for col in ("p_kernel", "p_scope", "p_test", "p_direction", "p_cpu", "p_rw"):
         if col not in frame:
             frame[col] = None
     prov = pd.DataFrame({"run_id": ["c/vm/x/t-1", "c/native/x/t-2"], "environment": ["vm", "native"],
-                         "accelerator": ["tcg", None]})
-    trials = pd.DataFrame({"run_id": frame["run_id"].unique()})
+                         "accelerator": ["tcg", None], "notes": [notes, None]})
+    trials = frame.drop_duplicates("run_id")[["run_id", "env_name", "environment", "variant"]]
+    trials = trials.assign(host="local", status="done")
     return live.Live("c", tmp_path, tmp_path, authors or tmp_path / "none", frame, trials, prov)
 
 
@@ -212,3 +214,17 @@ def test_stream_arrays_sized_by_hpl_are_said_in_a_caveat(tmp_path, fixtures):
     notes = live.caveats(_live(tmp_path, frame.to_dict("records")))
     assert "1.27 MiB each per process" in notes["table1"]  # 8 x 166666 bytes
     assert live.caveats(_live(tmp_path, _rows({"native": [1.0]}, "pxz", "throughput"))) == {}
+
+
+def test_a_vm_behind_user_mode_networking_is_said_beside_the_network_figures(tmp_path):
+    from overhead.environments import qemu
+
+    rows = _rows({"native": [50e-6, 51e-6], "vm": [200e-6, 190e-6]}, "netperf", "latency_mean",
+                 p_test="TCP_RR")
+    notes = live.caveats(_live(tmp_path, rows, notes=f"vm_scratch_disk=x; vm_network={qemu.NETWORK}"))
+    assert set(notes) == {"fig02", "fig03", "fig08", "fig09", "fig10", "fig12"}
+    assert "not the bridged virtio with vhost of the paper" in notes["fig03"]
+    assert live.where(_live(tmp_path, rows, notes=f"vm_network={qemu.NETWORK}")).set_index(
+        "env_name").loc["vm", "vm_network"] == qemu.NETWORK
+    # no VM, or a VM networked otherwise: nothing said
+    assert live.caveats(_live(tmp_path, rows, notes="vm_network=bridge")) == {}

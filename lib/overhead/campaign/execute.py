@@ -671,6 +671,7 @@ class _VmEnv(_Env):
                            "vcpu_pinning": pinned,
                            "hugepages": booted.get("hugepages", "unknown"),
                            "vm_scratch_disk": scratch,
+                           "vm_network": qemu.NETWORK,
                            "vcpus": s.vcpus, "memory_mb": s.memory})
 
     def _wait_for_guest(self):

@@ -47,6 +47,10 @@ SCRATCH_LABEL = "overhead-scratch"
 #: O_DIRECT asks for reaches the host's device, the paper's virtio block device) or
 #: ``writeback`` (QEMU's default: the host's page cache serves and absorbs the guest's I/O).
 DISK_CACHES = ("none", "writeback")
+#: How the guest is networked, as the provenance records it: QEMU's user-mode network, a
+#: TCP/IP stack inside the QEMU process that forwards host ports (listening with a backlog of
+#: 1), not a bridge with virtio and vhost as in RC25482.
+NETWORK = "user-mode (slirp) virtio-net with host port forwards"
 #: The kernel command line of a normal boot (net.ifnames=0: the NIC is eth0; panic=1 with
 #: -no-reboot: a panicking guest ends QEMU instead of hanging).
 APPEND = "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1"
