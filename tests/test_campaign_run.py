@@ -172,3 +172,38 @@ def test_prepare_kills_a_stale_attempt_and_clears_its_files(tmp_path):
     subprocess.run(["sh", "-c", native.prepare_command(str(out), pgid)], check=True)
     assert stale.wait(timeout=10) != 0  # killed with its process group
     assert not Path(pgid).exists() and list((tmp_path / "trials").iterdir()) == []
+
+
+def test_a_server_left_by_an_interrupted_run_is_stopped_before_the_next_starts(tmp_path):
+    """A native server started by an earlier (killed) run still runs with its pid file: the
+    next run stops that session before starting its own; a pid file naming a process that
+    does not lead a session (a pid reused since) stops nothing."""
+    from types import SimpleNamespace
+
+    from overhead.campaign.execute import _Env
+
+    files = (str(tmp_path / "server-native-redis.pid"), str(tmp_path / "server.log"))
+    env = SimpleNamespace(server_files=lambda _name: files)
+    start = _Env.server_command(env, "redis", "sleep 300")
+    subprocess.run(["sh", "-c", start], check=True, timeout=30)
+    deadline = time.monotonic() + 10
+    while not Path(files[0]).exists() or not Path(files[0]).read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    pid = int(Path(files[0]).read_text())
+    assert Path(f"/proc/{pid}").exists()
+    out = subprocess.run(["sh", "-c", _Env.stale_server_command(env, "redis")],
+                         capture_output=True, text=True, timeout=60).stdout
+    assert out.strip() == f"stale server session {pid}"
+    state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] if Path(f"/proc/{pid}").exists() else "gone"
+    assert state in ("gone", "Z") and not Path(files[0]).exists()
+    # a child of this test leads no session: named in the file, it is left alone
+    other = subprocess.Popen(["sleep", "300"])
+    try:
+        Path(files[0]).write_text(f"{other.pid}\n")
+        out = subprocess.run(["sh", "-c", _Env.stale_server_command(env, "redis")],
+                             capture_output=True, text=True, timeout=60).stdout
+        assert out == "" and not Path(files[0]).exists() and other.poll() is None
+    finally:
+        other.kill()
+        other.wait()

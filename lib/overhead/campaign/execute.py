@@ -440,12 +440,35 @@ class _Env(_Endpoint):
         return (f"if [ -s {pidf} ]; then p=$(cat {pidf}); kill -{sig} -$p 2>/dev/null; "
                 f"{_wait_gone('$p')}; fi; rm -f {pidf}")
 
+    def stale_server_command(self, benchmark: str) -> str:
+        """Return the command stopping a server an interrupted run left here.
+
+        A campaign killed before its teardown leaves the servers it started natively running
+        (a native MariaDB kept port 3306 and answered the next run's ready check with no
+        database in it). Its pid file says which session; that session is stopped only if the
+        process still leads a session of its own, as :meth:`server_command` made it (a pid
+        reused since is left alone).
+        """
+        pidf, _ = self.server_files(benchmark)
+        return (f"if [ -s {pidf} ]; then p=$(cat {pidf}); "
+                f'if [ "$(ps -o sid= -p "$p" 2>/dev/null | tr -d " ")" = "$p" ]; then '
+                f"echo stale server session $p; kill -TERM -$p 2>/dev/null; {_wait_gone('$p')}; "
+                f"kill -KILL -$p 2>/dev/null; fi; fi; rm -f {pidf}")
+
     def ensure_server(self, name: str, bench, client_is_here: bool) -> None:
-        """Start the benchmark's server here once (its ``server`` command), or fail the trial."""
+        """Start the benchmark's server here once (its ``server`` command), or fail the trial.
+
+        A server of the same environment and benchmark left by an interrupted run is stopped
+        first (:meth:`stale_server_command`).
+        """
         servers = self.__dict__.setdefault("servers", set())
         if name in servers or not bench.server:
             return
         command = self.expand(bench.server.replace("{listen}", self.listen(client_is_here)), name)
+        status, out, _ = _exec(self.conn(), self.stale_server_command(name), 120)
+        if "stale server session" in out:
+            self.run.manifest.event("stale-server-stopped", environment=self.name,
+                                    benchmark=name, said=out.strip())
         status, out, err = _exec(self.conn(), self.server_command(name, command), 60)
         if status != 0:
             raise TrialFailed(f"server of {name} did not start in {self.name} (exit {status})",
@@ -579,6 +602,14 @@ class _DockerEnv(_Env):
         log = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.log"
         script = f"echo $$ > {pidf}; exec {command} > {log} 2>&1"
         return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
+
+    def stale_server_command(self, benchmark):
+        """Return the command forgetting a pid file an earlier container left.
+
+        The container is made afresh when the environment starts, so no server of an earlier
+        run can still be in it; the pid in the file would name another process of this one.
+        """
+        return f"rm -f {self.run.remote}/trials/server-{self.name}-{benchmark}.pid"
 
     def server_stop_command(self, benchmark, sig="TERM"):
         """Return the command stopping the server inside the container (waits for it)."""
