@@ -54,7 +54,31 @@ stop_guests() {
   done
 }
 
+# stop_servers: servers (MariaDB, redis-server, netserver, nuttcp, mpstat monitors) that
+# campaigns started natively on this machine and left running when they were killed before
+# their teardown. Their pid files (/var/tmp/overhead/<campaign>/trials/server-*.pid) hold
+# "PID STARTTIME"; a session is stopped only if that pid still leads its own session with that
+# start time (a pid written inside a container, or reused since, names another process).
+stop_servers() {
+  for pidfile in /var/tmp/overhead/*/trials/server-*.pid; do
+    [ -s "$pidfile" ] || continue
+    read -r p st < "$pidfile" || continue
+    [ -n "$st" ] || continue
+    now_st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)
+    sid=$(ps -o sid= -p "$p" 2>/dev/null | tr -d ' ')
+    if [ "$now_st" = "$st" ] && [ "$sid" = "$p" ]; then
+      kill -TERM "-$p" 2>/dev/null || true
+      n=0
+      while running "$p" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+      kill -KILL "-$p" 2>/dev/null || true
+      say "server $(basename "$pidfile" .pid): stopped the session of pid $p"
+      rm -f "$pidfile"
+    fi
+  done
+}
+
 stop_guests
+stop_servers
 [ -d "$H" ] || { say "nothing else to stop ($H does not exist)"; exit 0; }
 t_all=$(now)
 stop sshd "$H/sshd/sshd.pid" sshd 10

@@ -114,21 +114,27 @@ def test_host_faults_fail_their_trials_and_the_rest_completes(hosts, tmp_path):
     injected: dict[str, str] = {}  # environment -> trial id it broke
     stop = threading.Event()
 
+    def running() -> dict[str, str]:
+        """Return environment -> the trial the manifest says runs there now."""
+        try:
+            recs = manifest.read_records(mfile)
+        except Exception:  # noqa: BLE001 - a record being written
+            return {}
+        state = {}
+        for r in recs:
+            if "trial" in r:
+                state[r["trial"]] = r
+        return {r.get("environment"): tid for tid, r in state.items() if r.get("state") == "running"}
+
     def inject():
-        """Watch the manifest; break each environment once, 1.5 s into one of its trials."""
+        """Watch the manifest; break each environment once, 1.5 s into one of its trials.
+
+        The trial broken is the one running when the fault is made (read again then: the
+        other environments' faults take time, and the trial seen first may have ended)."""
         while not stop.is_set():
             time.sleep(0.1)
-            try:
-                recs = manifest.read_records(mfile)
-            except Exception:  # noqa: BLE001 - a record being written
-                continue
-            state = {}
-            for r in recs:
-                if "trial" in r:
-                    state[r["trial"]] = r
-            for tid, r in state.items():
-                env = r.get("environment")
-                if r.get("state") != "running" or env in injected:
+            for env in running():
+                if env in injected:
                     continue
                 # the VM: only once it is up, which its facts file says (a boot is not a trial)
                 if env == "vm" and not (raw / "faults" / "facts" / "vm.json").exists():
@@ -136,6 +142,10 @@ def test_host_faults_fail_their_trials_and_the_rest_completes(hosts, tmp_path):
                 if env == "docker" and not _busy("overhead-faults-docker", "sysbench"):
                     continue  # "running" is written before the container starts: wait for it
                 time.sleep(1.5)
+                tid = running().get(env)
+                if tid is None or (env == "docker"
+                                   and not _busy("overhead-faults-docker", "sysbench")):
+                    continue  # between two trials: try on the next one
                 injected[env] = tid
                 if env == "docker":
                     subprocess.run(["docker", "stop", "-t", "0", "overhead-faults-docker"],

@@ -190,20 +190,61 @@ def test_a_server_left_by_an_interrupted_run_is_stopped_before_the_next_starts(t
     while not Path(files[0]).exists() or not Path(files[0]).read_text().strip():
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    pid = int(Path(files[0]).read_text())
+    pid, start = map(int, Path(files[0]).read_text().split())  # "PID STARTTIME"
+    assert str(start) == Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[19]
     assert Path(f"/proc/{pid}").exists()
     out = subprocess.run(["sh", "-c", _Env.stale_server_command(env, "redis")],
                          capture_output=True, text=True, timeout=60).stdout
     assert out.strip() == f"stale server session {pid}"
     state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] if Path(f"/proc/{pid}").exists() else "gone"
     assert state in ("gone", "Z") and not Path(files[0]).exists()
-    # a child of this test leads no session: named in the file, it is left alone
+    # a pid file naming a process that is not that server is left alone: a child of this
+    # test leads no session; a session leader with another start time got the pid later
+    # (or is the host's process of a number that a container wrote)
     other = subprocess.Popen(["sleep", "300"])
+    leader = subprocess.Popen(["sleep", "300"], start_new_session=True)
     try:
-        Path(files[0]).write_text(f"{other.pid}\n")
+        fields = Path(f"/proc/{leader.pid}/stat").read_text().split(") ")[1].split()
+        for line in (f"{other.pid}", f"{other.pid} {fields[19]}", f"{leader.pid} 12345"):
+            Path(files[0]).write_text(line + "\n")
+            out = subprocess.run(["sh", "-c", _Env.stale_server_command(env, "redis")],
+                                 capture_output=True, text=True, timeout=60).stdout
+            assert out == "" and not Path(files[0]).exists(), line
+            assert other.poll() is None and leader.poll() is None, line
+        # the leader with its own start time is the server the file names
+        Path(files[0]).write_text(f"{leader.pid} {fields[19]}\n")
         out = subprocess.run(["sh", "-c", _Env.stale_server_command(env, "redis")],
                              capture_output=True, text=True, timeout=60).stdout
-        assert out == "" and not Path(files[0]).exists() and other.poll() is None
+        assert out.strip() == f"stale server session {leader.pid}"
+        assert leader.wait(timeout=10) is not None
     finally:
-        other.kill()
-        other.wait()
+        for proc in (other, leader):
+            proc.kill()
+            proc.wait()
+
+
+def test_a_port_already_held_where_a_server_would_listen_is_found_in_real_ss_output():
+    import socket
+
+    from overhead.campaign.execute import listening_conflicts
+
+    held = socket.socket()
+    wild = socket.socket()
+    try:
+        held.bind(("127.0.0.7", 0))
+        held.listen()
+        wild.bind(("0.0.0.0", 0))  # noqa: S104 - a test listener, closed below
+        wild.listen()
+        p_held, p_wild = held.getsockname()[1], wild.getsockname()[1]
+        out = subprocess.run(["ss", "-Hltn"], capture_output=True, text=True, check=True).stdout
+        # the same address and port; any address where a wildcard listener holds the port
+        assert [ln.split()[3] for ln in listening_conflicts(out, "127.0.0.7", [p_held])] == \
+            [f"127.0.0.7:{p_held}"]
+        assert listening_conflicts(out, "127.0.0.8", [p_held]) == []
+        assert [ln.split()[3] for ln in listening_conflicts(out, "127.0.0.8", [p_wild])] == \
+            [f"0.0.0.0:{p_wild}"]
+        # a server that would listen on every address conflicts with any listener of its port
+        assert len(listening_conflicts(out, "0.0.0.0", [p_held, p_wild])) == 2  # noqa: S104
+    finally:
+        held.close()
+        wild.close()

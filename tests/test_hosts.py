@@ -167,9 +167,21 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
     sshd = _pid(hosts / "sshd" / "sshd.pid")
     dockerd = _pid(hosts / "dockerd" / "dockerd.pid")   # None: a dockerd hosts-up did not start
     current = os.readlink(hosts / "image" / "current")
+    # a server a killed campaign left (its pid file: "PID STARTTIME", session leader), and a
+    # pid file whose start time is not its process's (a pid reused since): only the first goes
+    left = Path("/var/tmp/overhead/test-leftover/trials")
+    left.mkdir(parents=True, exist_ok=True)
+    server = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    other = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    start = Path(f"/proc/{server.pid}/stat").read_text().split(") ")[1].split()[19]
+    (left / "server-native-redis.pid").write_text(f"{server.pid} {start}\n")
+    (left / "server-native-mysql.pid").write_text(f"{other.pid} 1\n")
     proc = subprocess.run(["sh", str(DOWN)], capture_output=True, text=True, timeout=300)
     try:
         assert proc.returncode == 0, proc.stderr
+        assert server.wait(timeout=15) is not None and other.poll() is None
+        assert f"server server-native-redis: stopped the session of pid {server.pid}" in proc.stdout
+        assert "server-native-mysql" not in proc.stdout
         assert f"sshd: stopped pid {sshd}" in proc.stdout
         assert sshd and not _alive(sshd)
         if dockerd:
@@ -180,6 +192,10 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
         again = subprocess.run(["sh", str(DOWN)], capture_output=True, text=True, timeout=60)
         assert "sshd: not started by hosts-up" in again.stdout
     finally:
+        for p in (server, other):
+            p.kill()
+            p.wait()
+        shutil.rmtree(left.parent, ignore_errors=True)
         # back up for whatever runs next (the session's end stops them if this process started
         # them); local_hosts.up also checks that sshd and dockerd answer again
         back = subprocess.run(["sh", str(UP)], capture_output=True, text=True, timeout=600)

@@ -29,7 +29,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -69,6 +69,39 @@ def _wait_gone(pid: str, tenths: int = 50) -> str:
     """
     return (f"i=0; while [ $i -lt {tenths} ] && s=$(sed 's/.*) //' /proc/{pid}/stat 2>/dev/null "
             f"| cut -c1) && [ -n \"$s\" ] && [ \"$s\" != Z ]; do sleep 0.1; i=$((i+1)); done")
+
+
+#: Shell code writing ``PID STARTTIME`` of the current shell into a server's pid file: the
+#: start time (/proc/PID/stat field 22, clock ticks since boot) tells the server apart from a
+#: process that got its pid later, and a pid written inside a container from the host's
+#: process of that number (scripts/hosts-down.sh relies on both).
+_PID_LINE = "echo $$ $(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)"
+#: Shell code: ``$p`` names the process of pid file line ``$p $st`` only if it still runs with
+#: that start time and leads its own session (as server_command made it).
+_SAME_SERVER = ("[ -n \"$st\" ] && [ \"$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -d' ' "
+                "-f20)\" = \"$st\" ] && [ \"$(ps -o sid= -p \"$p\" 2>/dev/null | tr -d ' ')\" = \"$p\" ]")
+
+
+def listening_conflicts(ss_output: str, address: str, ports: Sequence[int]) -> list[str]:
+    """Return the lines of ``ss -Hltn`` that hold one of ``ports`` where a server would listen.
+
+    A socket holds the port for ``address`` when it is bound to that address or to a wildcard
+    (``0.0.0.0``, ``*``, ``[::]``); a server listening on the wildcard address conflicts with
+    every listener of its port.
+    """
+    wanted = {int(p) for p in ports}
+    wild = {"0.0.0.0", "*", "[::]", "::"}  # noqa: S104 - addresses read, not bound
+    out = []
+    for line in ss_output.splitlines():
+        fields = line.split()
+        if len(fields) < 4 or ":" not in fields[3]:
+            continue
+        host, _, port = fields[3].rpartition(":")
+        host = host.split("%", 1)[0]
+        if port.isdigit() and int(port) in wanted and (
+                host in wild or address in wild or host == address):
+            out.append(line.strip())
+    return out
 
 
 def _put_files(conn, folder: str, files: dict[str, Path]) -> None:
@@ -312,6 +345,9 @@ class _Env(_Endpoint):
     #: the tidy ``environment`` column and the variant string
     tidy_environment = "native"
     variant: str | None = None
+    #: whether its servers listen in the network namespace of the host the worker reaches
+    #: (checked for a port already held before a server starts)
+    shares_host_ports = True
 
     def __init__(self, worker: _Worker, name: str, spec):
         """Bind the environment's name and spec to its host's worker."""
@@ -431,13 +467,13 @@ class _Env(_Endpoint):
     def server_command(self, benchmark: str, command: str) -> str:
         """Return the command that starts a server in the background, in a session of its own."""
         pidf, log = self.server_files(benchmark)
-        script = f"echo $$ > {pidf}; exec {command}"
+        script = f"{_PID_LINE} > {pidf}; exec {command}"
         return f"setsid sh -c {shlex.quote(script)} > {log} 2>&1 < /dev/null &"
 
     def server_stop_command(self, benchmark: str, sig: str = "TERM") -> str:
         """Return the command that stops a server started by :meth:`server_command` (waits)."""
         pidf, _ = self.server_files(benchmark)
-        return (f"if [ -s {pidf} ]; then p=$(cat {pidf}); kill -{sig} -$p 2>/dev/null; "
+        return (f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} -$p 2>/dev/null; "
                 f"{_wait_gone('$p')}; fi; rm -f {pidf}")
 
     def stale_server_command(self, benchmark: str) -> str:
@@ -447,11 +483,10 @@ class _Env(_Endpoint):
         (a native MariaDB kept port 3306 and answered the next run's ready check with no
         database in it). Its pid file says which session; that session is stopped only if the
         process still leads a session of its own, as :meth:`server_command` made it (a pid
-        reused since is left alone).
+        reused since, with another start time, is left alone).
         """
         pidf, _ = self.server_files(benchmark)
-        return (f"if [ -s {pidf} ]; then p=$(cat {pidf}); "
-                f'if [ "$(ps -o sid= -p "$p" 2>/dev/null | tr -d " ")" = "$p" ]; then '
+        return (f"if [ -s {pidf} ]; then read -r p st < {pidf}; if {_SAME_SERVER}; then "
                 f"echo stale server session $p; kill -TERM -$p 2>/dev/null; {_wait_gone('$p')}; "
                 f"kill -KILL -$p 2>/dev/null; fi; fi; rm -f {pidf}")
 
@@ -469,6 +504,18 @@ class _Env(_Endpoint):
         if "stale server session" in out:
             self.run.manifest.event("stale-server-stopped", environment=self.name,
                                     benchmark=name, said=out.strip())
+        if self.shares_host_ports and bench.ports:
+            # a server already on our address and port would answer the ready check in our
+            # server's place (its data, its password) while ours fails to bind
+            listen = self.listen(client_is_here)
+            off = self.run.campaign.port_offset(self.name, name)
+            status, out, _ = _exec(self.conn(), "ss -Hltn", 30)
+            held = listening_conflicts(out, listen, [p + off for p in bench.ports]) \
+                if status == 0 else []
+            if held:
+                raise TrialFailed(f"server of {name} cannot start in {self.name}: something "
+                                  f"already listens where it would ({listen}): "
+                                  + "; ".join(held) + " (a server an earlier run left?)")
         status, out, err = _exec(self.conn(), self.server_command(name, command), 60)
         if status != 0:
             raise TrialFailed(f"server of {name} did not start in {self.name} (exit {status})",
@@ -532,6 +579,8 @@ class _DockerEnv(_Env):
         super().__init__(worker, name, spec)
         self.variant = docker.variant(spec.net, spec.storage, spec.runtime)
         self.container = docker.container_name(worker.run.campaign.name, name)
+        # with NAT the servers listen in the container's own namespace
+        self.shares_host_ports = spec.net == "host"
 
     def start(self) -> None:
         """Copy the runners to the host, then (re)create the container and record its facts."""
@@ -600,7 +649,7 @@ class _DockerEnv(_Env):
         """Return ``docker exec -d`` of the server, its pid written into the trials mount."""
         pidf = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
         log = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.log"
-        script = f"echo $$ > {pidf}; exec {command} > {log} 2>&1"
+        script = f"{_PID_LINE} > {pidf}; exec {command} > {log} 2>&1"
         return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
 
     def stale_server_command(self, benchmark):
@@ -614,8 +663,8 @@ class _DockerEnv(_Env):
     def server_stop_command(self, benchmark, sig="TERM"):
         """Return the command stopping the server inside the container (waits for it)."""
         pidf = f"{docker.TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
-        kill = (f"if [ -s {pidf} ]; then p=$(cat {pidf}); kill -{sig} $p; {_wait_gone('$p')}; "
-                f"fi; rm -f {pidf}")
+        kill = (f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} $p; "
+                f"{_wait_gone('$p')}; fi; rm -f {pidf}")
         return f"docker exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
 
     def diagnose(self, failure):
