@@ -176,3 +176,31 @@ def test_resume_runs_what_is_not_done():
     assert r3.todo == ["a"]
     twice = manifest.resume(["c"], recs * 2, set(), retries=1)  # failed twice: retries used up
     assert twice.failed == {"c": "x"} and twice.attempts == {"c": 2} and twice.todo == []
+
+
+def test_a_benchmark_may_ask_for_more_trials_than_the_campaign(tmp_path):
+    base = plan.make_plan(inventory.load(write(tmp_path, CAMPAIGN)))
+    more = plan.make_plan(inventory.load(write(tmp_path, CAMPAIGN.replace(
+        "environments: [native, vm], timeout: 30}",
+        "environments: [native, vm], timeout: 30, trials: 5}"), "more.yml")))
+    count = {}
+    for t in more.trials:
+        if not t.warmup:
+            count[(t.benchmark, t.cell)] = count.get((t.benchmark, t.cell), 0) + 1
+    # fio's 2 cells: 5 measured trials each; cpu's 6 cells: the campaign's 3
+    assert sorted(n for (b, _), n in count.items() if b == "fio") == [5, 5]
+    assert {n for (b, _), n in count.items() if b == "cpu"} == {3}
+    assert more.rounds == 1 + 5
+    # rounds 5 and 6 hold only fio's cells; every round before is the plan without the option
+    assert {t.benchmark for t in more.trials if t.round > 4} == {"fio"}
+    assert [t.id for t in more.trials if t.round <= 4] == [t.id for t in base.trials]
+    fio_cell = next(t.cell for t in more.trials if t.benchmark == "fio")
+    assert more.stops[fio_cell] == "fixed count of 5 trials"
+    # a stopping rule decides the count itself
+    with pytest.raises(InputError, match="trials sets a fixed count"):
+        inventory.load(write(tmp_path, CAMPAIGN.replace(
+            "environments: [native, vm], timeout: 30}",
+            "environments: [native, vm], timeout: 30, trials: 5}") + textwrap.dedent("""\
+            stopping: {metric: events_per_second, target: 0.05, min_rounds: 3,
+                       max_rounds: 6}
+            """), "stop.yml"))

@@ -172,6 +172,10 @@ class Benchmark(_Model):
     runner: str
     params: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
     timeout: float | None = Field(None, gt=0)
+    #: Measured trials of this benchmark's cells (default: the campaign's ``trials``): more
+    #: where the effect sought is small beside the trial-to-trial spread (netperf's few
+    #: microseconds of NAT). Not with a stopping rule, which decides the count itself.
+    trials: int | None = Field(None, ge=1)
     #: Limit to these environments (default: every environment).
     environments: tuple[str, ...] | None = None
     client: str | None = None
@@ -267,6 +271,9 @@ class Campaign(_Model):
                 raise ValueError(f"environment {name!r}: unknown host {env.host!r} "
                                  f"(hosts: {', '.join(self.hosts) or 'none'})")
         for name, bench in self.benchmarks.items():
+            if bench.trials is not None and self.stopping is not None:
+                raise ValueError(f"benchmark {name!r}: trials sets a fixed count; with a "
+                                 "stopping rule the rule decides how many trials a cell gets")
             for env in bench.environments or ():
                 if env not in self.environments:
                     raise ValueError(f"benchmark {name!r}: unknown environment {env!r}")

@@ -155,16 +155,24 @@ def make_plan(campaign: Campaign) -> Plan:
     -------
     Plan
         ``warmup`` warm-up rounds, then ``trials`` measured rounds (with a stopping rule:
-        ``stopping.min_rounds``), each round every cell once in a seeded random order.
+        ``stopping.min_rounds``), each round every cell once in a seeded random order; a
+        benchmark with its own ``trials`` has its cells in that many measured rounds (more
+        rounds, with only its cells, when it asks for more than the campaign).
     """
     all_cells = cells(campaign)
-    measured = campaign.stopping.min_rounds if campaign.stopping else campaign.trials
-    rounds = campaign.warmup + measured
+    if campaign.stopping:
+        wanted = dict.fromkeys(all_cells, campaign.stopping.min_rounds)
+    else:  # a benchmark's own count, else the campaign's
+        wanted = {cid: campaign.benchmarks[c.benchmark].trials or campaign.trials
+                  for cid, c in all_cells.items()}
+    rounds = campaign.warmup + max(wanted.values(), default=0)
     trials: list[PlannedTrial] = []
     for number in range(1, rounds + 1):
-        trials += _round(campaign, list(all_cells), all_cells, number, len(trials))
-    stops = {} if campaign.stopping else {c: f"fixed count of {campaign.trials} trials"
-                                          for c in all_cells}
+        # warm-up rounds run every cell; a measured round those that still want a trial
+        ids = [cid for cid in all_cells if number - campaign.warmup <= wanted[cid]]
+        trials += _round(campaign, ids, all_cells, number, len(trials))
+    stops = {} if campaign.stopping else {c: f"fixed count of {n} trials"
+                                          for c, n in wanted.items()}
     return Plan(campaign.name, campaign.seed, all_cells, trials, rounds, stops)
 
 
