@@ -228,3 +228,25 @@ def test_a_vm_behind_user_mode_networking_is_said_beside_the_network_figures(tmp
         "env_name").loc["vm", "vm_network"] == qemu.NETWORK
     # no VM, or a VM networked otherwise: nothing said
     assert live.caveats(_live(tmp_path, rows, notes="vm_network=bridge")) == {}
+
+
+def test_a_redis_point_whose_loop_never_closed_is_said_so(tmp_path):
+    # the VM at 100 connections x pipeline 10: 100000 requests took 21.8 s (connections
+    # waiting to be accepted) at 8.3 ms each: X R = 38 of N = 1000; at 10 connections X R = 98
+    rows = []
+    for k, (clients, dur, lat) in enumerate([(10, 1.0, 0.98e-3), (100, 21.8, 8.3e-3)]):
+        for test in ("SET", "GET"):
+            base = {"run_id": f"c/vm/redis/t-{k}", "benchmark": "redis", "environment": "vm",
+                    "variant": "untuned,accel=tcg", "label": "QEMU TCG untuned", "env_name": "vm",
+                    "p_sidecar": None, "p_test": test, "p_clients": clients, "p_pipeline": 10,
+                    "p_section": None}
+            rows.append({**base, "metric": "requests", "value": 100000.0})
+            rows.append({**base, "metric": "duration", "value": dur})
+            rows.append({**base, "metric": "latency_mean", "value": lat, "p_section": "summary"})
+    lv = _live(tmp_path, rows)
+    r = live.redis(lv)
+    notes = dict(zip(r["fig08"]["x"], r["fig08"]["authors_note"].fillna(""), strict=True))
+    assert "loop not closed: X R = 4% of N" in notes[100] and "loop not closed" not in notes[10]
+    why = live.known_truths({"redis_littles": r["littles"]}, lv)
+    why = why.loc[why["truth"].str.contains("Redis"), "why"].iloc[0]
+    assert why.startswith("at N=1000 X R is only 4% of N") and "backlog of 1" in why
