@@ -250,3 +250,11 @@ def test_a_redis_point_whose_loop_never_closed_is_said_so(tmp_path):
     why = live.known_truths({"redis_littles": r["littles"]}, lv)
     why = why.loc[why["truth"].str.contains("Redis"), "why"].iloc[0]
     assert why.startswith("at N=1000 X R is only 4% of N") and "backlog of 1" in why
+
+
+def test_a_small_fio_file_is_said_beside_the_block_io_figures(tmp_path):
+    rows = _rows({"native": [2e9, 2.1e9]}, "fio-seq", "bandwidth", p_rw="read", p_size="16m")
+    notes = live.caveats(_live(tmp_path, rows))
+    assert set(notes) == {"fig05", "fig06", "fig07"} and "here is 16m" in notes["fig05"]
+    rows = _rows({"native": [2e9, 2.1e9]}, "fio-seq", "bandwidth", p_rw="read", p_size="16g")
+    assert live.caveats(_live(tmp_path, rows)) == {}
