@@ -1080,14 +1080,6 @@ def write_tables(live: Live, frames: dict[str, pd.DataFrame]) -> list[Path]:
     return paths
 
 
-def _bytes(size: str) -> int | None:
-    """Return fio's size notation (16m, 4k, 16g, 1024) in bytes (powers of 1024), or None."""
-    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", size.lower())
-    if not m:
-        return None
-    return int(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " ")
-
-
 def caveats(live: Live) -> dict[str, str]:
     """Say where a live table measures something else than the paper's (stem -> sentence).
 
@@ -1114,8 +1106,16 @@ def caveats(live: Live) -> dict[str, str]:
             out[stem] = said
     fio = live.rows[live.rows["benchmark"].astype("string").str.startswith("fio", na=False)]
     if "p_size" in fio and fio["p_size"].notna().any():
-        sizes = {str(v) for v in fio["p_size"].dropna()}
-        small = sorted(v for v in sizes if (_bytes(v) or 0) < 2**30)
+        from overhead.errors import ParseError
+        from overhead.parsers._common import size_bytes
+
+        small = []
+        for v in sorted({str(v) for v in fio["p_size"].dropna()}):
+            try:  # fio's own notation: 16m, 4k, 16g (k = 1024)
+                if size_bytes(v, "campaign", None, "fio size") < 2**30:
+                    small.append(v)
+            except ParseError:
+                continue  # not a size fio states plainly: nothing to say about it
         if small:
             said = (f"fio's file here is {', '.join(small)} (the paper's was 16 GB): the runs read "
                     "and write it over and over, so whatever caches lie under the file system "
