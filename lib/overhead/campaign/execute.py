@@ -658,7 +658,8 @@ class _DockerEnv(_Env):
         The container is made afresh when the environment starts, so no server of an earlier
         run can still be in it; the pid in the file would name another process of this one.
         """
-        return f"rm -f {self.run.remote}/trials/server-{self.name}-{benchmark}.pid"
+        pidf, _ = _Env.server_files(self, benchmark)  # the host's path of the container's file
+        return f"rm -f {pidf}"
 
     def server_stop_command(self, benchmark, sig="TERM"):
         """Return the command stopping the server inside the container (waits for it)."""
