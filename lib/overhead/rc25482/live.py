@@ -542,20 +542,19 @@ def redis(live: Live) -> dict[str, pd.DataFrame]:
     # where X R is under half of N, the closed loop never formed: most of the run's clock
     # passed with fewer requests in flight than connections x pipeline (connections still
     # being accepted, say): that point measures the wait, not Redis
-    open_loop = {(r.environment, r.N): r.xr_mean / r.N for r in littles.itertuples()
-                 if r.N > 0 and r.xr_mean / r.N < OPEN_LOOP}
-    if open_loop:
-        pipeline = runs.groupby("p_clients")["p_pipeline"].first().astype(float)
-        for table in (fig08, fig09):
-            for i, row in table.iterrows():
-                ratio = open_loop.get((row["environment"], float(row["x"]) * pipeline.get(row["x"], np.nan)))
-                if ratio is not None:
-                    said = (f"loop not closed: X R = {ratio:.0%} of N, so most of the run passed "
-                            "with fewer requests in flight than connections x pipeline; this "
-                            "point measures that wait, not Redis")
-                    old_note = table.at[i, "authors_note"]
-                    table.at[i, "authors_note"] = (f"{old_note}; {said}" if isinstance(old_note, str)
-                                                   and old_note else said)
+    ratio = (runs.assign(N=n)[["label", "p_clients", "N"]].drop_duplicates()
+             .merge(littles, left_on=["label", "N"], right_on=["environment", "N"])
+             .assign(share=lambda d: d["xr_mean"] / d["N"])
+             .set_index(["label", "p_clients"])["share"])
+    for table in (fig08, fig09):
+        for i, row in table.iterrows():
+            share = ratio.get((row["environment"], row["x"]))
+            if share is not None and share < OPEN_LOOP:
+                said = (f"loop not closed: X R = {share:.0%} of N, so most of the run passed "
+                        "with fewer requests in flight than connections x pipeline; this "
+                        "point measures that wait, not Redis")
+                old = table.at[i, "authors_note"]
+                table.at[i, "authors_note"] = f"{old}; {said}" if isinstance(old, str) and old else said
     return {"fig08": fig08, "fig09": fig09, "littles": littles}
 
 
@@ -822,11 +821,18 @@ def _plain_log(axis) -> None:
     Matplotlib's log axes write 2x10^0 and label minor ticks too, which overprint each other
     over narrow ranges; here 1, 2 and 5 of each decade are labelled.
     """
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import LogLocator, NullFormatter
 
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_major_formatter(_plain_numbers())
     axis.set_minor_formatter(NullFormatter())
+
+
+def _plain_numbers():
+    """Return a tick formatter writing plain numbers (0.5, 2, 1000), never 2x10^0."""
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _pos: f"{v:g}")
 
 
 def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = True):
@@ -836,7 +842,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
     level. The upper panel's y axis is logarithmic when the means span more than 20x.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    from matplotlib.ticker import FixedLocator, NullLocator
 
     from overhead import plots
 
@@ -864,7 +870,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             # ticks at the measured levels, written as plain numbers (a log axis would write
             # 2x10^0 and let the minor labels of 3 and 4 overprint each other)
             a.xaxis.set_major_locator(FixedLocator(levels))
-            a.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+            a.xaxis.set_major_formatter(_plain_numbers())
             a.xaxis.set_minor_locator(NullLocator())
             a.set_xlabel(xlabel)
         bx.axhline(0, color="black", linewidth=0.8)
