@@ -43,14 +43,9 @@ stop_guests() {
   for pidfile in /var/tmp/overhead/*/vm-*/qemu.pid; do
     [ -s "$pidfile" ] || continue
     pid=$(cat "$pidfile")
-    case $(cat "/proc/$pid/comm" 2>/dev/null) in qemu-system*) ;; *) continue ;; esac
-    running "$pid" || continue
-    t=$(now)
-    kill "$pid" 2>/dev/null || true
-    n=0
-    while running "$pid" && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-    if running "$pid"; then kill -9 "$pid" 2>/dev/null || true; sleep 0.5; fi
-    say "guest $(dirname "$pidfile"): stopped qemu pid $pid in $(since "$t")"
+    # /proc/PID/comm holds 15 characters: qemu-system-x86_64 reads qemu-system-x86
+    comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+    case $comm in qemu-system*) running "$pid" && stop "guest $(dirname "$pidfile")" "$pidfile" "$comm" 30 ;; esac
   done
 }
 

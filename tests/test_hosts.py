@@ -17,6 +17,7 @@ from pathlib import Path
 import local_hosts
 import paramiko
 import pytest
+from conftest import free_port
 
 from overhead.paths import ROOT
 
@@ -176,9 +177,19 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
     start = Path(f"/proc/{server.pid}/stat").read_text().split(") ")[1].split()[19]
     (left / "server-native-redis.pid").write_text(f"{server.pid} {start}\n")
     (left / "server-native-mysql.pid").write_text(f"{other.pid} 1\n")
+    # and a campaign's VM left running (its state folder beside the trials)
+    from overhead.environments import qemu
+
+    boot = subprocess.run(["sh", "-c", qemu.boot_command(
+        qemu.VmSpec("test-leftover-vm", 1, 256), str(hosts / "image" / "current"),
+        str(left.parent / "vm-vm"), free_port(), "tcg")], capture_output=True, text=True,
+        timeout=60)
+    assert boot.returncode == 0, boot.stderr
+    guest = int(qemu.parse_boot(boot.stdout)["pid"])
     proc = subprocess.run(["sh", str(DOWN)], capture_output=True, text=True, timeout=300)
     try:
         assert proc.returncode == 0, proc.stderr
+        assert f"vm-vm: stopped pid {guest}" in proc.stdout and not _alive(guest)
         assert server.wait(timeout=15) is not None and other.poll() is None
         assert f"server server-native-redis: stopped the session of pid {server.pid}" in proc.stdout
         assert "server-native-mysql" not in proc.stdout
