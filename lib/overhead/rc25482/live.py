@@ -829,10 +829,11 @@ def _plain_log(axis) -> None:
 
 
 def _plain_numbers():
-    """Return a tick formatter writing plain numbers (0.5, 2, 1000), never 2x10^0."""
+    """Return a tick formatter writing plain numbers (0.5, 2, 1,000,000), never 2x10^0 or 1e+06."""
     from matplotlib.ticker import FuncFormatter
 
-    return FuncFormatter(lambda v, _pos: f"{v:g}")
+    return FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 and float(v).is_integer()
+                         else f"{v:g}")
 
 
 def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = True):
@@ -857,6 +858,12 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             c, mk = plots.colour(env), plots.marker(env)
             ax.errorbar(r["x"].astype(float), r["mean"], yerr=[r["mean"] - r["ci_low"], r["ci_high"] - r["mean"]],
                         fmt=f"-{mk}", color=c, capsize=3, label=f"{env} (n={plots.n_range(r)})")
+            # a point the table marks as not measuring the workload is marked here too
+            flagged = r[r["authors_note"].fillna("").str.contains("loop not closed")] \
+                if "authors_note" in r else r.iloc[0:0]
+            for _, p in flagged.iterrows():
+                ax.annotate("loop not closed", (float(p["x"]), p["mean"]), textcoords="offset points",
+                            xytext=(-6, -14), ha="right", fontsize=7, color=c)
             if env != BASELINE:
                 bx.errorbar(r["x"].astype(float), r["pct"], yerr=[r["pct"] - r["pct_low"], r["pct_high"] - r["pct"]],
                             fmt=f"-{mk}", color=c, capsize=3)
