@@ -9,7 +9,8 @@ fio sysbench redis-server redis-tools netperf nuttcp hpcc pixz xz-utils time hyp
 postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps openmpi-bin shellcheck
 mariadb-server mariadb-client
 docker.io crun debootstrap qemu-system-x86 qemu-utils openssh-server openssh-client
-linux-image-amd64 e2fsprogs iproute2 util-linux"
+linux-image-amd64 e2fsprogs iproute2 util-linux
+nfs-ganesha nfs-ganesha-vfs rpcbind qemu-block-extra nginx xfsprogs btrfs-progs"
 
 missing=""
 for p in $PACKAGES; do
