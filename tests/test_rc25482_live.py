@@ -43,7 +43,7 @@ def _live(tmp_path: Path, rows: list[dict], authors: Path | None = None,
                          "accelerator": ["tcg", None], "notes": [notes, None]})
     trials = frame.drop_duplicates("run_id")[["run_id", "env_name", "environment", "variant"]]
     trials = trials.assign(host="local", status="done")
-    return live.Live("c", tmp_path, tmp_path, authors or tmp_path / "none", frame, trials, prov)
+    return live.Live("c", tmp_path, tmp_path, frame, trials, prov, authors or tmp_path / "none")
 
 
 def _hpcc(native: list[float], docker: list[float]) -> list[dict]:

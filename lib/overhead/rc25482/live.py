@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import os
-import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from overhead import stats
-from overhead.environments import label as env_label
+from overhead.campaign import results
 from overhead.environments import order as env_order
 from overhead.errors import InputError
-from overhead.paths import FIGURES, ROOT, TIDY
+from overhead.paths import FIGURES
 
 __all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "caveats", "compute", "known_truths",
            "mysql", "network", "open_campaign", "plot_bars", "plot_curves", "redis", "report",
@@ -58,59 +57,31 @@ FIGURES_LIVE = {"compute": ("table1",), "network": ("fig02", "fig03"),
 
 
 @dataclass
-class Live:
+class Live(results.Results):
     """One ingested campaign, ready for the paper's tables.
+
+    The campaign's :class:`~overhead.campaign.results.Results` and where the authors' tables
+    are.
 
     Attributes
     ----------
-    name : str
-        The campaign's name (``data/tidy/<name>``).
-    tidy : pathlib.Path
-        Its tidy folder.
-    out : pathlib.Path
-        Where its tables and figures go (``figures/<name>``).
     authors : pathlib.Path
         Where the authors' tables are (``figures/rc25482``).
-    rows : pandas.DataFrame
-        The measurements of done, non-warm-up trials, with ``env_name`` (the campaign's
-        environment) and ``label`` (its display label).
-    trials : pandas.DataFrame
-        The campaign's trials table.
-    provenance : pandas.DataFrame
-        One row per run.
     """
 
-    name: str
-    tidy: Path
-    out: Path
-    authors: Path
-    rows: pd.DataFrame
-    trials: pd.DataFrame
-    provenance: pd.DataFrame
-
-    def benchmark(self, name: str, metric: str | tuple[str, ...], **where: object) -> pd.DataFrame:
-        """Rows of one benchmark and metric(s), filtered on column values (p_kernel="hpl")."""
-        metrics = (metric,) if isinstance(metric, str) else metric
-        sel = self.rows[(self.rows["benchmark"] == name) & self.rows["metric"].isin(metrics)]
-        for column, value in where.items():
-            if value is None:
-                sel = sel[sel[column].isna()]
-            else:
-                sel = sel[sel[column] == value]
-        return sel
+    authors: Path = AUTHORS_DIR
 
 
-def _label(environment: str, variant: object) -> str:
-    """Display label of a campaign environment: the default runtime (runc) left out."""
-    parts = [p for p in str(variant).split(",") if p and p != "runtime=runc"] \
-        if isinstance(variant, str) else []
-    return env_label(environment, ",".join(parts) or None)
+#: Display label of a campaign environment (kept under its old name for this module).
+_label = results.display_label
+#: What was measured where: one row per campaign environment (see the toolkit's ``where``).
+where = results.where
 
 
 def open_campaign(campaign: str | os.PathLike[str], *, tidy_root: str | os.PathLike[str] | None = None,
                   out_root: str | os.PathLike[str] | None = None,
                   authors: str | os.PathLike[str] | None = None) -> Live:
-    """Load an ingested campaign.
+    """Load an ingested campaign (:func:`overhead.campaign.results.open_results`).
 
     Parameters
     ----------
@@ -133,84 +104,9 @@ def open_campaign(campaign: str | os.PathLike[str], *, tidy_root: str | os.PathL
     InputError
         When the campaign has not been ingested (naming the folder looked at).
     """
-    from overhead.tidy import load
-
-    text = str(campaign)
-    if text.endswith((".yml", ".yaml")):
-        from overhead.campaign import inventory
-
-        path = Path(text) if Path(text).is_absolute() else ROOT / text
-        name = inventory.load(path).name
-    else:
-        name = text
-    tidy = Path(tidy_root or TIDY) / name
-    if not (tidy / "trials.parquet").exists():
-        raise InputError(f"{tidy}: campaign {name!r} has no ingested trials (run "
-                         f"notebooks/campaign.ipynb or `overhead run` for it first)")
-    trials = pd.read_parquet(tidy / "trials.parquet")
-    rows = load(tidy)
-    done = trials.loc[(trials["status"] == "done") & ~trials["warmup"].astype(bool), "run_id"]
-    rows = rows[rows["run_id"].isin(set(done)) & ~rows["warmup"].astype(bool)].copy()
-    env_name = trials.set_index("run_id")["env_name"]
-    rows["env_name"] = rows["run_id"].map(env_name).astype("string")
-    pairs = rows[["environment", "variant"]].drop_duplicates()
-    names = {(e, v if isinstance(v, str) else None): _label(e, v)
-             for e, v in pairs.itertuples(index=False)}
-    rows["label"] = [names[(e, v if isinstance(v, str) else None)]
-                     for e, v in zip(rows["environment"], rows["variant"], strict=True)]
-    prov_path = tidy / "provenance.parquet"
-    provenance = pd.read_parquet(prov_path) if prov_path.exists() else pd.DataFrame()
-    out = Path(out_root or FIGURES) / name
-    out.mkdir(parents=True, exist_ok=True)
-    return Live(name, tidy, out, Path(authors or AUTHORS_DIR), rows, trials, provenance)
-
-
-def where(live: Live) -> pd.DataFrame:
-    """Say what was measured where: one row per campaign environment.
-
-    Columns: env_name, label, environment, variant, host, accelerator (and its QEMU version),
-    Docker version and network mode, the VM's scratch disk (device, size, host cache mode),
-    the kernel and CPU model of the runs, trials done and failed.
-    """
-    t = live.trials
-    counts = t.groupby("env_name")["status"].value_counts().unstack(fill_value=0)
-    prov = live.provenance.copy()
-    if not prov.empty:
-        prov["env_name"] = prov["run_id"].str.split("/").str[1]
-    out = []
-    for env_name, g in t.groupby("env_name", sort=False):
-        # a trial of an environment that never came up may lack its labels: take them from
-        # any trial of that environment that has them, else name the campaign's environment
-        known = g[g["environment"].notna()]
-        first = (known if len(known) else g).iloc[0]
-        p = prov[prov["env_name"] == env_name] if not prov.empty else prov
-
-        def fact(column: str, p: pd.DataFrame = p) -> object:
-            if column not in p or p[column].dropna().empty:
-                return None
-            return ", ".join(sorted({str(v) for v in p[column].dropna()}))
-
-        def note(name: str, p: pd.DataFrame = p) -> object:
-            """Return a fact kept in the provenance notes (``name=value; ...``)."""
-            if "notes" not in p:
-                return None
-            found = {m.group(1).strip() for text in p["notes"].dropna()
-                     for m in re.finditer(rf"(?:^|; ){re.escape(name)}=([^;]*)", str(text))}
-            return ", ".join(sorted(found)) or None
-
-        out.append({"env_name": env_name,
-                    "label": (_label(first["environment"], first["variant"])
-                              if isinstance(first["environment"], str) else str(env_name)),
-                    "environment": first["environment"], "variant": first["variant"],
-                    "host": first["host"], "accelerator": fact("accelerator"),
-                    "qemu_version": fact("qemu_version"), "docker_version": fact("docker_version"),
-                    "docker_network_mode": fact("docker_network_mode"),
-                    "vm_scratch_disk": note("vm_scratch_disk"),
-                    "vm_network": note("vm_network"),
-                    "kernel": fact("kernel"), "cpu_model": fact("cpu_model"),
-                    "done": int(counts.loc[env_name].get("done", 0)),
-                    "failed": int(counts.loc[env_name].get("failed", 0))})
-    return pd.DataFrame(out)
+    r = results.open_results(campaign, tidy_root=tidy_root, out_root=out_root)
+    return Live(r.name, r.tidy, r.out, r.rows, r.trials, r.provenance,
+                Path(authors or AUTHORS_DIR))
 
 
 # --- the authors' side ---------------------------------------------------------------------
