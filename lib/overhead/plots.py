@@ -32,7 +32,8 @@ from overhead.environments import (  # noqa: E402  (re-exported: figures use the
 
 __all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
            "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
-           "save", "save_html", "significance_markers", "theme"]
+           "save", "save_html", "significance_markers", "theme", "comparison_bars", "embed_png",
+           "plotly_bars"]
 
 
 def theme() -> None:
@@ -300,3 +301,115 @@ def plotly_ci_curves(frame, x: str, y: str, ylow: str | None = None, yhigh: str 
                         hovertemplate=f"{group}<br>{x}=%{{x}}: %{{y:.4g}}" + (f"<br>{text}" if text else "")
                                       + "<extra></extra>", **trace)
     return fig
+
+
+# ---- comparisons with a baseline ------------------------------------------------------------
+
+def comparison_bars(table, title: str, *, items: list[str] | None = None, baseline: str = "Native",
+                    reference: str | None = None, reference_label: str = "published"):
+    """Draw bars of the measured means (95% CI) per item, the difference from the baseline below.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A comparison frame (:func:`overhead.campaign.results.compare`): item, environment,
+        n, mean, ci_low, ci_high, pct, pct_low, pct_high, unit.
+    title : str
+        The figure's title.
+    items : list of str, optional
+        The items (panels) to draw, in order (default: all, in table order).
+    baseline : str
+        The baseline environment's label (no difference is drawn for it).
+    reference, reference_label : str, optional
+        A column with a published percent difference from the baseline per row, drawn as a
+        black diamond beside the measured one and named ``reference_label`` in the legend.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    import textwrap
+
+    import pandas as pd
+
+    items = items or list(dict.fromkeys(table["item"]))
+    fig, axes = plt.subplots(2, len(items), figsize=(max(4.2, 3.1 * len(items)), 6.4),
+                             squeeze=False, gridspec_kw={"height_ratios": [3, 2]})
+    for k, item in enumerate(items):
+        rows = table[table["item"] == item].reset_index(drop=True)
+        ax, bx = axes[0, k], axes[1, k]
+        for i, r in rows.iterrows():
+            c = colour(r["environment"])
+            ax.bar(i, r["mean"], color=c, edgecolor="black", linewidth=0.5, alpha=0.85)
+            if pd.notna(r["ci_low"]):
+                ax.errorbar(i, r["mean"], yerr=[[r["mean"] - r["ci_low"]], [r["ci_high"] - r["mean"]]],
+                            fmt="none", ecolor="black", capsize=3)
+            if r["environment"] != baseline and pd.notna(r["pct"]):
+                bx.errorbar(i - 0.12, r["pct"], yerr=[[r["pct"] - r["pct_low"]], [r["pct_high"] - r["pct"]]]
+                            if pd.notna(r["pct_low"]) else None, fmt=marker(r["environment"]),
+                            color=c, capsize=3, label="live (95% CI)" if i == 1 else None)
+            if reference and r["environment"] != baseline and pd.notna(r.get(reference)):
+                bx.plot(i + 0.12, r[reference], "D", color="black", markersize=5,
+                        label=reference_label)
+        ax.set_title(textwrap.fill(item, 26), fontsize=9)
+        ax.set_ylabel(rows["unit"].iloc[0])
+        ticks = [f"{e}\nn={n}" for e, n in zip(rows["environment"], rows["n"], strict=True)]
+        ax.set_xticks(range(len(rows)), ticks, fontsize=7, rotation=30, ha="right")
+        bx.axhline(0, color="black", linewidth=0.8)
+        bx.set_xticks(range(len(rows)), [""] * len(rows))
+        bx.set_xlim(ax.get_xlim())
+        bx.set_ylabel(f"% vs {baseline}")
+    handles, names = [], []
+    for bx in axes[1]:
+        for h, n in zip(*bx.get_legend_handles_labels(), strict=True):
+            if n not in names:
+                handles.append(h)
+                names.append(n)
+    if handles:
+        fig.legend(handles, names, loc="lower center", ncol=2, frameon=False)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
+    return fig
+
+
+def plotly_bars(table, title: str, *, baseline: str = "Native"):
+    """Draw the same comparison as :func:`comparison_bars` with plotly: one panel per item.
+
+    Hovering a bar shows n, the mean's 95% CI and the percent difference from the baseline
+    with its interval.
+    """
+    import pandas as pd
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    items = list(dict.fromkeys(table["item"]))
+    fig = make_subplots(rows=1, cols=len(items), subplot_titles=items)
+    shown: set[str] = set()
+    for k, item in enumerate(items, start=1):
+        rows = table[table["item"] == item]
+        for _, r in rows.iterrows():
+            env = r["environment"]
+            pct = (f"{r['pct']:+.1f}% [{r['pct_low']:+.1f}, {r['pct_high']:+.1f}] vs {baseline}"
+                   if env != baseline and pd.notna(r.get("pct")) else "")
+            fig.add_trace(go.Bar(
+                x=[env], y=[r["mean"]], name=env, legendgroup=env, showlegend=env not in shown,
+                marker_color=colour(env),
+                error_y=plotly_ci(pd.Series([r["mean"]]), pd.Series([r["ci_low"]]),
+                                  pd.Series([r["ci_high"]])) if pd.notna(r["ci_low"]) else None,
+                hovertemplate=(f"{env}<br>n={r['n']}<br>mean %{{y:.4g}} {r['unit']}<br>"
+                               f"{pct}<extra></extra>")), row=1, col=k)
+            shown.add(env)
+        fig.update_yaxes(title_text=str(rows["unit"].iloc[0]), row=1, col=k)
+    fig.update_layout(title=title, barmode="group", height=480,
+                      width=max(520, 300 * len(items)))
+    return fig
+
+
+def embed_png(path: str | os.PathLike[str]) -> str:
+    """Return an HTML ``<img>`` holding a PNG file inline (a report stays one file)."""
+    import base64
+    import html
+
+    path = Path(path)
+    return (f'<img alt="{html.escape(path.stem)}" style="max-width:100%" '
+            f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}">')

@@ -15,13 +15,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from overhead import stats
 from overhead.environments import label as env_label
+from overhead.environments import order as env_order
 from overhead.errors import InputError
 from overhead.paths import FIGURES, ROOT, TIDY
 
-__all__ = ["Results", "display_label", "campaign_name", "open_results", "where"]
+__all__ = ["Results", "campaign_name", "compare", "display_label", "open_results", "where"]
 
 
 @dataclass
@@ -180,3 +183,53 @@ def where(live: Results) -> pd.DataFrame:
                     "done": int(counts.loc[env_name].get("done", 0)),
                     "failed": int(counts.loc[env_name].get("failed", 0))})
     return pd.DataFrame(out)
+
+
+def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: str | None = None,
+            baseline: str = "Native", n_resamples: int = 2000) -> pd.DataFrame:
+    """Compare environments on one measured quantity: per (item, environment, x) vs the baseline.
+
+    The statistics are :func:`overhead.stats.curve`'s (n, mean with its 95% CI, the ratio and
+    percent difference from the baseline with bootstrap and Fieller intervals, Welch's test
+    Holm-corrected within the item, a verdict in words); the mean and SD are filled in where
+    fewer than 3 trials give no interval. A run without a value (NaN: nothing measurable) is
+    not a trial of the comparison: n counts the runs that have one.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Tidy rows of one quantity, with ``label`` (the environment's display label) and
+        ``value``; one row per trial (or per run, for per-run values).
+    item : str
+        The name of the quantity (a panel of a figure, a row group of a table).
+    unit : str
+        The unit after dividing by ``scale``.
+    scale : float
+        Divide values by this (e.g. 1e-3 for seconds shown in milliseconds).
+    x : str, optional
+        A swept parameter column (a point per value); none for one point per environment.
+    baseline : str
+        The baseline environment's label; when absent, no ratios are computed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        item, environment, x, the curve columns, unit and x_name; empty without values.
+    """
+    rows = rows[rows["value"].notna()]
+    if rows.empty:
+        return pd.DataFrame()
+    d = pd.DataFrame({"item": item, "environment": rows["label"].to_numpy(),
+                      "x": rows[x].to_numpy() if x else "",
+                      "value": rows["value"].to_numpy(dtype=float) / scale})
+    base = baseline if (d["environment"] == baseline).any() else None
+    table = stats.curve(d, "x", base, by=["item"], n_resamples=n_resamples,
+                        order={"environment": env_order(d["environment"].unique())})
+    # below 3 trials the curve gives no interval (normality cannot be checked) and leaves the
+    # mean out too; the mean and SD of what was measured are still facts worth showing
+    plain = d.groupby(["item", "environment", "x"])["value"].agg(["mean", "std"])
+    for column, source in (("mean", "mean"), ("sd", "std")):
+        fill = [plain[source].get((i, e, xv), np.nan)
+                for i, e, xv in zip(table["item"], table["environment"], table["x"], strict=True)]
+        table[column] = table[column].fillna(pd.Series(fill, index=table.index))
+    return table.assign(unit=unit, x_name=x or "")

@@ -35,7 +35,6 @@ import pandas as pd
 
 from overhead import stats
 from overhead.campaign import results
-from overhead.environments import order as env_order
 from overhead.errors import InputError
 from overhead.paths import FIGURES
 
@@ -195,28 +194,9 @@ def _attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
 
 def _compare(rows: pd.DataFrame, figure: str, item: str, unit: str, scale: float = 1.0,
              x: str | None = None) -> pd.DataFrame:
-    """One comparison frame: per (item, environment, x) the live statistics vs Native.
-
-    A run without a value (NaN: nothing measurable, such as a Redis test whose time printed as
-    zero) is not a trial of the comparison; n counts the runs that have one.
-    """
-    rows = rows[rows["value"].notna()]
-    if rows.empty:
-        return pd.DataFrame()
-    d = pd.DataFrame({"item": item, "environment": rows["label"].to_numpy(),
-                      "x": rows[x].to_numpy() if x else "",
-                      "value": rows["value"].to_numpy(dtype=float) / scale})
-    base = BASELINE if (d["environment"] == BASELINE).any() else None
-    table = stats.curve(d, "x", base, by=["item"], n_resamples=2000,
-                        order={"environment": env_order(d["environment"].unique())})
-    # below 3 trials the curve gives no interval (normality cannot be checked) and leaves the
-    # mean out too; the mean and SD of what was measured are still facts worth showing
-    plain = d.groupby(["item", "environment", "x"])["value"].agg(["mean", "std"])
-    for column, source in (("mean", "mean"), ("sd", "std")):
-        fill = [plain[source].get((i, e, xv), np.nan)
-                for i, e, xv in zip(table["item"], table["environment"], table["x"], strict=True)]
-        table[column] = table[column].fillna(pd.Series(fill, index=table.index))
-    return table.assign(figure=figure, unit=unit, x_name=x or "")
+    """One comparison frame: per (item, environment, x) the live statistics vs Native."""
+    table = results.compare(rows, item, unit, scale, x=x, baseline=BASELINE)
+    return table.assign(figure=figure) if not table.empty else table
 
 
 def _finish(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -665,50 +645,12 @@ def plot_bars(table: pd.DataFrame, title: str, *, items: list[str] | None = None
     """Draw bars of the live means (95% CI) per item, the difference from native below.
 
     The lower panels give each environment's percent difference from Native: live (with its
-    CI) beside the authors' (black diamond).
+    CI) beside the authors' (black diamond); see :func:`overhead.plots.comparison_bars`.
     """
-    import matplotlib.pyplot as plt
-
     from overhead import plots
 
-    items = items or list(dict.fromkeys(table["item"]))
-    fig, axes = plt.subplots(2, len(items), figsize=(max(4.2, 3.1 * len(items)), 6.4),
-                             squeeze=False, gridspec_kw={"height_ratios": [3, 2]})
-    for k, item in enumerate(items):
-        rows = table[table["item"] == item].reset_index(drop=True)
-        ax, bx = axes[0, k], axes[1, k]
-        for i, r in rows.iterrows():
-            c = plots.colour(r["environment"])
-            ax.bar(i, r["mean"], color=c, edgecolor="black", linewidth=0.5, alpha=0.85)
-            if pd.notna(r["ci_low"]):
-                ax.errorbar(i, r["mean"], yerr=[[r["mean"] - r["ci_low"]], [r["ci_high"] - r["mean"]]],
-                            fmt="none", ecolor="black", capsize=3)
-            if r["environment"] != BASELINE and pd.notna(r["pct"]):
-                bx.errorbar(i - 0.12, r["pct"], yerr=[[r["pct"] - r["pct_low"]], [r["pct_high"] - r["pct"]]]
-                            if pd.notna(r["pct_low"]) else None, fmt=plots.marker(r["environment"]),
-                            color=c, capsize=3, label="live (95% CI)" if i == 1 else None)
-            if r["environment"] != BASELINE and pd.notna(r.get("authors_pct_vs_native")):
-                bx.plot(i + 0.12, r["authors_pct_vs_native"], "D", color="black", markersize=5,
-                        label="authors")
-        ax.set_title(textwrap.fill(item, 26), fontsize=9)
-        ax.set_ylabel(rows["unit"].iloc[0])
-        ticks = [f"{e}\nn={n}" for e, n in zip(rows["environment"], rows["n"], strict=True)]
-        ax.set_xticks(range(len(rows)), ticks, fontsize=7, rotation=30, ha="right")
-        bx.axhline(0, color="black", linewidth=0.8)
-        bx.set_xticks(range(len(rows)), [""] * len(rows))
-        bx.set_xlim(ax.get_xlim())
-        bx.set_ylabel("% vs native")
-    handles, names = [], []
-    for bx in axes[1]:
-        for h, n in zip(*bx.get_legend_handles_labels(), strict=True):
-            if n not in names:
-                handles.append(h)
-                names.append(n)
-    if handles:
-        fig.legend(handles, names, loc="lower center", ncol=2, frameon=False)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
-    return fig
+    return plots.comparison_bars(table, title, items=items, baseline=BASELINE,
+                                 reference="authors_pct_vs_native", reference_label="authors")
 
 
 def _plain_log(axis) -> None:
@@ -1044,13 +986,6 @@ def caveats(live: Live) -> dict[str, str]:
     return out
 
 
-def _img(path: Path) -> str:
-    import base64
-
-    return (f'<img alt="{html.escape(path.stem)}" style="max-width:100%" '
-            f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}">')
-
-
 def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     """Write ``figures/<campaign>/report.html``.
 
@@ -1058,6 +993,8 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     CIs beside the authors', with the live figures the notebooks drew (a figure not drawn yet
     is named as missing).
     """
+    from overhead import plots
+
     frames = frames if frames is not None else tables(live)
     truths = known_truths(frames, live)
     truths.to_csv(live.out / "known_truths.csv", index=False)
@@ -1085,7 +1022,7 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
             parts.append(f"<p><b>Caveat.</b> {html.escape(notes[stem])}</p>")
         png = live.out / f"{stem}.png"
         if png.exists():
-            parts.append(_img(png))
+            parts.append(plots.embed_png(png))
         elif stem not in ("redis_littles", "mysql_littles"):
             parts.append(f"<p><i>figure {stem}.png not drawn yet (run the section's notebook "
                          "with this campaign)</i></p>")
