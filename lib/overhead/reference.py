@@ -9,9 +9,10 @@ reads one such file; the columns are
 
 where ``value`` is a number or a textual value ("-22%", "~110000", ">40% in all cases"), ``err``
 an error (SD) with ``err_kind`` saying which, ``n`` the sample size behind the value, ``source``
-where it was read (a spreadsheet cell, a log line, a section of the text), ``status`` how it
-was obtained (TEXT-ONLY, REPO-SPREADSHEET, RECOMPUTED-FROM-RAW, NOT FOUND, ...) and ``quote``
-the words of the text where the value is one. See ``data/reference/README.md``.
+where it was read (a spreadsheet cell, a log line, a section of the text, a line of a seed text
+``seeds/<file>:<line>``), ``status`` how it was obtained (TEXT-ONLY, REPO-SPREADSHEET,
+RECOMPUTED-FROM-RAW, NOT FOUND, SEED-TEXT, SEED-DERIVED, ...) and ``quote`` the words of the
+text where the value is one. See ``data/reference/README.md``.
 """
 
 from __future__ import annotations
@@ -37,17 +38,23 @@ _TEXT_NUMBERS: tuple[tuple[re.Pattern, str | None], ...] = (
     (re.compile(rf"^({_NUM})\s*\([^()]*\)$"), None),             # "51 (1.05x native)"
     (re.compile(rf"^->\s*~\s*({_NUM})\s*%?\s+[a-z ]+$"), "approx"),  # "-> ~2% asymptotically"
 )
+# A fraction or a ratio as a text prints it: "1/3", "1:5" (the number is a / b).
+_FRACTION = re.compile(rf"^({_NUM})\s*[/:]\s*({_NUM})$")
 
 
 def _read_text_value(text: str) -> tuple[float, str | None]:
     """Read (number, qualifier) from a textual value, or (nan, None) when it is not one number.
 
-    Bounds ("<1 s vs 11 s", ">40% in all cases") and lists of numbers are left unparsed.
+    A fraction or ratio ("1/3", "1:5") says a / b. Bounds ("<1 s vs 11 s", ">40% in all cases")
+    and lists of numbers are left unparsed.
     """
     for pattern, qualifier in _TEXT_NUMBERS:
         m = pattern.match(text.strip())
         if m:
             return float(m.group(1)), qualifier
+    m = _FRACTION.match(text.strip())
+    if m and float(m.group(2)) != 0:
+        return float(m.group(1)) / float(m.group(2)), None
     return float("nan"), None
 
 
@@ -95,10 +102,10 @@ def published(study: str | os.PathLike[str] = "rc25482") -> pd.DataFrame:
         One row per line with columns item, metric, env, value, value_text, value_parsed,
         value_qualifier, err, err_kind, unit, n, source, status, note (and quote when the file
         has it). ``value`` and ``err`` are numbers where the file has a number (NaN otherwise);
-        a textual value ("-22%", "~110000") is kept in ``value_text``, and ``value_parsed``
+        a textual value ("-22%", "~110000", "1/3") is kept in ``value_text``, and ``value_parsed``
         holds the number it says where that is unambiguous (the plain number for numeric
-        values), with ``value_qualifier`` "approx" for "~" values. ``n`` is an integer where
-        given. Empty cells stay empty.
+        values, a / b for a fraction "a/b" or ratio "a:b"), with ``value_qualifier`` "approx"
+        for "~" values. ``n`` is an integer where given. Empty cells stay empty.
 
     Raises
     ------
