@@ -59,6 +59,9 @@ _SEP = "@@overhead@@"
 _FILE_REF = re.compile(r"\{file:([^}]*)\}")
 #: ``{port:N}``: port N moved by the environment's offset (Benchmark.offset_ports).
 _PORT_REF = re.compile(r"\{port:(\d+)\}")
+#: ``{path:RELATIVE}``: a path on the campaign's own machine, relative to the campaign file
+#: (as a VM environment's ``image:``), for a host that is this machine (the local hosts).
+_PATH_REF = re.compile(r"\{path:([^}]*)\}")
 
 
 def _wait_gone(pid: str, tenths: int = 50) -> str:
@@ -301,7 +304,7 @@ def _sync_tree(path: Path) -> None:
 class _Endpoint:
     """Where commands run: an environment, or a load generator's client host.
 
-    It expands the placeholders ``{runners}``, ``{file:NAME}`` and ``{port:N}`` of the commands
+    It expands the placeholders ``{runners}``, ``{file:NAME}``, ``{port:N}`` and ``{path:P}`` of the commands
     and parameters that run there. Needs ``run``, ``name``, ``runners`` and ``conn()`` from the class it is mixed into.
     """
 
@@ -331,7 +334,16 @@ class _Endpoint:
         if benchmark is not None:
             off = self.run.campaign.port_offset(self.name, benchmark)
             text = _PORT_REF.sub(lambda m: str(int(m.group(1)) + off), text)
+        text = _PATH_REF.sub(lambda m: str(self._local_path(m.group(1))), text)
         return _FILE_REF.sub(lambda m: f"{seen}/{m.group(1)}", text)
+
+    def _local_path(self, relative: str) -> Path:
+        """Resolve ``{path:RELATIVE}`` against the campaign file's folder."""
+        where = self.run.campaign.path
+        if where is None:
+            raise TrialFailed(f"{{path:{relative}}}: the campaign was not read from a file, so "
+                              "there is no folder to resolve it against")
+        return (Path(where).parent / relative).resolve()
 
     def params_of(self, trial: PlannedTrial) -> dict:
         """Return the trial's parameters with placeholders expanded for this endpoint."""
