@@ -50,7 +50,8 @@ def _published_matches(table: pd.DataFrame, study: str) -> int:
         ref = pub[(pub["source"] == r["published_source"]) & (pub["env"] == r["published_env"])
                   & (pub["metric"] == r["metric_key"])]
         assert len(ref) == 1, (r["metric_key"], r["published_env"], r["published_source"])
-        assert float(ref["value_parsed"].iloc[0]) == pytest.approx(r["published_value"])
+        assert float(ref["value_parsed"].iloc[0]) == pytest.approx(r["published_printed"])
+        assert ref["unit"].iloc[0] == r["published_printed_unit"]
     return len(rows)
 
 
@@ -121,10 +122,10 @@ def test_sysbench_suite_every_seed_metric_has_a_measured_counterpart(sysbench):
     assert (trials["status"] == "done").all(), trials.loc[trials["status"] != "done",
                                                            ["env_name", "benchmark", "cause"]]
     cov = pd.read_csv(out / "coverage.csv")
-    for env in ("Native", "QEMU TCG"):
-        missing = cov[(cov["environment"] == env) & (cov["n"] == 0)]
+    for env in ("native", "vm"):
+        missing = cov[(cov["env_name"] == env) & (cov["n"] == 0)]
         assert missing.empty, missing
-    docker = cov[cov["environment"] == "Docker NAT"]
+    docker = cov[cov["env_name"] == "docker-nat"]
     # a container has no block device for hdparm, as the seed's LXC row has none
     assert set(docker.loc[docker["n"] == 0, "seed metric"]) == {
         "cached reads: MB/sec", "buffered disk reads: MB/sec"}

@@ -35,7 +35,13 @@ TCG_NOTE = ("The VM ran under QEMU TCG (software emulation): the host's KVM modu
 #: The published-value columns a comparison table carries (filled where a published row
 #: stands beside the measured one).
 PUBLISHED = ("published_env", "published_value", "published_unit", "published_pct_vs_baseline",
-             "published_source")
+             "published_source", "published_printed", "published_printed_unit")
+#: A unit as the seeds print it -> (the unit the tables use, factor to it). sysbench 0.4's
+#: "Mb/sec" and hdparm's "MB/sec" are MiB/s (both count 2^20 bytes), ab's "Kbytes/sec" KiB/s.
+UNITS = {"Mb/sec": ("MiB/s", 1.0), "Kb/sec": ("MiB/s", 1 / 1024), "Gb/sec": ("MiB/s", 1024.0),
+         "MB/sec": ("MiB/s", 1.0), "Kbytes/sec": ("KiB/s", 1.0), "#/sec": ("req/s", 1.0),
+         "requests/sec": ("req/s", 1.0), "ops/sec": ("ops/s", 1.0), "ms": ("ms", 1.0),
+         "s": ("s", 1.0), "us": ("us", 1.0), "requests": ("requests", 1.0)}
 
 
 @dataclass
@@ -157,21 +163,36 @@ def attach(table: pd.DataFrame, pub: pd.DataFrame,
     for _, row in table.iterrows():
         k = key(row)
         got = published_row(pub, k[1], k[2], k[0]) if k else None
-        value = float(got["value_parsed"]) if got is not None else np.nan
+        printed = float(got["value_parsed"]) if got is not None else np.nan
+        unit, factor = UNITS.get(str(got["unit"]), (got["unit"], 1.0)) if got is not None \
+            else (None, 1.0)
+        value = printed * factor
         cols["published_env"].append(k[3] if k else None)
         cols["published_value"].append(value)
-        cols["published_unit"].append(got["unit"] if got is not None else None)
+        cols["published_unit"].append(unit)
+        cols["published_printed"].append(printed)
+        cols["published_printed_unit"].append(got["unit"] if got is not None else None)
         cols["published_source"].append(got["source"] if got is not None else None)
         pct = np.nan
         b = baseline_key(row) if (baseline_key and got is not None) else None
         if b is not None and (b[1], b[2], b[0]) != (k[1], k[2], k[0]):
-            base = float(published_row(pub, b[1], b[2], b[0])["value_parsed"])
-            pct = 100.0 * (value / base - 1.0)
+            brow = published_row(pub, b[1], b[2], b[0])
+            base = float(brow["value_parsed"]) * UNITS.get(str(brow["unit"]), (None, 1.0))[1]
+            # a baseline printed as 0 (a latency under the tool's resolution) gives no ratio
+            pct = 100.0 * (value / base - 1.0) if base != 0 else np.nan
         cols["published_pct_vs_baseline"].append(pct)
     out = table.copy()
     for c, v in cols.items():
         out[c] = v
     return out
+
+
+def with_env_names(table: pd.DataFrame, study: Study) -> pd.DataFrame:
+    """Add ``env_name`` (the campaign's environment) to a comparison table by its label."""
+    if table.empty:
+        return table
+    env_of = study.rows.drop_duplicates("label").set_index("label")["env_name"]
+    return table.assign(env_name=table["environment"].map(env_of).astype(object))
 
 
 def concat(parts: Iterable[pd.DataFrame]) -> pd.DataFrame:

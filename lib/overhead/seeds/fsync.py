@@ -67,8 +67,7 @@ def methods(study: Study) -> pd.DataFrame:
     out = _common.concat(parts)
     if out.empty:
         return out
-    env_of = study.rows.drop_duplicates("label").set_index("label")["env_name"]
-    out["env_name"] = out["environment"].map(env_of)
+    out = _common.with_env_names(out, study)
     pub = study.published
 
     def has(metric: str, env: str) -> bool:

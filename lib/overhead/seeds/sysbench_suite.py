@@ -28,8 +28,8 @@ from overhead.seeds import _common
 from overhead.seeds._common import Study
 
 STUDY = "sysbench_suite"
-#: Our environment label -> the seed's setup it stands beside (None: no seed counterpart).
-SEED_ENV = {"Native": "physical", "Docker NAT": "lxc", "QEMU TCG": "vbox", "KVM": "vbox"}
+#: Our environment (the campaign's name) -> the seed's setup it stands beside.
+SEED_ENV = {"native": "physical", "docker-nat": "lxc", "vm": "vbox"}
 #: The seed's name for its physical host, the baseline of its percent differences.
 SEED_BASELINE = "physical"
 
@@ -100,6 +100,8 @@ METRICS = (
            "time_per_request_concurrent_mean", "ms", 1e-3,
            "time per request (mean, across all concurrent requests)"),
     Metric("nginx + ab: transfer rate", "nginx", "transfer_rate", "KiB/s", 1024.0, "transfer rate"),
+    Metric("nginx + ab: failed requests", "nginx", "failed_requests", "requests", 1.0,
+           "failed requests"),
 )
 #: The file systems of the seed's fileio comparison (physical host only).
 FILE_SYSTEMS = ("ext4", "xfs", "btrfs")
@@ -144,14 +146,10 @@ def table(study: Study) -> pd.DataFrame:
         t = results.compare(rows, m.item, m.unit, m.scale, baseline=_common.BASELINE)
         if not t.empty:
             parts.append(t.assign(metric_key=m.seed_metric))
-    out = _common.concat(parts)
+    out = _common.with_env_names(_common.concat(parts), study)
     if out.empty:
         return out
     pub = study.published
-
-    def seed_env(env: str) -> str | None:
-        base = env.split(" (")[0]
-        return SEED_ENV.get(base) if base == env else None
 
     def has(metric: str, env: str) -> bool:
         return bool(((pub["metric"] == metric) & (pub["env"] == env)).any())
@@ -162,7 +160,7 @@ def table(study: Study) -> pd.DataFrame:
         return SEED_BASELINE if has(metric, SEED_BASELINE) else f"{SEED_BASELINE} ext4"
 
     def key(row: pd.Series):
-        env = seed_env(row["environment"])
+        env = SEED_ENV.get(row["env_name"])
         if env == SEED_BASELINE:
             env = physical(row["metric_key"])
         if env and has(row["metric_key"], env):
@@ -223,15 +221,16 @@ def coverage(tab: pd.DataFrame, study: Study) -> pd.DataFrame:
     has a value for that environment's counterpart. A seed metric without any measured
     counterpart shows n = 0.
     """
-    envs = sorted(set(tab["environment"])) if not tab.empty else []
+    envs = list(dict.fromkeys(zip(tab["env_name"], tab["environment"], strict=True))) \
+        if not tab.empty else []
     rows = []
     for m in METRICS:
-        for env in envs:
-            got = tab[(tab["metric_key"] == m.seed_metric) & (tab["environment"] == env)]
-            seed = SEED_ENV.get(env)
+        for env_name, env in envs:
+            got = tab[(tab["metric_key"] == m.seed_metric) & (tab["env_name"] == env_name)]
+            seed = SEED_ENV.get(env_name)
             seed_has = bool(((study.published["metric"] == m.seed_metric)
                              & (study.published["env"] == seed)).any()) if seed else False
-            rows.append({"seed metric": m.seed_metric, "environment": env,
+            rows.append({"seed metric": m.seed_metric, "env_name": env_name, "environment": env,
                          "n": int(got["n"].iloc[0]) if len(got) else 0,
                          "seed counterpart": seed or "-", "seed has a value": seed_has})
     return pd.DataFrame(rows)
@@ -309,8 +308,11 @@ NOTES = {
               "measured counterpart is reads/s + writes/s. 256 MiB for 10 s here (the seed: "
               "10 GiB for 300 s): the file set fits the page cache, so this compares file-system "
               "and block paths, not a disk.",
-    "hdparm": "hdparm needs a block device: native (this machine's disk) and the VM (its virtio "
-              "disk); a Docker container has none, as the seed's LXC row has none.",
+    "hdparm": "hdparm needs a block device, and this machine's own disk cannot be opened here "
+              "(a devices cgroup): natively and in the VM it reads a loop device with direct "
+              "I/O over a file written on the (virtual) disk, so both measure the same path, "
+              "the VM's through its virtio disk (cache=none). A Docker container has no block "
+              "device, as the seed's LXC row has none.",
     "nginx": "ab on this machine, nginx in the environment, 1600-byte responses (the seed's "
              "physical file size); 50 concurrent connections here, not the seed's 10000 (QEMU's "
              "user-mode network accepts with a backlog of 1).",
