@@ -4,7 +4,10 @@
 #   2. the local hosts up (scripts/hosts-up.sh: sshd, dockerd, the Debian image, the VM disk)
 #   3. the campaign measured through the campaign notebook (papermill; resumes when run again)
 #   4. the paper notebooks on the campaign (overhead reproduce --campaign) -> figures/<name>/report.html
-#   5. the hosts down again (only if this script started them), also on failure or Ctrl-C
+#   5. the seed studies (STUDIES, default all three): each campaign measured through the campaign
+#      notebook, then its study notebook -> figures/startup/, figures/fsync/,
+#      figures/sysbench_suite/ (report.html each); figures/index.html lists every report
+#   6. the hosts down again (only if this script started them), also on failure or Ctrl-C
 # Each part's wall time is printed at the end. Run as root (hosts-up starts sshd and dockerd).
 #   CAMPAIGN=data/campaigns/local-quick.yml IBM_DATA=... TIDY=data/tidy/ibm sh scripts/demo.sh
 set -eu
@@ -13,6 +16,8 @@ BIN=.venv/bin
 CAMPAIGN=${CAMPAIGN:-data/campaigns/local-quick.yml}
 TIDY=${TIDY:-data/tidy/ibm}
 IBM_DATA=${IBM_DATA:-}
+# the seed studies to measure: <campaign file stem>:<study notebook>:<figures folder>
+STUDIES=${STUDIES-startup:seed_startup:startup fsync:seed_fsync:fsync sysbench-suite:seed_sysbench:sysbench_suite}
 TIMES=$(mktemp)
 
 say() { printf '\ndemo: %s\n' "$*"; }
@@ -35,20 +40,20 @@ reproduce() {
 name=$("$BIN/python" -c 'import sys; from overhead.campaign import inventory; print(inventory.load(sys.argv[1]).name)' "$CAMPAIGN")
 t0=$(date +%s.%N)
 
-say "1/5 the authors' tables and figures from their raw data"
+say "1/6 the authors' tables and figures from their raw data"
 timed "1 authors' rebuild (ingest + 6 notebooks)" reproduce
 
-say "2/5 the local hosts"
+say "2/6 the local hosts"
 started_hosts=no
 if ! { [ -s data/hosts/sshd/sshd.pid ] && kill -0 "$(cat data/hosts/sshd/sshd.pid)" 2>/dev/null; }; then
   started_hosts=yes
 fi
 down() {
   if [ "$started_hosts" = yes ]; then
-    say "5/5 the local hosts down"
-    timed "5 hosts-down" sh scripts/hosts-down.sh || true
+    say "6/6 the local hosts down"
+    timed "6 hosts-down" sh scripts/hosts-down.sh || true
   else
-    say "5/5 the local hosts were running before the demo: left running"
+    say "6/6 the local hosts were running before the demo: left running"
   fi
 }
 finish() {
@@ -68,14 +73,31 @@ trap finish EXIT
 trap 'exit 130' INT TERM
 timed "2 hosts-up" sh scripts/hosts-up.sh
 
-say "3/5 campaign $name ($CAMPAIGN) through notebooks/campaign.ipynb"
+say "3/6 campaign $name ($CAMPAIGN) through notebooks/campaign.ipynb"
 mkdir -p "notebooks/executed/$name"
 timed "3 campaign $name (measure + ingest)" "$BIN/papermill" --cwd . --log-output --no-progress-bar \
   -p campaign "$CAMPAIGN" notebooks/campaign.ipynb "notebooks/executed/$name/campaign.ipynb"
 
-say "4/5 the paper notebooks on campaign $name"
+say "4/6 the paper notebooks on campaign $name"
 timed "4 paper notebooks on $name (+ live report)" reproduce --campaign "$name"
 
+say "5/6 the seed studies: $STUDIES"
+for study in $STUDIES; do
+  stem=${study%%:*}; rest=${study#*:}; nb=${rest%%:*}; out=${rest#*:}
+  mkdir -p "notebooks/executed/$stem"
+  timed "5 $stem: campaign (measure + ingest)" "$BIN/papermill" --cwd . --log-output \
+    --no-progress-bar -p campaign "data/campaigns/$stem.yml" notebooks/campaign.ipynb \
+    "notebooks/executed/$stem/campaign.ipynb"
+  timed "5 $stem: study notebook" "$BIN/papermill" --cwd . --log-output --no-progress-bar \
+    -p campaign "$stem" "notebooks/$nb.ipynb" "notebooks/executed/$stem/$nb.ipynb"
+done
+
 say "reports"
+"$BIN/python" -m overhead.seeds.index figures > /dev/null
+echo "  every report:      $(pwd)/figures/index.html"
 echo "  the authors' data: $(pwd)/figures/rc25482/report.html"
 echo "  measured here:     $(pwd)/figures/$name/report.html"
+for study in $STUDIES; do
+  out=${study##*:}
+  echo "  seed study:        $(pwd)/figures/$out/report.html"
+done

@@ -160,3 +160,16 @@ def test_fsync_every_environment_and_the_decomposition(fsync):
                  "total: VM with its image on NFS"):
         assert pd.notna(dec.loc[part, "us"]), part
     _outputs(out, ["methods", "decomposition"])
+
+
+def test_the_report_index_lists_every_report_with_its_title(tmp_path):
+    from overhead.seeds import index
+
+    for name, title in (("rc25482", "RC25482 rebuilt"), ("fsync", "fsync &amp; NFS")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "report.html").write_text(f"<html><head><title>{title}</title>")
+    (tmp_path / "other").mkdir()  # a folder without a report is not listed
+    page = index.write(tmp_path).read_text()
+    assert "href='rc25482/report.html'>RC25482 rebuilt</a>" in page
+    assert "href='fsync/report.html'>fsync &amp; NFS</a>" in page
+    assert "other/" not in page
