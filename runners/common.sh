@@ -191,3 +191,62 @@ rn_finish() {
     RN_TMP=""
     exit "$1"
 }
+
+# ---- loop devices over image files (sysbench.sh fs=, hdparm.sh device=loop) ---------------------
+# A runner names its image in RN_LOOP_IMAGE (a name of its own, in a directory resolved with
+# `pwd -P`: the kernel keeps the resolved path) before it creates the file, and makes
+# rn_loop_cleanup (or a function calling it) its EXIT trap; rn_args's INT/TERM/HUP trap exits,
+# so the image is detached and deleted on every exit path: success, failure, usage error, signal.
+RN_LOOP="" RN_LOOP_IMAGE="" RN_LOOP_DIO=""
+
+# rn_size NAME VALUE: VALUE (digits, optionally K, M, G or T: powers of 1024, as sysbench reads
+# them) in bytes, into SIZE_BYTES; not in $(...), where rn_die would end only a subshell.
+# shellcheck disable=SC2034 # SIZE_BYTES is for the runner
+rn_size() {
+    case "$2" in
+        *[!0-9]) _num=${2%?}; _suf=${2#"$_num"} ;;
+        *) _num=$2; _suf="" ;;
+    esac
+    case "$_num" in ''|*[!0-9]*) rn_die "parameter $1='$2' is not a size (digits, then K, M, G or T)" ;; esac
+    case "$_suf" in
+        ''|[bB]) SIZE_BYTES=$_num ;;
+        [kK]) SIZE_BYTES=$((_num * 1024)) ;;
+        [mM]) SIZE_BYTES=$((_num * 1048576)) ;;
+        [gG]) SIZE_BYTES=$((_num * 1073741824)) ;;
+        [tT]) SIZE_BYTES=$((_num * 1099511627776)) ;;
+        *) rn_die "parameter $1='$2' is not a size (digits, then K, M, G or T)" ;;
+    esac
+}
+
+# rn_loop_attach WHAT DIO: attach RN_LOOP_IMAGE (made by the runner) to a free loop device,
+# losetup --direct-io=DIO (on: the loop device reads and writes its image with O_DIRECT, so the
+# file system under it does not cache it a second time), into RN_LOOP; RN_LOOP_DIO is the
+# device's dio flag as the kernel has it (1, 0, or unknown), for the runner to check (a file
+# system that refuses O_DIRECT leaves it 0). WHAT (the parameter asking for the device) starts
+# the error message when no device could be attached.
+rn_loop_attach() {
+    if ! _out=$(losetup -f --show --direct-io="$2" "$RN_LOOP_IMAGE" 2>&1); then
+        rn_die "$1: no loop device could be attached (losetup: $(printf '%s' "$_out" | tr '\n' ' '))"
+    fi
+    # --show prints the device; a warning (direct I/O refused, say) may come with it
+    RN_LOOP=$(printf '%s\n' "$_out" | grep '^/dev/' | tail -n 1)
+    [ -n "$RN_LOOP" ] || rn_die "$1: losetup did not say which loop device it attached ($_out)"
+    RN_LOOP_DIO=$(cat "/sys/block/${RN_LOOP#/dev/}/loop/dio" 2>/dev/null || echo unknown)
+}
+
+# rn_loop_cleanup: detach every loop device over RN_LOOP_IMAGE (ours alone: the image's name is
+# this run's; a device number may have been given to another program since) and delete it.
+# shellcheck disable=SC2317 # run by an EXIT trap
+rn_loop_cleanup() {
+    [ -n "$RN_LOOP_IMAGE" ] || return 0
+    for _bf in /sys/block/loop*/loop/backing_file; do
+        [ -r "$_bf" ] || continue
+        if [ "$(cat "$_bf" 2>/dev/null)" = "$RN_LOOP_IMAGE" ]; then
+            _dev=${_bf#/sys/block/}
+            losetup -d "/dev/${_dev%%/*}" 2>/dev/null || true
+        fi
+    done
+    rm -f "$RN_LOOP_IMAGE"
+    # shellcheck disable=SC2034 # RN_LOOP_DIO is for the runner
+    RN_LOOP="" RN_LOOP_IMAGE="" RN_LOOP_DIO=""
+}

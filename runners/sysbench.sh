@@ -35,25 +35,7 @@ rn_oneof loop_dio on off
 [ "$P_fs" = none ] || [ "$P_test" = fileio ] || \
     rn_die "fs=$P_fs applies only to test=fileio (a file system for its files), not test=$P_test"
 
-# size_bytes NAME VALUE: VALUE (digits, optionally K, M, G or T: powers of 1024, as sysbench
-# reads them) in bytes, into SIZE_BYTES; not in $(...), where rn_die would end only a subshell.
-size_bytes() {
-    case "$2" in
-        *[!0-9]) _num=${2%?}; _suf=${2#"$_num"} ;;
-        *) _num=$2; _suf="" ;;
-    esac
-    case "$_num" in ''|*[!0-9]*) rn_die "parameter $1='$2' is not a size (digits, then K, M, G or T)" ;; esac
-    case "$_suf" in
-        ''|[bB]) SIZE_BYTES=$_num ;;
-        [kK]) SIZE_BYTES=$((_num * 1024)) ;;
-        [mM]) SIZE_BYTES=$((_num * 1048576)) ;;
-        [gG]) SIZE_BYTES=$((_num * 1073741824)) ;;
-        [tT]) SIZE_BYTES=$((_num * 1099511627776)) ;;
-        *) rn_die "parameter $1='$2' is not a size (digits, then K, M, G or T)" ;;
-    esac
-}
-
-FS_DIR="" FS_IMAGE="" FS_LOOP="" FS_MOUNTED=no FS_MADE_DIR=no
+FS_DIR="" FS_MOUNTED=no FS_MADE_DIR=no
 # fs_cleanup: unmount, detach and delete what fs_setup made (whatever part of it was made).
 # shellcheck disable=SC2317 # run by the EXIT trap
 fs_cleanup() {
@@ -62,14 +44,7 @@ fs_cleanup() {
         umount "$FS_DIR" 2>/dev/null || umount -l "$FS_DIR" 2>/dev/null || true
         FS_MOUNTED=no
     fi
-    # detach only our own device: another program may have been given the number since
-    if [ -n "$FS_LOOP" ] && \
-        [ "$(cat "/sys/block/${FS_LOOP#/dev/}/loop/backing_file" 2>/dev/null)" = "$FS_IMAGE" ]; then
-        losetup -d "$FS_LOOP" 2>/dev/null || true
-    fi
-    FS_LOOP=""
-    [ -z "$FS_IMAGE" ] || rm -f "$FS_IMAGE"
-    FS_IMAGE=""
+    rn_loop_cleanup  # detach (our own device only) and delete the image
     if [ "$FS_MADE_DIR" = yes ]; then rmdir "$FS_DIR" 2>/dev/null || true; fi
     FS_MADE_DIR=no
 }
@@ -82,13 +57,13 @@ fs_setup() {
         rn_die "fs=$P_fs: mkfs.$P_fs is not installed on this host (Debian: $(case $P_fs in ext4) echo e2fsprogs ;; xfs) echo xfsprogs ;; btrfs) echo btrfs-progs ;; esac))"
     [ -e /dev/loop-control ] || [ -e /dev/loop0 ] || \
         rn_die "fs=$P_fs needs a loop device and this host has none (no /dev/loop-control: a container without them?)"
-    size_bytes file_total_size "$P_file_total_size"
+    rn_size file_total_size "$P_file_total_size"
     _total=$SIZE_BYTES
     if [ "$P_fs_size" = auto ]; then
         SIZE_BYTES=$((_total * 2))
         [ "$SIZE_BYTES" -ge 536870912 ] || SIZE_BYTES=536870912
     else
-        size_bytes fs_size "$P_fs_size"
+        rn_size fs_size "$P_fs_size"
     fi
     [ "$SIZE_BYTES" -gt "$_total" ] || \
         rn_die "fs_size=$P_fs_size ($SIZE_BYTES bytes) does not hold file_total_size=$P_file_total_size ($_total bytes) and the file system's own metadata"
@@ -111,39 +86,35 @@ fs_setup() {
     trap fs_cleanup EXIT
     trap 'rm -rf "$RN_TMP"; exit 130' INT TERM HUP  # (the EXIT trap then runs)
     if [ ! -d "$FS_DIR" ]; then mkdir "$FS_DIR"; FS_MADE_DIR=yes; fi
-    FS_IMAGE="$_parent/.$(basename "$P_directory").$P_fs.$$.img"
-    truncate -s "$SIZE_BYTES" "$FS_IMAGE" || rn_die "cannot make the image file $FS_IMAGE"
-    if ! FS_LOOP=$(losetup -f --show --direct-io="$P_loop_dio" "$FS_IMAGE" 2>&1); then
-        _err=$FS_LOOP; FS_LOOP=""
-        rn_die "fs=$P_fs: no loop device could be attached (losetup: $_err)"
-    fi
-    _dio=$(cat "/sys/block/${FS_LOOP#/dev/}/loop/dio" 2>/dev/null || echo unknown)
-    if [ "$P_loop_dio" = on ] && [ "$_dio" != 1 ]; then
-        rn_die "loop_dio=on: $FS_LOOP could not read its image with direct I/O (the file system under $_parent does not allow it?); use loop_dio=off"
+    RN_LOOP_IMAGE="$_parent/.$(basename "$P_directory").$P_fs.$$.img"
+    truncate -s "$SIZE_BYTES" "$RN_LOOP_IMAGE" || rn_die "cannot make the image file $RN_LOOP_IMAGE"
+    rn_loop_attach "fs=$P_fs" "$P_loop_dio"
+    if [ "$P_loop_dio" = on ] && [ "$RN_LOOP_DIO" != 1 ]; then
+        rn_die "loop_dio=on: $RN_LOOP could not read its image with direct I/O (the file system under $_parent does not allow it?); use loop_dio=off"
     fi
     case "$P_fs" in
         ext4) set -- mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 ;;
         xfs) set -- mkfs.xfs -q -f ;;
         btrfs) set -- mkfs.btrfs -q -f ;;
     esac
-    rn_meta fs_mkfs "$* $FS_LOOP"
+    rn_meta fs_mkfs "$* $RN_LOOP"
     rn_meta fs_mkfs_version "$(case $P_fs in ext4) mkfs.ext4 -V 2>&1 | head -n 1 ;; xfs) mkfs.xfs -V 2>&1 ;; btrfs) mkfs.btrfs --version 2>&1 ;; esac)"
-    if ! _err=$("$@" "$FS_LOOP" 2>&1); then
+    if ! _err=$("$@" "$RN_LOOP" 2>&1); then
         # its reason, not the usage text mkfs.xfs prints after it
         _why=$(printf '%s\n' "$_err" | grep -i -E 'error|must|small|invalid|cannot|fail' | head -n 3)
         [ -n "$_why" ] || _why=$(printf '%s\n' "$_err" | head -n 3)
         rn_die "mkfs.$P_fs failed on the image of $_asked: $_why"
     fi
-    if ! _err=$(mount -t "$P_fs" "$FS_LOOP" "$FS_DIR" 2>&1); then
+    if ! _err=$(mount -t "$P_fs" "$RN_LOOP" "$FS_DIR" 2>&1); then
         rn_die "fs=$P_fs: mount failed ($_err; is $P_fs in this kernel?)"
     fi
     FS_MOUNTED=yes
     _free=$(df -Pk "$FS_DIR" | awk 'NR == 2 {print $4 * 1024}')
     [ "$_free" -gt "$_total" ] || \
         rn_die "$_asked: the new $P_fs has $_free bytes free, not enough for file_total_size=$P_file_total_size ($_total bytes); make fs_size larger"
-    rn_meta fs_loop_device "$FS_LOOP"
-    rn_meta fs_loop_dio "$_dio"
-    rn_meta fs_image "$FS_IMAGE"
+    rn_meta fs_loop_device "$RN_LOOP"
+    rn_meta fs_loop_dio "$RN_LOOP_DIO"
+    rn_meta fs_image "$RN_LOOP_IMAGE"
     rn_meta fs_image_fstype "$(findmnt -n -o FSTYPE -T "$_parent" | head -n 1)"
     rn_meta fs_mount_options "$(findmnt -n -o OPTIONS -M "$FS_DIR" | head -n 1)"
     rn_meta fs_free_bytes "$_free"

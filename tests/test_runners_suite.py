@@ -1,7 +1,8 @@
 """The runners of the sysbench-suite study (seed 004: sysbench, ``hdparm -tT`` and nginx under
 ApacheBench, physical vs LXC vs VirtualBox; fileio on ext4, xfs and btrfs), each run for real
 here: server-nginx.sh (the server the campaign engine starts) with ab.sh against it on a
-loopback port, hdparm.sh on this machine's root device and on a loop device, sysbench.sh's
+loopback port, hdparm.sh on this machine's root device, on a loop device and (device=loop) on
+a loop device with direct I/O over a file it writes, sysbench.sh's
 fileio in a new ext4, xfs and btrfs on a loop device. The parsers' values are checked against
 the numbers in the outputs the runs wrote, and the failure paths: nothing answering, a
 directory without a block device, a file system asked for a test without files, a file
@@ -100,8 +101,9 @@ def test_the_suites_runners_are_runners_and_the_server_is_not():
     assert {"fs", "fs_size", "loop_dio"} <= set(runners.declared_params(runners.script("sysbench")))
     assert runners.declared_params(runners.script("ab")) == [
         "url", "host", "port", "path", "requests", "concurrency", "keepalive", "timelimit",
-        "timeout"]
-    assert runners.declared_params(runners.script("hdparm")) == ["device", "directory", "direct"]
+        "timeout", "recv_errors"]
+    assert runners.declared_params(runners.script("hdparm")) == [
+        "device", "directory", "direct", "loop_size"]
 
 
 # ---- nginx and ab ------------------------------------------------------------------------------
@@ -484,6 +486,136 @@ def test_hdparm_refuses_what_is_not_a_block_device(tmp_path):
             directory="/nonexistent")
 
 
+def hdparm_leftovers(where: Path) -> list:
+    """What a device=loop run may leave in ``where``: loop devices over it, image files."""
+    return our_loops(where) + list(where.glob(".overhead-hdparm.*.img"))
+
+
+def findmnt(path: Path, column: str) -> str:
+    return subprocess.run(["findmnt", "-n", "-o", column, "-T", str(path)], capture_output=True,
+                          text=True, check=True).stdout.splitlines()[0].strip()
+
+
+def test_hdparm_on_a_loop_device_over_a_file_it_writes(tmp_path):
+    """device=loop: a 256 MiB file of real data written in directory, a loop device with direct
+    I/O over it read by hdparm -tT, the device detached and the file deleted afterwards."""
+    require("hdparm", "losetup", "findmnt", root=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    size = 256 * 2**20
+    trial = finished("hdparm", tmp_path / "t", device="loop", loop_size="256M", directory=scratch)
+    meta = trial.meta
+    loop = meta["p_device"]
+    assert re.fullmatch(r"/dev/loop\d+", loop), loop
+    check_hdparm(trial, loop)  # the rates, sizes and times read off the output
+    df = trial.measurements
+    assert 0 < value(df, "buffered_read_bytes") <= size  # hdparm -t stops at the device's end
+    assert value(df, "cached_read_rate") > 0 and value(df, "buffered_read_rate") > 0
+    image = meta["loop_image"]
+    assert re.fullmatch(rf"{re.escape(str(scratch.resolve()))}/\.overhead-hdparm\.\d+\.img", image)
+    assert meta["p_loop_size"] == meta["loop_image_bytes"] == str(size)  # bytes, from "256M"
+    assert int(meta["loop_image_allocated_bytes"]) >= size  # written, not a sparse file
+    assert meta["loop_dio"] == "1" and meta["p_directory"] == str(scratch)
+    src, fstype, target = (findmnt(scratch, c) for c in ("SOURCE", "FSTYPE", "TARGET"))
+    assert (meta["mount_source"], meta["mount_fstype"], meta["mount_target"]) == (src, fstype, target)
+    assert meta["loop_backing"] == (
+        f"file {image}, {size} bytes ({meta['loop_image_allocated_bytes']} allocated: random data "
+        f"written with O_DIRECT and fsync), on {fstype} {src} mounted at {target}, direct-io=on")
+    assert meta["command"] == f"hdparm -tT {loop}"
+    assert hdparm_leftovers(scratch) == [] and not Path(image).exists()
+    assert processes_naming(str(scratch)) == []
+
+
+def test_hdparm_loop_failed_run_is_recorded_and_cleaned_up(tmp_path):
+    """hdparm failing on the loop device (a stand-in hdparm first on PATH): the failed trial is
+    kept, the device detached and the image deleted all the same."""
+    require("hdparm", "losetup", "findmnt", root=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "hdparm"
+    fake.write_text('#!/bin/sh\n[ "$1" = -V ] && { echo "hdparm v0-fake"; exit 0; }\n'
+                    'echo "$*: Operation failed on purpose" >&2; exit 5\n')
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    out = tmp_path / "t"
+    proc = run("hdparm", out, env=env, device="loop", loop_size="32M", directory=scratch)
+    assert proc.returncode == 5, proc.stderr
+    trial = runners.read_trial(out)
+    assert not trial.ok and trial.exit_status == 5
+    loop = trial.meta["p_device"]
+    assert f"-tT {loop}: Operation failed on purpose" in trial.stderr
+    assert trial.meta["loop_image_bytes"] == str(32 * 2**20)
+    assert hdparm_leftovers(scratch) == []
+
+
+@pytest.mark.parametrize("phase", ["writing", "reading"])
+def test_hdparm_loop_interrupted_leaves_nothing(tmp_path, phase):
+    """TERM while the image is written (dd) or read (hdparm): no trial, no loop device, no image."""
+    require("hdparm", "losetup", "findmnt", root=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    proc = subprocess.Popen(runners.command("hdparm", tmp_path / "t", device="loop",
+                                            loop_size="512M", directory=scratch),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    killer = threading.Timer(120, lambda: os.killpg(proc.pid, signal.SIGKILL))
+    killer.start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, f"the {phase} never started"
+            loops = our_loops(scratch)
+            if phase == "writing" and processes_naming(f"of={scratch.resolve()}/.overhead-hdparm."):
+                assert not loops and list(scratch.glob(".overhead-hdparm.*.img"))
+                break
+            if phase == "reading" and loops and processes_naming(f"hdparm\0-tT\0/dev/{loops[0]}\0"):
+                break
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGTERM)  # what a Ctrl-C or a killed SSH session does
+        proc.wait(timeout=60)
+    finally:
+        killer.cancel()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode != 0
+    assert not (tmp_path / "t").exists() and not list(tmp_path.glob("t.partial.*"))
+    assert hdparm_leftovers(scratch) == []
+    assert processes_naming(str(scratch)) == []
+
+
+def test_hdparm_loop_refusals_leave_nothing(tmp_path):
+    require("hdparm")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    only = "applies only to device=loop (the size of the image file it reads), not device="
+    refused("hdparm", tmp_path / "t", f"loop_size=256M {only}auto", loop_size="256M")
+    refused("hdparm", tmp_path / "t", f"loop_size=1G {only}/dev/null", device="/dev/null",
+            loop_size="1G")
+    refused("hdparm", tmp_path / "t", "parameter loop_size='1.5G' is not a size (digits, then K, "
+            "M, G or T)", device="loop", loop_size="1.5G", directory=scratch)
+    refused("hdparm", tmp_path / "t", "loop_size=1000K (1024000 bytes) must be a whole number of "
+            "MiB, at least 16M", device="loop", loop_size="1000K", directory=scratch)
+    refused("hdparm", tmp_path / "t", "loop_size=8M (8388608 bytes) must be a whole number of MiB, "
+            "at least 16M", device="loop", loop_size="8M", directory=scratch)
+    if os.geteuid() != 0:
+        refused("hdparm", tmp_path / "t", "device=loop needs root", device="loop", directory=scratch)
+        return
+    require("losetup", "findmnt")
+    refused("hdparm", tmp_path / "t", "directory='/nonexistent' (for device=loop: where its image "
+            "is written) is not a directory", device="loop", directory="/nonexistent")
+    refused("hdparm", tmp_path / "t", f"loop_size=1024T (1125899906842624 bytes) does not fit in "
+            f"directory={scratch}: ", device="loop", loop_size="1024T", directory=scratch)
+    assert hdparm_leftovers(scratch) == [] and list(scratch.iterdir()) == []
+    # 64 MiB would fit in a 100 MiB tmpfs, but not with the 64 MiB the runner leaves free
+    with mounted(["mount", "-t", "tmpfs", "-o", "size=100m", "tmpfs"], tmp_path / "small") as small:
+        refused("hdparm", tmp_path / "t", f"loop_size=64M (67108864 bytes) does not fit in "
+                f"directory={small}: 104857600 bytes free there, and the image must leave 64 MiB "
+                "of them free", device="loop", loop_size="64M", directory=small)
+        assert list(small.iterdir()) == []
+
+
 def docker_image() -> str:
     """The bench image of `make hosts-up`'s dockerd; skip where that daemon is not up."""
     if shutil.which("docker") is None:
@@ -497,23 +629,25 @@ def docker_image() -> str:
 
 def test_in_a_container_hdparm_and_fs_say_what_they_found(tmp_path):
     """Inside a Docker container: /var/tmp on overlay, a volume whose disk the container does
-    not see, and no loop devices for sysbench's fs=."""
+    not see, and no loop devices for sysbench's fs= or hdparm's device=loop."""
     image = docker_image()
     script = (
         "sh /runners/hdparm.sh /tmp/a; echo rc=$?; "
         "sh /runners/hdparm.sh /tmp/b directory=/vol; echo rc=$?; "
-        "sh /runners/sysbench.sh /tmp/c test=fileio fs=ext4 time=1 file_total_size=8M; echo rc=$?")
+        "sh /runners/sysbench.sh /tmp/c test=fileio fs=ext4 time=1 file_total_size=8M; echo rc=$?; "
+        "sh /runners/hdparm.sh /tmp/d device=loop loop_size=16M; echo rc=$?")
     proc = subprocess.run(
         ["docker", "run", "--rm", "--network", "none", "-v", f"{runners.RUNNERS_DIR}:/runners:ro",
          "-v", f"{tmp_path}:/vol", image, "sh", "-c", script],
         capture_output=True, text=True, timeout=300)
-    assert proc.stdout.split() == ["rc=2", "rc=2", "rc=2"], proc.stdout + proc.stderr
+    assert proc.stdout.split() == ["rc=2"] * 4, proc.stdout + proc.stderr
     err = proc.stderr
     assert "directory=/var/tmp is on overlay (overlay, mounted at /), which is not a block device" in err
     disk = disk_of(tmp_path).removeprefix("/dev/")
     assert re.search(rf"directory=/vol is on /dev/\S+ \(\w+, mounted at /vol\), block device {disk}, "
                      rf"but /dev/{disk} is not here", err), err
     assert "fs=ext4 needs a loop device and this host has none" in err
+    assert "device=loop needs a loop device and this host has none" in err
 
 
 # ---- sysbench fileio in ext4, xfs and btrfs on a loop device ------------------------------------
