@@ -1,7 +1,9 @@
 #!/bin/sh
-# Stop what scripts/hosts-up.sh started, by the PIDs it recorded: the private sshd, and dockerd
-# only when hosts-up started it (data/hosts/dockerd/dockerd.pid). A Docker engine that was
-# already running is left alone. Keys, images (data/hosts/image/, overhead/bench:*) stay cached.
+# Stop what scripts/hosts-up.sh started, by the PIDs it recorded: the private sshd, dockerd
+# only when hosts-up started it (data/hosts/dockerd/dockerd.pid), nfs-ganesha and rpcbind
+# (scripts/nfs-server.sh down: an rpcbind that was already running is left alone). A Docker
+# engine that was already running is left alone. Keys, images (data/hosts/image/,
+# overhead/bench:*) and the NFS export's files (data/hosts/nfs/export) stay.
 set -eu
 cd "$(dirname "$0")/.."
 H=$(pwd)/data/hosts
@@ -79,4 +81,6 @@ t_all=$(now)
 stop sshd "$H/sshd/sshd.pid" sshd 10
 # dockerd stops its containers and its own containerd before it exits
 stop dockerd "$H/dockerd/dockerd.pid" dockerd 60
+# after the guests (one may have its disk on the export, or the export mounted)
+sh scripts/nfs-server.sh down || say "nfs: scripts/nfs-server.sh down failed"
 say "done in $(since "$t_all"); images kept in $H/image and docker images overhead/bench:*"

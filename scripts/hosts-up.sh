@@ -4,11 +4,15 @@
 #   - a Docker engine (started here, with the crun runtime, when none answers)
 #   - one Debian bookworm image built with debootstrap (images/debian/build.sh): the Docker
 #     image overhead/bench:<hash> (+ :latest) and the QEMU guest's disk, kernel and initrd
+#   - an NFS export on 127.0.0.1, nfs://127.0.0.1/overhead (scripts/nfs-server.sh: rpcbind and
+#     nfs-ganesha in user space, NFSv3 and v4; VMs with scratch_via nfs-disk or nfs-mount)
 # Everything lives under data/hosts/ (git-ignored):
 #   ssh/id_ed25519(.pub)    client key        ssh/known_hosts   sshd and guest host keys
 #   ssh/guest_host_ed25519_key(.pub)          the guest's fixed host key
 #   sshd/                   config, host key, pid, log        dockerd/  pid, log (if started)
 #   image/<hash>/           rootfs/ disk.raw vmlinuz initrd.img;  image/current -> <hash>
+#   nfs/                    export/ (the exported folder), ganesha.conf, .pid, .log, state/,
+#                           rpcbind.pid, .log (scripts/nfs-server.sh)
 #   secrets/mysql.cnf       the MySQL benchmark's password (sysbench option file, 0600),
 #                           random, made once; campaigns copy it where it is used ({file:mysql})
 #   local.env               shell-sourceable facts for campaigns and tests
@@ -137,6 +141,9 @@ ssh -q -F /dev/null -i "$H/ssh/id_ed25519" -o UserKnownHostsFile="$H/ssh/known_h
     -o BatchMode=yes -o ConnectTimeout=10 -p "$port" root@127.0.0.1 true \
   || die "sshd: ssh -p $port root@127.0.0.1 failed (see $H/sshd/sshd.log)"
 
+# --- NFS: rpcbind and nfs-ganesha on loopback ---------------------------------------------------
+sh scripts/nfs-server.sh up 9>&- || die "nfs: scripts/nfs-server.sh up failed (logs in $H/nfs)"
+
 # --- the image -------------------------------------------------------------------------------
 kver=${OVERHEAD_GUEST_KERNEL:-$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sed 's|.*/vmlinuz-||' | sort -V | tail -n 1)}
 if [ -z "$kver" ] || [ ! -r "/boot/vmlinuz-$kver" ]; then die "no /boot/vmlinuz-$kver: apt-get install linux-image-amd64"; fi
@@ -217,6 +224,8 @@ OVERHEAD_IMAGE_DIR='$dir'
 OVERHEAD_GUEST_KERNEL=$kver
 OVERHEAD_DOCKER_IMAGE=$tag:$hash
 OVERHEAD_DOCKER_RUNTIMES=$rt
+OVERHEAD_NFS_URL=nfs://127.0.0.1/overhead
+OVERHEAD_NFS_EXPORT='$H/nfs/export'
 EOF
 mv "$H/local.env.new" "$H/local.env"
-say "ready in $(since "$t_all"): ssh -i $H/ssh/id_ed25519 -o UserKnownHostsFile=$H/ssh/known_hosts -p $port root@127.0.0.1; docker image $tag:latest; VM image $dir"
+say "ready in $(since "$t_all"): ssh -i $H/ssh/id_ed25519 -o UserKnownHostsFile=$H/ssh/known_hosts -p $port root@127.0.0.1; docker image $tag:latest; VM image $dir; NFS nfs://127.0.0.1/overhead"

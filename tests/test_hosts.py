@@ -56,6 +56,7 @@ def _pid(pidfile: Path) -> int | None:
 def test_a_second_hosts_up_changes_nothing_and_is_fast(hosts):
     current = os.readlink(hosts / "image" / "current")
     sshd = _pid(hosts / "sshd" / "sshd.pid")
+    ganesha = _pid(hosts / "nfs" / "ganesha.pid")
     t0 = time.monotonic()
     proc = subprocess.run(["sh", str(UP)], capture_output=True, text=True, timeout=600)
     took = time.monotonic() - t0
@@ -68,6 +69,9 @@ def test_a_second_hosts_up_changes_nothing_and_is_fast(hosts):
         assert word not in out, out
     assert os.readlink(hosts / "image" / "current") == current
     assert _pid(hosts / "sshd" / "sshd.pid") == sshd
+    # the NFS export (scripts/nfs-server.sh) too
+    assert ganesha and _pid(hosts / "nfs" / "ganesha.pid") == ganesha
+    assert "nfs-ganesha: running on 127.0.0.1:2049" in out
     assert not list((hosts / "image").glob(".build-*"))   # no half build left
 
 
@@ -158,7 +162,8 @@ def test_the_image_scripts_pass_shellcheck():
             pytest.fail("shellcheck missing (make debian installs it)")
         pytest.skip("shellcheck missing (make debian installs it)")
     proc = subprocess.run(["shellcheck", "-x", "-s", "sh", "images/debian/build.sh",
-                           str(UP.relative_to(ROOT)), str(DOWN.relative_to(ROOT))],
+                           str(UP.relative_to(ROOT)), str(DOWN.relative_to(ROOT)),
+                           "scripts/nfs-server.sh"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
 
@@ -167,6 +172,8 @@ def test_the_image_scripts_pass_shellcheck():
 def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
     sshd = _pid(hosts / "sshd" / "sshd.pid")
     dockerd = _pid(hosts / "dockerd" / "dockerd.pid")   # None: a dockerd hosts-up did not start
+    ganesha = _pid(hosts / "nfs" / "ganesha.pid")
+    rpcbind = _pid(hosts / "nfs" / "rpcbind.pid")       # None: an rpcbind that already ran
     current = os.readlink(hosts / "image" / "current")
     # a server a killed campaign left (its pid file: "PID STARTTIME", session leader), and a
     # pid file whose start time is not its process's (a pid reused since): only the first goes
@@ -200,8 +207,16 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
         else:
             assert "dockerd: not started by hosts-up" in proc.stdout
         assert (hosts / "image" / current / "disk.raw").exists()
+        assert ganesha and f"nfs-ganesha: stopped pid {ganesha}" in proc.stdout
+        assert not _alive(ganesha) and not (hosts / "nfs" / "ganesha.pid").exists()
+        if rpcbind:
+            assert f"rpcbind: stopped pid {rpcbind}" in proc.stdout and not _alive(rpcbind)
+        else:
+            assert "rpcbind: not started by hosts-up" in proc.stdout
+        assert (hosts / "nfs" / "export").is_dir()   # the exported files stay
         again = subprocess.run(["sh", str(DOWN)], capture_output=True, text=True, timeout=60)
         assert "sshd: not started by hosts-up" in again.stdout
+        assert "nfs-ganesha: not started by hosts-up" in again.stdout
     finally:
         for p in (server, other):
             p.kill()
@@ -213,5 +228,6 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
         local_hosts.up()
     assert back.returncode == 0, back.stderr
     assert f"image: {current} cached" in back.stdout and "sshd: started" in back.stdout
+    assert "nfs-ganesha: started on 127.0.0.1:2049" in back.stdout, back.stdout
     if dockerd:
         assert "dockerd: started" in back.stdout, back.stdout
