@@ -7,6 +7,7 @@ probe, then a boot under the accelerator it leads to, SSH into the guest, pinnin
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -80,7 +81,7 @@ def test_untuned_boot_uses_qemu_defaults(fake_qemu):
     proc, argv, img, state = fake_qemu(SPEC, "tcg")
     assert proc.returncode == 0, proc.stderr
     assert qemu.parse_boot(proc.stdout) == {"accel": "tcg", "hugepages": "no",
-                                            "disk_cache": "none-no-scratch",
+                                            "disk_cache": "none-no-scratch", "scratch": "none",
                                             "pid": (state / "qemu.pid").read_text().strip()}
     assert _after(argv, "-accel") == ["tcg"]
     assert _after(argv, "-smp") == ["2"] and "-cpu" not in argv   # QEMU's default CPU model
@@ -107,6 +108,7 @@ def test_scratch_disk_is_a_fresh_ext4_with_the_asked_host_cache(fake_qemu, cache
     proc, argv, _, state = fake_qemu(spec, "tcg")
     assert proc.returncode == 0, proc.stderr
     assert qemu.parse_boot(proc.stdout)["disk_cache"] == cache
+    assert qemu.parse_boot(proc.stdout)["scratch"] == f"{state}/scratch.raw"
     assert _after(argv, "-drive") == [f"file={state}/overlay.qcow2,format=qcow2,if=virtio",
                                       f"file={state}/scratch.raw,format=raw,if=virtio,"
                                       f"cache={cache}{aio}"]
@@ -395,3 +397,289 @@ def _qemu_alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return "\nState:\tZ" not in status
+
+
+# --- scratch_via: the guest's /var/tmp on an NFS export (tests/test_nfs.py: the server) ---------
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    (dict(scratch_via="nfs"), "scratch_via must be one of disk, nfs-disk, nfs-mount"),
+    (dict(scratch_via="nfs-disk"), "nfs-disk needs a scratch disk size"),
+    (dict(scratch_via="nfs-mount", scratch_mb=64), "nfs-mount has no scratch disk"),
+    (dict(scratch_via="nfs-mount", nfs="nfs://127.0.0.1:2049/overhead"), "not an export URL"),
+    (dict(scratch_via="nfs-mount", nfs="http://127.0.0.1/overhead"), "not an export URL"),
+    (dict(scratch_via="nfs-disk", scratch_mb=64, nfs="nfs://127.0.0.1/"), "not an export URL"),
+    (dict(scratch_via="nfs-mount", nfs="nfs://127.0.0.1/a b"), "not an export URL"),
+    (dict(scratch_via="nfs-mount", nfs="nfs://127.0.0.1/x,cache=unsafe"), "not an export URL"),
+    (dict(scratch_via="nfs-mount", nfs_options="vers=4.0; reboot"), "nfs_options must be"),
+])
+def test_vmspec_rejects_bad_scratch_via_fields(kwargs, match):
+    with pytest.raises(InputError, match=f"vm t-vm: .*{match}"):
+        qemu.VmSpec("t-vm", 2, 512, **kwargs)
+
+
+def test_nfs_urls_as_the_host_and_the_guest_see_them():
+    mount = qemu.VmSpec("t-vm", 2, 512, scratch_via="nfs-mount")
+    assert mount.nfs == qemu.NFS_URL == "nfs://127.0.0.1/overhead"
+    assert mount.nfs_options == qemu.NFS_MOUNT_OPTIONS == "vers=4.0,proto=tcp,hard"
+    # QEMU's user-mode network: the host's loopback is 10.0.2.2 in the guest
+    assert qemu.guest_nfs_source(mount) == "10.0.2.2:/overhead"
+    other = qemu.VmSpec("t-vm", 2, 512, scratch_via="nfs-mount", nfs="nfs://nas.lan/srv/vm/")
+    assert other.nfs == "nfs://nas.lan/srv/vm" and qemu.guest_nfs_source(other) == "nas.lan:/srv/vm"
+    disk = qemu.VmSpec("t-vm", 2, 512, scratch_mb=64, scratch_via="nfs-disk")
+    assert qemu.nfs_image_url(disk) == "nfs://127.0.0.1/overhead/t-vm.scratch.raw"
+    # the default scratch disk never looks at nfs
+    assert qemu.VmSpec("t-vm", 2, 512, scratch_mb=64, nfs="whatever").scratch_via == "disk"
+
+
+def test_scratch_fact_says_where_var_tmp_lives():
+    disk = qemu.VmSpec("t-vm", 2, 512, scratch_mb=64, disk_cache="writeback")
+    assert qemu.scratch_fact(disk, "/dev/vdb ext4\n") == \
+        "/dev/vdb ext4 on /var/tmp, 64 MiB virtio, host cache=writeback"
+    nfs_disk = qemu.VmSpec("t-vm", 2, 512, scratch_mb=64, scratch_via="nfs-disk")
+    assert qemu.scratch_fact(nfs_disk, "/dev/vdb ext4\n") == (
+        "/dev/vdb ext4 on /var/tmp, 64 MiB virtio, image nfs://127.0.0.1/overhead/"
+        "t-vm.scratch.raw through QEMU's NFS driver (libnfs, NFSv3), host cache=none")
+    mount = qemu.VmSpec("t-vm", 2, 512, scratch_via="nfs-mount")
+    out = "10.0.2.2:/overhead/t-vm nfs4   rw,relatime,vers=4.0,hard,proto=tcp,timeo=600\n"
+    assert qemu.scratch_fact(mount, out) == (
+        "10.0.2.2:/overhead/t-vm nfs4 on /var/tmp, the guest's kernel NFS client, export "
+        "nfs://127.0.0.1/overhead, options rw,relatime,vers=4.0,hard,proto=tcp,timeo=600")
+    with pytest.raises(InputError, match="no 'SOURCE FSTYPE OPTIONS' line"):
+        qemu.scratch_fact(mount, "mount.nfs: Connection refused\n")
+    assert qemu.scratch_fact(SPEC) == "root disk (no scratch disk)"
+    # the guest command: the export's root first, a fresh folder of the VM's own, that mounted
+    cmd = qemu.mount_scratch_command(spec=mount)
+    assert "mount -t nfs -o vers=4.0,proto=tcp,hard 10.0.2.2:/overhead /run/overhead-nfs" in cmd
+    assert "rm -rf /run/overhead-nfs/t-vm && mkdir /run/overhead-nfs/t-vm" in cmd
+    assert "10.0.2.2:/overhead/t-vm /var/tmp" in cmd
+    assert qemu.mount_scratch_command(spec=nfs_disk) == qemu.mount_scratch_command()
+
+
+def _fake_qemu_system(tmp_path: Path) -> tuple[dict, Path]:
+    """A PATH whose qemu-system-x86_64 logs its argv (qemu-img stays the real one)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "argv.qemu"
+    exe = bin_dir / "qemu-system-x86_64"
+    exe.write_text("#!/bin/sh\n"
+                   f"for a in \"$@\"; do printf '%s\\n' \"$a\"; done > {log}\n"
+                   "while [ $# -gt 0 ]; do [ \"$1\" = -pidfile ] && echo $$ > \"$2\"; shift; done\n")
+    exe.chmod(0o755)
+    return dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}"), log
+
+
+def _nfs_export(hosts: Path) -> Path:
+    """The folder hosts-up exports as qemu.NFS_URL; fails when the export does not answer."""
+    if not shutil.which("qemu-img"):
+        _missing("qemu-img (apt-get install qemu-utils)")
+    check = sh(f"qemu-img info -f raw {qemu.NFS_URL}/", timeout=60)
+    assert check.returncode == 0, f"hosts-up's export {qemu.NFS_URL} does not answer: {check.stderr}"
+    return hosts / "nfs" / "export"
+
+
+JUNK = b"OVERHEAD-LEFTOVER-" * 1000
+
+
+@pytest.mark.xdist_group("hosts")
+@pytest.mark.parametrize("cache", ["none", "writeback"])
+def test_nfs_disk_boot_puts_a_fresh_ext4_on_the_export(hosts, tmp_path, cache):
+    export = _nfs_export(hosts)
+    env, log = _fake_qemu_system(tmp_path)
+    spec = qemu.VmSpec(f"t-nfs-disk-{os.getpid()}", 2, 512, scratch_mb=64,
+                       scratch_via="nfs-disk", disk_cache=cache)
+    image = export / f"{spec.name}.scratch.raw"
+    # what an earlier boot left in the image: none of it may stay in the new one's holes
+    with open(image, "wb") as f:
+        for offset in (0, 2 << 20, 33 << 20, 63 << 20, 80 << 20):
+            f.seek(offset)
+            f.write(JUNK)
+    try:
+        state = tmp_path / "state"
+        proc = sh(qemu.boot_command(spec, str(hosts / "image" / "current"), str(state), 10022,
+                                    "tcg"), env=env)
+        assert proc.returncode == 0, proc.stderr
+        argv = log.read_text().splitlines()
+        url = f"{qemu.NFS_URL}/{spec.name}.scratch.raw"
+        assert _after(argv, "-drive") == [f"file={state}/overlay.qcow2,format=qcow2,if=virtio",
+                                          f"file={url},format=raw,if=virtio,cache={cache}"]
+        assert qemu.parse_boot(proc.stdout)["scratch"] == url
+        assert qemu.parse_boot(proc.stdout)["disk_cache"] == cache
+        assert not (state / "scratch.raw").exists()   # only the copy on the export
+        assert image.stat().st_size == 64 << 20
+        assert JUNK[:36] not in image.read_bytes()
+        header = subprocess.run(["dumpe2fs", "-h", str(image)], capture_output=True, text=True)
+        assert "Filesystem volume name:   overhead-scratch" in header.stdout, header.stderr
+        fsck = subprocess.run(["e2fsck", "-fn", str(image)], capture_output=True, text=True)
+        assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    finally:
+        image.unlink(missing_ok=True)
+
+
+@pytest.mark.xdist_group("hosts")
+@pytest.mark.parametrize("via", ["nfs-disk", "nfs-mount"])
+def test_nfs_boot_refuses_an_export_that_does_not_answer(hosts, tmp_path, via):
+    _nfs_export(hosts)
+    env, log = _fake_qemu_system(tmp_path)
+    size = 64 if via == "nfs-disk" else None
+    # no such export on the server; no server at all on 127.0.0.2 (rpcbind and ganesha listen
+    # on 127.0.0.1 only)
+    for url, why in (("nfs://127.0.0.1/no-such-export", "MNT3ERR"),
+                     ("nfs://127.0.0.2/overhead", "")):
+        spec = qemu.VmSpec("t-vm", 2, 512, scratch_mb=size, scratch_via=via, nfs=url)
+        t0 = time.monotonic()
+        proc = sh(qemu.boot_command(spec, str(hosts / "image" / "current"), str(tmp_path / "s"),
+                                    10022, "tcg"), env=env)
+        assert proc.returncode != 0 and not log.exists(), proc.stdout   # QEMU never started
+        assert f"qemu: scratch_via {via}: no NFS export answers at {url} from this host" \
+            in proc.stderr and why in proc.stderr
+        assert "scripts/hosts-up.sh serves nfs://127.0.0.1/overhead" in proc.stderr
+        assert time.monotonic() - t0 < 30
+
+
+# --- for real: a guest whose /var/tmp is on the export ---------------------------------------
+
+#: The test VMs' own forwarded SSH ports (the campaign VM's is 10022).
+NFS_DISK_PORT, NFS_MOUNT_PORT = 10122, 10123
+PG_TEST_FSYNC = "/usr/lib/postgresql/15/bin/pg_test_fsync"
+
+
+@pytest.fixture(scope="module")
+def accel(hosts):
+    """The accelerator guests get on this machine (the probe, once for the module)."""
+    probe = sh(qemu.probe_command(str(hosts / "image" / "current"), 25), timeout=60).stdout
+    return qemu.choose_accel("auto", qemu.probe_succeeded(probe))[0]
+
+
+@contextlib.contextmanager
+def _guest(hosts: Path, spec: qemu.VmSpec, port: int, state: Path, accel: str):
+    """Boot ``spec`` on ``port``, yield (run(cmd) -> stdout, QEMU's argv, seconds to SSH); stop it."""
+    import paramiko
+
+    with socket.socket() as s:   # our own port, not taken by a VM some earlier run left
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError as exc:
+            holder = sh(f"ss -Hltnp 'sport = :{port}'").stdout
+            pytest.fail(f"127.0.0.1:{port}, this test's VM port, is taken ({exc}): {holder}")
+    t0 = time.monotonic()
+    boot = sh(qemu.boot_command(spec, str(hosts / "image" / "current"), str(state), port,
+                                accel), timeout=120)
+    assert boot.returncode == 0, boot.stderr
+    pid = int(qemu.parse_boot(boot.stdout)["pid"])
+    client = paramiko.SSHClient()
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        while not _ssh_banner(port):
+            assert _qemu_alive(pid), (state / "serial.log").read_text()[-3000:]
+            assert time.monotonic() - t0 < 150, \
+                f"guest SSH silent after 150 s:\n{(state / 'serial.log').read_text()[-3000:]}"
+            time.sleep(1)
+        up_s = time.monotonic() - t0
+        known = paramiko.HostKeys(str(hosts / "ssh" / "known_hosts"))
+        client.set_missing_host_key_policy(paramiko.RejectPolicy())
+        client.get_host_keys().add(f"[127.0.0.1]:{port}", "ssh-ed25519",
+                                   known.lookup("overhead-local-vm")["ssh-ed25519"])
+        client.connect("127.0.0.1", port, "root", key_filename=str(hosts / "ssh" / "id_ed25519"),
+                       look_for_keys=False, allow_agent=False, timeout=30, banner_timeout=30)
+
+        def run(cmd: str, timeout: float = 120) -> str:
+            _, out, err = client.exec_command(cmd, timeout=timeout)
+            status = out.channel.recv_exit_status()
+            text = out.read().decode()
+            assert status == 0, f"{cmd}: exit {status}\n{text}\n{err.read().decode()}"
+            return text.strip()
+
+        yield run, argv, up_s
+    finally:
+        client.close()
+        stop = sh(qemu.stop_command(str(state)), timeout=60)
+        assert stop.returncode == 0 and not _qemu_alive(pid), stop.stdout + stop.stderr
+
+
+def _fdatasync_rate(run) -> float:
+    """pg_test_fsync -s 1 on the guest's /var/tmp: fdatasync of one 8 kB write, op/s."""
+    from overhead.parsers import pg_test_fsync
+
+    if run(f"test -x {PG_TEST_FSYNC} && echo yes || echo no") != "yes":
+        _missing(f"{PG_TEST_FSYNC} in the guest image (postgresql-15, images/debian/packages)")
+    out = run(f"{PG_TEST_FSYNC} -s 1 -f /var/tmp/pg_test_fsync.out", timeout=300)
+    rows = pg_test_fsync.parse(out)
+    rate = rows[(rows.metric == "operation_rate") & (rows.p_method == "fdatasync")
+                & (rows.p_writes == 1)].value
+    assert len(rate) == 1 and rate.iloc[0] > 0, out
+    return float(rate.iloc[0])
+
+
+#: 4 MiB of random bytes written with O_DIRECT and fsync; prints their md5.
+PROBE = ("head -c 4194304 /dev/urandom > /run/probe && dd if=/run/probe of=/var/tmp/probe "
+         "bs=1M oflag=direct conv=fsync status=none && md5sum < /run/probe | cut -d' ' -f1")
+
+
+@pytest.mark.xdist_group("hosts")
+def test_a_guest_with_its_scratch_disk_on_nfs_for_real(hosts, tmp_path, accel):
+    import hashlib
+
+    export = _nfs_export(hosts)
+    spec = qemu.VmSpec(name="overhead-test-nfs-disk", vcpus=2, memory_mb=1024, scratch_mb=256,
+                       scratch_via="nfs-disk", disk_cache="none")
+    image = export / f"{spec.name}.scratch.raw"
+    try:
+        with _guest(hosts, spec, NFS_DISK_PORT, tmp_path / "vm", accel) as (run, argv, up_s):
+            # QEMU's own NFS client opens the image on the export
+            assert f"file={qemu.NFS_URL}/{spec.name}.scratch.raw,format=raw,if=virtio," \
+                   "cache=none" in argv
+            mounted = run(qemu.mount_scratch_command(spec=spec))
+            assert mounted == "/dev/vdb ext4"
+            assert qemu.scratch_fact(spec, mounted) == (
+                "/dev/vdb ext4 on /var/tmp, 256 MiB virtio, image nfs://127.0.0.1/overhead/"
+                "overhead-test-nfs-disk.scratch.raw through QEMU's NFS driver (libnfs, NFSv3), "
+                "host cache=none")
+            rate = _fdatasync_rate(run)
+            md5 = run(PROBE)
+            # the bytes are in the image file in the exported folder: read it on the host with
+            # the guest's file system frozen (ext4 checkpoints its journal when it freezes)
+            run("fsfreeze -f /var/tmp")
+            try:
+                dump = subprocess.run(["debugfs", "-R", "cat /probe", str(image)],
+                                      capture_output=True, timeout=60)
+            finally:
+                run("fsfreeze -u /var/tmp")
+            assert hashlib.md5(dump.stdout).hexdigest() == md5, dump.stderr.decode()
+        print(f"nfs-disk guest ({accel}): SSH after {up_s:.1f} s, pg_test_fsync -s 1 "
+              f"fdatasync {rate:.0f} op/s", file=sys.stderr)
+    finally:
+        image.unlink(missing_ok=True)
+
+
+@pytest.mark.xdist_group("hosts")
+def test_a_guest_with_the_export_mounted_on_var_tmp_for_real(hosts, tmp_path, accel):
+    import hashlib
+
+    export = _nfs_export(hosts)
+    spec = qemu.VmSpec(name="overhead-test-nfs-mount", vcpus=2, memory_mb=1024,
+                       scratch_via="nfs-mount")
+    folder = export / spec.name
+    folder.mkdir(exist_ok=True)
+    (folder / "left-by-an-earlier-boot").write_text("x")
+    try:
+        with _guest(hosts, spec, NFS_MOUNT_PORT, tmp_path / "vm", accel) as (run, argv, up_s):
+            assert sum(a.startswith("file=") for a in argv) == 1   # the root disk only
+            mounted = run(qemu.mount_scratch_command(spec=spec))
+            source, fstype, options = mounted.split()
+            assert (source, fstype) == (f"10.0.2.2:/overhead/{spec.name}", "nfs4")
+            opts = options.split(",")
+            assert {"vers=4.0", "hard", "proto=tcp", "rw"} <= set(opts), options
+            assert "sync" not in opts   # the client caches writes until fsync, as the seed's
+            assert qemu.scratch_fact(spec, mounted) == (
+                f"10.0.2.2:/overhead/{spec.name} nfs4 on /var/tmp, the guest's kernel NFS "
+                f"client, export nfs://127.0.0.1/overhead, options {options}")
+            # a fresh folder, as a new scratch disk is empty
+            assert run("ls -A /var/tmp") == ""
+            rate = _fdatasync_rate(run)
+            md5 = run(PROBE)
+            # written with O_DIRECT and fsync: on the server, in the exported folder
+            assert hashlib.md5((folder / "probe").read_bytes()).hexdigest() == md5
+        print(f"nfs-mount guest ({accel}): SSH after {up_s:.1f} s, pg_test_fsync -s 1 "
+              f"fdatasync {rate:.0f} op/s", file=sys.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

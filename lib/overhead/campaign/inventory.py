@@ -34,6 +34,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url
 from overhead.errors import InputError
 
 __all__ = ["Benchmark", "Campaign", "DockerEnv", "Host", "NativeEnv", "StaticEnv", "Stopping",
@@ -143,6 +144,60 @@ class VmEnv(_EnvModel):
     disk_cache: Literal["none", "writeback"] = Field("none", description=(
         "the scratch disk's host cache: none (O_DIRECT on the host, as the paper's virtio "
         "block device) or writeback (QEMU's default: the host's page cache in between)"))
+    scratch_via: Literal["disk", "nfs-disk", "nfs-mount"] = Field("disk", description=(
+        "where the guest's /var/tmp lives: disk (the scratch disk's image in the VM's folder "
+        "on the host), nfs-disk (that image on the NFS export `nfs`, opened by QEMU's own NFS "
+        "client, libnfs, NFSv3: a VM whose disk is on NFS), nfs-mount (no scratch disk: the "
+        "guest's kernel NFS client mounts the export, a folder of its own there)"))
+    nfs: str = Field(NFS_URL, description=(
+        "the NFS export as the VM's host reaches it, nfs://HOST/PATH (default: the one "
+        "scripts/hosts-up.sh serves on 127.0.0.1); only with scratch_via nfs-disk or nfs-mount"))
+    nfs_options: str = Field(NFS_MOUNT_OPTIONS, description=(
+        "the guest's NFS mount options (scratch_via nfs-mount only); default NFSv4.0 over TCP, "
+        "hard, as the seed's client; the options the kernel uses are recorded"))
+
+    @field_validator("nfs")
+    @classmethod
+    def _nfs_url(cls, url: str) -> str:
+        """Check that nfs is an export URL nfs://HOST/PATH (no port, query or spaces)."""
+        try:
+            return check_nfs_url(url, "nfs")
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_disk_with_nfs_mount(cls, data: Any) -> Any:
+        """With nfs-mount there is no scratch disk: ``scratch`` is null, and may not be given."""
+        if isinstance(data, dict) and data.get("scratch_via") == "nfs-mount":
+            for name in ("scratch", "disk_cache"):
+                if name in data:
+                    raise ValueError(f"{name}: scratch_via nfs-mount has no scratch disk (the "
+                                     "guest mounts the export on /var/tmp); remove it")
+            data = {**data, "scratch": None}
+        return data
+
+    @model_validator(mode="after")
+    def _scratch_via(self) -> VmEnv:
+        """Refuse a field the asked scratch_via does not use (a mistake, not a no-op)."""
+        given = self.model_fields_set
+        via = self.scratch_via
+        if via == "disk":
+            for name in ("nfs", "nfs_options"):
+                if name in given:
+                    raise ValueError(f"{name}: only used with scratch_via nfs-disk or "
+                                     f"nfs-mount (scratch_via is disk)")
+        elif via == "nfs-disk":
+            if not self.scratch:
+                raise ValueError("scratch: scratch_via nfs-disk needs a scratch disk size "
+                                 "(MiB): its image is made on the export")
+            if "nfs_options" in given:
+                raise ValueError("nfs_options: only used with scratch_via nfs-mount (QEMU's "
+                                 "NFS driver takes no mount options)")
+        elif not re.fullmatch(r"[A-Za-z0-9_.=-]+(,[A-Za-z0-9_.=-]+)*", self.nfs_options):
+            raise ValueError(f"nfs_options: {self.nfs_options!r} is not a list of mount "
+                             f"options like {NFS_MOUNT_OPTIONS!r}")
+        return self
 
 
 Environment = Annotated[NativeEnv | StaticEnv | DockerEnv | VmEnv, Field(discriminator="kind")]

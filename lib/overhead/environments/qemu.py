@@ -22,10 +22,11 @@ from dataclasses import dataclass
 
 from overhead.errors import InputError
 
-__all__ = ["ACCELS", "DISK_CACHES", "MARKER", "TUNINGS", "VmSpec", "boot_command",
-           "choose_accel", "facts_command", "mount_scratch_command", "parse_boot", "parse_facts",
-           "parse_pinning", "pin_command", "probe_command", "probe_succeeded", "stop_command",
-           "variant"]
+__all__ = ["ACCELS", "DISK_CACHES", "MARKER", "NFS_MOUNT_OPTIONS", "NFS_URL", "SCRATCH_VIA",
+           "TUNINGS", "VmSpec", "boot_command", "check_nfs_url", "choose_accel", "facts_command",
+           "guest_nfs_source", "mount_scratch_command", "nfs_image_url", "parse_boot",
+           "parse_facts", "parse_pinning", "pin_command", "probe_command", "probe_succeeded",
+           "scratch_fact", "stop_command", "variant"]
 
 #: The line ``/usr/local/sbin/overhead-probe`` (the probe's ``init=``) prints on the console.
 MARKER = "OVERHEAD-GUEST-UP"
@@ -47,6 +48,25 @@ SCRATCH_LABEL = "overhead-scratch"
 #: O_DIRECT asks for reaches the host's device, the paper's virtio block device) or
 #: ``writeback`` (QEMU's default: the host's page cache serves and absorbs the guest's I/O).
 DISK_CACHES = ("none", "writeback")
+#: Where the guest's /var/tmp lives: ``disk`` (the scratch disk, an image file in the VM's state
+#: folder on the host), ``nfs-disk`` (the same fresh ext4 scratch disk, its image file on an NFS
+#: export, opened by QEMU's own NFS client, libnfs, NFSv3: ``-drive file=nfs://...``), or
+#: ``nfs-mount`` (no scratch disk: the guest's kernel NFS client mounts the export there).
+SCRATCH_VIA = ("disk", "nfs-disk", "nfs-mount")
+#: The export ``scripts/hosts-up.sh`` serves (nfs-ganesha on 127.0.0.1, NFSv3 and v4, pseudo
+#: path /overhead, the folder data/hosts/nfs/export).
+NFS_URL = "nfs://127.0.0.1/overhead"
+#: The guest's NFS mount options by default (``nfs-mount``): NFSv4.0 over TCP, hard, as the
+#: seed's client (CentOS 6.5 defaults: vers=4, hard, timeo=600, retrans=2; no ``sync`` on the
+#: client, so writes are cached until fsync/close as usual; the server side is ganesha's
+#: honest COMMIT). timeo and retrans are left to the kernel (600 and 2 for TCP).
+NFS_MOUNT_OPTIONS = "vers=4.0,proto=tcp,hard"
+#: The address the guest reaches the host's loopback at (QEMU user-mode networking).
+GUEST_HOST_ADDRESS = "10.0.2.2"
+#: Where the guest mounts the export's root while it makes its own folder there.
+NFS_STAGING = "/run/overhead-nfs"
+_NFS_URL_RE = re.compile(r"nfs://([A-Za-z0-9][A-Za-z0-9.-]*)((?:/[A-Za-z0-9_.][A-Za-z0-9_.-]*)+)/?")
+_NFS_OPTIONS_RE = re.compile(r"[A-Za-z0-9_.=-]+(?:,[A-Za-z0-9_.=-]+)*")
 #: How the guest is networked, as the provenance records it: QEMU's user-mode network, a
 #: TCP/IP stack inside the QEMU process that forwards host ports (listening with a backlog of
 #: 1), not a bridge with virtio and vhost as in RC25482.
@@ -78,7 +98,19 @@ class VmSpec:
     scratch_mb : int, optional
         Size of the scratch disk in MiB (none without it: the guest writes to its root disk).
     disk_cache : {"none", "writeback"}
-        The scratch disk's host cache mode (see :data:`DISK_CACHES`).
+        The scratch disk's host cache mode (see :data:`DISK_CACHES`). With ``nfs-disk`` it is
+        QEMU's cache mode of the ``nfs://`` drive: QEMU's NFS driver has no host page cache
+        either way (cache.direct only forbids libnfs's own readahead and page cache, which are
+        not asked for); the guest's flushes become NFS COMMITs in both.
+    scratch_via : {"disk", "nfs-disk", "nfs-mount"}
+        Where the guest's /var/tmp lives (see :data:`SCRATCH_VIA`). ``nfs-disk`` needs
+        ``scratch_mb``; ``nfs-mount`` has no scratch disk (``scratch_mb`` must be None).
+    nfs : str, optional
+        The export, ``nfs://HOST/PATH`` as seen from the VM's host (``nfs-*`` only, ignored
+        with ``disk``; default :data:`NFS_URL`). The guest reaches a HOST of 127.0.0.1 or
+        localhost at 10.0.2.2.
+    nfs_options : str
+        The guest's mount options for ``nfs-mount`` (default :data:`NFS_MOUNT_OPTIONS`).
 
     Raises
     ------
@@ -94,6 +126,9 @@ class VmSpec:
     hugepages: bool = False
     scratch_mb: int | None = None
     disk_cache: str = "none"
+    scratch_via: str = "disk"
+    nfs: str | None = None
+    nfs_options: str = NFS_MOUNT_OPTIONS
 
     def __post_init__(self) -> None:
         """Check the fields (see the class's Raises section)."""
@@ -117,6 +152,58 @@ class VmSpec:
         if self.disk_cache not in DISK_CACHES:
             raise InputError(f"vm {self.name}: disk cache must be one of "
                              f"{', '.join(DISK_CACHES)}, not {self.disk_cache!r}")
+        if self.scratch_via not in SCRATCH_VIA:
+            raise InputError(f"vm {self.name}: scratch_via must be one of "
+                             f"{', '.join(SCRATCH_VIA)}, not {self.scratch_via!r}")
+        if self.scratch_via == "disk":
+            return   # nfs and nfs_options unused
+        if self.nfs is None:
+            object.__setattr__(self, "nfs", NFS_URL)
+        object.__setattr__(self, "nfs", check_nfs_url(self.nfs, f"vm {self.name}: nfs"))
+        if self.scratch_via == "nfs-disk" and not self.scratch_mb:
+            raise InputError(f"vm {self.name}: scratch_via nfs-disk needs a scratch disk size "
+                             "(scratch_mb): its image is made on the export")
+        if self.scratch_via == "nfs-mount":
+            if self.scratch_mb is not None:
+                raise InputError(f"vm {self.name}: scratch_via nfs-mount has no scratch disk "
+                                 f"(the guest mounts the export); scratch_mb must be None, not "
+                                 f"{self.scratch_mb!r}")
+            if not isinstance(self.nfs_options, str) or not _NFS_OPTIONS_RE.fullmatch(
+                    self.nfs_options):
+                raise InputError(f"vm {self.name}: nfs_options must be mount options like "
+                                 f"{NFS_MOUNT_OPTIONS!r} (letters, digits, '=', '.', '-', "
+                                 f"separated by ','), not {self.nfs_options!r}")
+
+
+def check_nfs_url(url: object, what: str = "nfs") -> str:
+    """Return an export URL ``nfs://HOST/PATH`` without a trailing slash, or raise.
+
+    HOST is a name or IPv4 address (no port: QEMU's NFS driver finds the server's ports
+    through its portmapper), PATH one or more folders of letters, digits, ``_``, ``.``, ``-``
+    (no spaces, commas or query: the URL goes into a QEMU ``-drive`` option and a mount
+    command). ``what`` names the field in the error.
+    """
+    m = _NFS_URL_RE.fullmatch(url) if isinstance(url, str) else None
+    if not m:
+        raise InputError(f"{what}: {url!r} is not an export URL nfs://HOST/PATH (for example "
+                         f"{NFS_URL}, what scripts/hosts-up.sh serves; no port, query or "
+                         "spaces)")
+    return f"nfs://{m[1]}{m[2]}"
+
+
+def nfs_image_url(spec: VmSpec) -> str:
+    """Return the ``nfs://`` URL of an ``nfs-disk`` VM's scratch image: ``<nfs>/<name>.scratch.raw``."""
+    return f"{spec.nfs}/{spec.name}.{SCRATCH}"
+
+
+def guest_nfs_source(spec: VmSpec) -> str:
+    """Return the export as the guest mounts it, ``HOST:/PATH`` (127.0.0.1 becomes 10.0.2.2)."""
+    m = _NFS_URL_RE.fullmatch(spec.nfs or "")
+    if not m:
+        raise InputError(f"vm {spec.name}: no nfs export URL (scratch_via {spec.scratch_via})")
+    host = GUEST_HOST_ADDRESS if m[1] in ("127.0.0.1", "localhost") or m[1].startswith(
+        "127.") else m[1]
+    return f"{host}:{m[2]}"
 
 
 def variant(spec: VmSpec, accel: str) -> str:
@@ -151,11 +238,19 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     It resolves ``image_dir`` (``current`` may be a symlink that moves later), creates
     ``state_dir`` and a fresh qcow2 overlay on ``disk.raw`` there, and starts QEMU daemonized
     with its pid in ``state_dir/qemu.pid`` and the serial console in ``state_dir/serial.log``.
-    It prints ``accel=``, ``disk_cache=``, ``hugepages=`` and ``pid=`` lines
+    It prints ``accel=``, ``disk_cache=``, ``hugepages=``, ``scratch=`` and ``pid=`` lines
     (:func:`parse_boot`) and exits non-zero when QEMU does not start. With
     ``spec.scratch_mb`` a fresh ext4 scratch disk (:data:`SCRATCH`, labelled
     :data:`SCRATCH_LABEL`) is made there and attached as a second virtio disk with the host
     cache mode ``spec.disk_cache``; :func:`mount_scratch_command` mounts it in the guest.
+
+    ``scratch_via: nfs-disk`` first checks that the export answers (``qemu-img info`` of its
+    root through QEMU's NFS driver), then copies that fresh ext4 to
+    :func:`nfs_image_url` on the export (emptied first, so nothing of an earlier image stays
+    in its holes) and attaches ``file=nfs://...``: QEMU's NFS client (libnfs, NFSv3) opens it,
+    the guest's writes become NFS WRITEs and its flushes NFS COMMITs. ``nfs-mount`` checks the
+    export the same way and attaches no scratch disk (the guest mounts the export). Without
+    an export the command exits non-zero with a message naming the URL.
 
     Parameters
     ----------
@@ -198,7 +293,12 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     qemu = shlex.join(words)
     files = (f'-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append {_q(APPEND)} '
              f'-drive file={state}/{OVERLAY},format=qcow2,if=virtio ')
-    if spec.scratch_mb:
+    nfs_disk = spec.scratch_via == "nfs-disk"
+    if spec.scratch_mb and nfs_disk:
+        # QEMU's NFS driver (block-nfs.so): no O_DIRECT and no aio=native on a network client
+        files += (f"-drive file={_q(nfs_image_url(spec))},format=raw,if=virtio,"
+                  f"cache={spec.disk_cache} ")
+    elif spec.scratch_mb:
         # cache=none opens the file O_DIRECT on the host; aio=native needs that
         aio = ",aio=native" if spec.disk_cache == "none" else ""
         files += (f"-drive file={state}/{SCRATCH},format=raw,if=virtio,"
@@ -213,12 +313,28 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
         f'qemu-img create -q -f qcow2 -F raw -b "$img/disk.raw" {state}/{OVERLAY} || exit 1',
         "hp=",
     ]
+    if spec.scratch_via != "disk":
+        # the export answers from this host (QEMU's NFS driver mounts it and reads its root):
+        # a missing server or export is said here, not as a guest that cannot mount
+        export = _q(f"{spec.nfs}/")
+        lines += [f"if ! err=$(qemu-img info -f raw {export} 2>&1 >/dev/null); then "
+                  f"echo \"qemu: scratch_via {spec.scratch_via}: no NFS export answers at "
+                  f"{spec.nfs} from this host ($err); scripts/hosts-up.sh serves "
+                  f"{NFS_URL} (nfs-ganesha on 127.0.0.1)\" >&2; exit 1; fi"]
     if spec.scratch_mb:
         # a fresh ext4 each boot, its inode tables and journal written now: lazy
         # initialisation would zero them in the guest's background during the benchmarks
         lines += [f"truncate -s {int(spec.scratch_mb)}M {state}/{SCRATCH} && "
                   f"mke2fs -q -F -t ext4 -L {SCRATCH_LABEL} -E lazy_itable_init=0,"
                   f"lazy_journal_init=0 {state}/{SCRATCH} || exit 1"]
+    if spec.scratch_mb and nfs_disk:
+        # onto the export: emptied first (convert writes only the image's non-zero blocks and
+        # an earlier image's data would stay in the holes), then the local copy goes
+        url = _q(nfs_image_url(spec))
+        lines += [f"qemu-img create -q -f raw {url} 0 && qemu-img convert -f raw -O raw "
+                  f"{state}/{SCRATCH} {url} && rm -f {state}/{SCRATCH} || "
+                  f"{{ echo \"qemu: could not write the scratch image to {nfs_image_url(spec)}\" "
+                  ">&2; exit 1; }"]
     if spec.hugepages:
         # huge pages only when enough are free: pages = memory / page size
         lines += [
@@ -231,6 +347,7 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     lines += [
         f"echo accel={accel}",
         f"echo disk_cache={spec.disk_cache if spec.scratch_mb else 'none-no-scratch'}",
+        f"echo scratch={_scratch_word(spec, state_dir)}",
         'if [ -n "$hp" ]; then echo hugepages=yes; else echo hugepages=no; fi',
         f"{qemu} {files} $hp || exit 1",
         f'echo "pid=$(cat {state}/{PIDFILE})"',
@@ -238,18 +355,76 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     return _script(lines)
 
 
-def mount_scratch_command(where: str = "/var/tmp") -> str:
-    """Return the guest command mounting the scratch disk (by its label) on ``where``.
+def _scratch_word(spec: VmSpec, state_dir: str) -> str:
+    """Return the ``scratch=`` value of a boot: the scratch image's path or URL, or what stands in."""
+    if spec.scratch_via == "nfs-mount":
+        return f"nfs-mount:{guest_nfs_source(spec)}/{spec.name}"
+    if not spec.scratch_mb:
+        return "none"
+    return nfs_image_url(spec) if spec.scratch_via == "nfs-disk" else f"{state_dir}/{SCRATCH}"
 
-    Runs once the guest answers, before anything writes there; prints the mount's source and
-    file system (``findmnt``) and exits non-zero when the disk is missing.
+
+def mount_scratch_command(where: str = "/var/tmp", *, spec: VmSpec | None = None) -> str:
+    """Return the guest command mounting the scratch space on ``where``.
+
+    Runs once the guest answers, before anything writes there. The scratch disk (``disk`` and
+    ``nfs-disk``, or no ``spec``) is mounted by its label; the command prints the mount's
+    source and file system (``findmnt``: ``/dev/vdb ext4``) and exits non-zero when the disk
+    is missing.
+
+    With ``spec.scratch_via == "nfs-mount"`` the guest's kernel NFS client mounts the export
+    (:func:`guest_nfs_source`) with ``spec.nfs_options``: first its root on
+    :data:`NFS_STAGING`, where the folder ``<spec.name>`` is made afresh (what an earlier boot
+    left there is removed, as a new scratch disk is empty), then that folder on ``where``. It
+    prints source, file system and the options the kernel actually uses
+    (``10.0.2.2:/overhead/vm nfs4 rw,relatime,vers=4.0,...``) for :func:`scratch_fact`.
     """
-    return _script([f"mount -o noatime -L {SCRATCH_LABEL} {_q(where)} || exit 1",
-                    f"findmnt -n -o SOURCE,FSTYPE {_q(where)}"])
+    if spec is None or spec.scratch_via != "nfs-mount":
+        return _script([f"mount -o noatime -L {SCRATCH_LABEL} {_q(where)} || exit 1",
+                        f"findmnt -n -o SOURCE,FSTYPE {_q(where)}"])
+    source = guest_nfs_source(spec)
+    opts = _q(spec.nfs_options)
+    stage = NFS_STAGING
+    return _script([
+        f"mkdir -p {stage} && mount -t nfs -o {opts} {_q(source)} {stage} || "
+        f"{{ echo 'guest: mount -t nfs -o {spec.nfs_options} {source} failed' >&2; exit 1; }}",
+        f"rm -rf {stage}/{_q(spec.name)} && mkdir {stage}/{_q(spec.name)}; s=$?",
+        f"umount {stage}; [ $s = 0 ] || exit 1",
+        f"mount -t nfs -o {opts} {_q(f'{source}/{spec.name}')} {_q(where)} || exit 1",
+        f"findmnt -n -o SOURCE,FSTYPE,OPTIONS {_q(where)}",
+    ])
+
+
+def scratch_fact(spec: VmSpec, mounted: str = "") -> str:
+    """Return the ``vm_scratch_disk`` provenance: where the guest's /var/tmp is, and how.
+
+    ``mounted`` is :func:`mount_scratch_command`'s output. Examples::
+
+        /dev/vdb ext4 on /var/tmp, 3072 MiB virtio, host cache=none
+        /dev/vdb ext4 on /var/tmp, 1024 MiB virtio, image nfs://127.0.0.1/overhead/vm.scratch.raw
+            through QEMU's NFS driver (libnfs, NFSv3), host cache=none
+        10.0.2.2:/overhead/vm nfs4 on /var/tmp, the guest's kernel NFS client, export
+            nfs://127.0.0.1/overhead, options rw,relatime,vers=4.0,...,hard,proto=tcp,...
+    """
+    words = mounted.split()
+    if spec.scratch_via == "nfs-mount":
+        if len(words) != 3 or ":/" not in words[0] or not words[1].startswith("nfs"):
+            raise InputError(f"vm {spec.name}: no 'SOURCE FSTYPE OPTIONS' line in the NFS "
+                             f"mount's output: {mounted.strip()!r}")
+        return (f"{words[0]} {words[1]} on /var/tmp, the guest's kernel NFS client, export "
+                f"{spec.nfs}, options {words[2]}")
+    if not spec.scratch_mb:
+        return "root disk (no scratch disk)"
+    device = " ".join(words[:2]) or "scratch disk"
+    if spec.scratch_via == "nfs-disk":
+        return (f"{device} on /var/tmp, {spec.scratch_mb} MiB virtio, image "
+                f"{nfs_image_url(spec)} through QEMU's NFS driver (libnfs, NFSv3), "
+                f"host cache={spec.disk_cache}")
+    return f"{device} on /var/tmp, {spec.scratch_mb} MiB virtio, host cache={spec.disk_cache}"
 
 
 def parse_boot(text: str) -> dict[str, str]:
-    """Parse the ``accel=``, ``disk_cache=``, ``hugepages=`` and ``pid=`` lines of a boot."""
+    """Parse the ``accel=``, ``disk_cache=``, ``hugepages=``, ``scratch=`` and ``pid=`` lines."""
     return _name_values(text)
 
 
