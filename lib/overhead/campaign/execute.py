@@ -715,7 +715,8 @@ class _VmEnv(_Env):
             list(range(s.vcpus)) if s.tuning == "tuned" else None)
         return qemu.VmSpec(name=f"overhead-{self.run.campaign.name}-{self.name}", vcpus=s.vcpus,
                            memory_mb=s.memory, tuning=s.tuning, pinning=pinning,
-                           hugepages=s.hugepages, scratch_mb=s.scratch, disk_cache=s.disk_cache)
+                           hugepages=s.hugepages, scratch_mb=s.scratch, disk_cache=s.disk_cache,
+                           scratch_via=s.scratch_via, nfs=s.nfs, nfs_options=s.nfs_options)
 
     def start(self) -> None:
         """Probe the accelerator, boot the guest, wait for its SSH, copy the runners."""
@@ -744,12 +745,12 @@ class _VmEnv(_Env):
         booted = qemu.parse_boot(out)
         self.guest = self._wait_for_guest()
         scratch = "root disk (no scratch disk)"
-        if s.scratch:
-            status, out, err = _exec(self.guest, qemu.mount_scratch_command(), 60)
+        if s.scratch or s.scratch_via == "nfs-mount":
+            status, out, err = _exec(self.guest, qemu.mount_scratch_command(spec=spec), 120)
             if status != 0:
-                raise TrialFailed("the guest did not mount its scratch disk", _tail(out + err))
-            scratch = (f"{out.strip()} on /var/tmp, {s.scratch} MiB virtio, "
-                       f"host cache={s.disk_cache}")
+                raise TrialFailed(f"the guest did not mount its scratch space ({s.scratch_via})",
+                                  _tail(out + err))
+            scratch = qemu.scratch_fact(spec, out)
         pinned = "none"
         if spec.pinning:
             status, out, err = _exec(conn, qemu.pin_command(self.state, spec.pinning), 60)
