@@ -333,7 +333,9 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
     import pandas as pd
 
     items = items or list(dict.fromkeys(table["item"]))
-    fig, axes = plt.subplots(2, len(items), figsize=(max(4.2, 3.1 * len(items)), 6.4),
+    bars = max(len(table[table["item"] == i]) for i in items)
+    fig, axes = plt.subplots(2, len(items), figsize=(max(4.2, max(3.1, 0.45 * bars) * len(items)),
+                                                    6.4 + (1.8 if bars > 4 else 0.0)),
                              squeeze=False, gridspec_kw={"height_ratios": [3, 2]})
     for k, item in enumerate(items):
         rows = table[table["item"] == item].reset_index(drop=True)
@@ -353,8 +355,11 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
                         label=reference_label)
         ax.set_title(textwrap.fill(item, 26), fontsize=9)
         ax.set_ylabel(rows["unit"].iloc[0])
-        ticks = [f"{e}\nn={n}" for e, n in zip(rows["environment"], rows["n"], strict=True)]
-        ax.set_xticks(range(len(rows)), ticks, fontsize=7, rotation=30, ha="right")
+        many = len(rows) > 4  # long labels side by side: one line each, upright
+        ticks = [f"{e} (n={n})" if many else f"{e}\nn={n}"
+                 for e, n in zip(rows["environment"], rows["n"], strict=True)]
+        ax.set_xticks(range(len(rows)), ticks, fontsize=7, rotation=90 if many else 30,
+                      ha="center" if many else "right")
         bx.axhline(0, color="black", linewidth=0.8)
         bx.set_xticks(range(len(rows)), [""] * len(rows))
         bx.set_xlim(ax.get_xlim())

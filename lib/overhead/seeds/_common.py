@@ -72,21 +72,17 @@ def _unique_labels(res: results.Results) -> None:
     """Give each campaign environment a label of its own, in place.
 
     Two environments of one kind (the VM with cache=none and with writeback) get the same
-    display label from their kind; here the campaign's environment name is added to the
-    second and later ones ("QEMU TCG (vm-writeback)"), so that no two are pooled.
+    display label from their kind; each of them then gets its campaign name added
+    ("QEMU TCG untuned (vm-writeback)"), so that no two are pooled and none is mistaken for
+    the other.
     """
     rows = res.rows
     if rows.empty:
         return
     pairs = rows[["env_name", "label"]].drop_duplicates()
-    order = list(dict.fromkeys(res.trials["env_name"]))
-    pairs = pairs.assign(_k=[order.index(e) if e in order else len(order) for e in pairs["env_name"]])
-    new: dict[str, str] = {}
-    for label, g in pairs.sort_values("_k").groupby("label", sort=False):
-        envs = list(g["env_name"])
-        new[envs[0]] = label
-        for env in envs[1:]:
-            new[env] = f"{label} ({env})"
+    shared = pairs["label"].duplicated(keep=False)
+    new = {e: (f"{lab} ({e})" if dup else lab)
+           for e, lab, dup in zip(pairs["env_name"], pairs["label"], shared, strict=True)}
     rows["label"] = rows["env_name"].map(new).astype(object)
 
 
