@@ -63,7 +63,8 @@ def _seed_metric(method: str) -> str:
 def methods(study: Study) -> pd.DataFrame:
     """ops/s of every sync method (one 8 KiB write) per environment, vs native, seed beside."""
     parts = [results.compare(_rates(study, m), f"one 8kB write, {m}", "ops/s",
-                             baseline=_common.BASELINE).assign(method=m) for m in METHODS]
+                             baseline=_common.BASELINE).assign(method=m, metric_key=_seed_metric(m))
+             for m in METHODS]
     out = _common.concat(parts)
     if out.empty:
         return out
