@@ -285,6 +285,7 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
         and Markdown into ``figures/sysbench_suite/``, and the matplotlib figures drawn.
     """
     study = open_study(campaign, **kwargs)
+    study.notes.extend(NOT_POSSIBLE)
     tab = table(study)
     fs = file_systems(study)
     cov = coverage(tab, study)
@@ -345,3 +346,12 @@ NOTES = {
     "coverage": "n = 0 means no measured counterpart (the environment cannot run the tool, e.g. "
                 "hdparm in a container).",
 }
+#: What the seed measured that has no counterpart here, and why (the report says it).
+NOT_POSSIBLE = (
+    "The seed's aufs rows (fileio on aufs with and without copy-up) have no counterpart: aufs "
+    "is not in this kernel (Docker uses overlay2 here).",
+    "The seed's 'vbox on lvm' and 'vbox on vdi' rows (VirtualBox disks on an LVM volume and on "
+    "a VDI file) have no counterpart: the VM here has one kind of disk, a raw file on the host.",
+    "This machine's own disk cannot be opened for hdparm (a devices cgroup): native and VM "
+    "hdparm read a loop device over a file instead (see that section).",
+)
