@@ -33,7 +33,7 @@ from overhead.environments import (  # noqa: E402  (re-exported: figures use the
 __all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
            "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
            "save", "save_html", "significance_markers", "theme", "comparison_bars", "embed_png",
-           "plotly_bars"]
+           "plotly_bars", "plain_log", "plain_numbers"]
 
 
 def theme() -> None:
@@ -418,3 +418,24 @@ def embed_png(path: str | os.PathLike[str]) -> str:
     path = Path(path)
     return (f'<img alt="{html.escape(path.stem)}" style="max-width:100%" '
             f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}">')
+
+
+def plain_log(axis) -> None:
+    """Put a matplotlib axis on a log scale labelled in plain numbers (1, 10, 100).
+
+    Matplotlib's log axes write 2x10^0 and label minor ticks too, which overprint each other
+    over narrow ranges; here 1, 2 and 5 of each decade are labelled.
+    """
+    from matplotlib.ticker import LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(plain_numbers())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def plain_numbers():
+    """Return a tick formatter writing plain numbers (0.5, 2, 1,000,000), never 2x10^0 or 1e+06."""
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 and float(v).is_integer()
+                         else f"{v:g}")

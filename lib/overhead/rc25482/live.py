@@ -653,27 +653,6 @@ def plot_bars(table: pd.DataFrame, title: str, *, items: list[str] | None = None
                                  reference="authors_pct_vs_native", reference_label="authors")
 
 
-def _plain_log(axis) -> None:
-    """Put a matplotlib axis on a log scale labelled in plain numbers (1, 10, 100).
-
-    Matplotlib's log axes write 2x10^0 and label minor ticks too, which overprint each other
-    over narrow ranges; here 1, 2 and 5 of each decade are labelled.
-    """
-    from matplotlib.ticker import LogLocator, NullFormatter
-
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(_plain_numbers())
-    axis.set_minor_formatter(NullFormatter())
-
-
-def _plain_numbers():
-    """Return a tick formatter writing plain numbers (0.5, 2, 1,000,000), never 2x10^0 or 1e+06."""
-    from matplotlib.ticker import FuncFormatter
-
-    return FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 and float(v).is_integer()
-                         else f"{v:g}")
-
-
 def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = True):
     """Draw per item the live curves (mean, 95% CI) over the swept parameter.
 
@@ -715,7 +694,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             # ticks at the measured levels, written as plain numbers (a log axis would write
             # 2x10^0 and let the minor labels of 3 and 4 overprint each other)
             a.xaxis.set_major_locator(FixedLocator(levels))
-            a.xaxis.set_major_formatter(_plain_numbers())
+            a.xaxis.set_major_formatter(plots.plain_numbers())
             a.xaxis.set_minor_locator(NullLocator())
             a.set_xlabel(xlabel)
         bx.axhline(0, color="black", linewidth=0.8)
@@ -725,7 +704,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
         if len(means) and means.max() / means.min() > 20:
             # an emulated VM 20x or more away would flatten every other curve into a line
             ax.set_yscale("log", nonpositive="clip")
-            _plain_log(ax.yaxis)
+            plots.plain_log(ax.yaxis)
             ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
         ax.set_title(textwrap.fill(item, 40), fontsize=10)
         ax.legend(fontsize=7)
@@ -761,8 +740,8 @@ def plot_throughput_latency(fig10: pd.DataFrame, fig12: pd.DataFrame, title: str
         # (an interval's lower end at or below zero is clipped)
         ax.set_xscale("log", nonpositive="clip")
         ax.set_yscale("log", nonpositive="clip")
-        _plain_log(ax.xaxis)
-        _plain_log(ax.yaxis)
+        plots.plain_log(ax.xaxis)
+        plots.plain_log(ax.yaxis)
         ax.set_xlabel(f"mean latency ({rows['unit_lat'].iloc[0]}, log scale)")
         ax.set_ylabel(f"throughput ({rows['unit_tps'].iloc[0]}, log scale)")
         ax.set_title(item, fontsize=10)

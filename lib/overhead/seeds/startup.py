@@ -191,6 +191,7 @@ def draw_ecdf(study: Study) -> dict:
             pfig.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="hv",
                                       name=f"{case.name} (n={v.size})"))
         ax.set_xscale("log")
+        plots.plain_log(ax.xaxis)
         ax.set_xlabel("wall time per run (ms, log scale)")
         ax.set_ylabel("fraction of runs")
         ax.legend(fontsize=7, loc="lower right")
@@ -232,6 +233,7 @@ def draw_medians(study: Study, tab: pd.DataFrame):
     ax.set_yticks(y, t["case"], fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    plots.plain_log(ax.xaxis)
     ax.set_xlabel("ms (log scale)")
     ax.legend(fontsize=8)
     ax.set_title(f"Start-up costs: medians here, the seed's means beside ({study.res.name})",
