@@ -420,15 +420,16 @@ def embed_png(path: str | os.PathLike[str]) -> str:
             f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}">')
 
 
-def plain_log(axis) -> None:
+def plain_log(axis, subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> None:
     """Put a matplotlib axis on a log scale labelled in plain numbers (1, 10, 100).
 
     Matplotlib's log axes write 2x10^0 and label minor ticks too, which overprint each other
-    over narrow ranges; here 1, 2 and 5 of each decade are labelled.
+    over narrow ranges; here 1, 2 and 5 of each decade are labelled (``subs``; (1.0,) labels
+    the decades only, for axes spanning many of them).
     """
     from matplotlib.ticker import LogLocator, NullFormatter
 
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(plain_numbers())
     axis.set_minor_formatter(NullFormatter())
 

@@ -233,7 +233,7 @@ def draw_medians(study: Study, tab: pd.DataFrame):
     ax.set_yticks(y, t["case"], fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    plots.plain_log(ax.xaxis)
+    plots.plain_log(ax.xaxis, subs=(1.0,))  # 0.1 ms to 10 s: decades only
     ax.set_xlabel("ms (log scale)")
     ax.legend(fontsize=8)
     ax.set_title(f"Start-up costs: medians here, the seed's means beside ({study.res.name})",
