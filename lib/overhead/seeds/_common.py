@@ -211,8 +211,10 @@ def display(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
         return "-" if pd.isna(v) else f"{v:.4g}"
 
     out = pd.DataFrame({"item": table["item"], "environment": table["environment"]})
-    if "x" in table and table["x"].astype(str).ne("").any():
-        out[table["x_name"].iloc[0] or "x"] = table["x"]
+    # a table read back from CSV has NaN where x was "" (no swept parameter)
+    if "x" in table and table["x"].fillna("").astype(str).ne("").any():
+        name = table["x_name"].iloc[0]
+        out[name if isinstance(name, str) and name else "x"] = table["x"]
     for c in extra:
         out[c] = table[c]
     out["n"] = table["n"]
