@@ -37,7 +37,7 @@ with pd.option_context("display.max_rows", 200, "display.max_colwidth", 60):
     display(_common.display(tables["metrics"]))
 
 # %%
-for stem in ("cpu", "memory", "threads-mutex", "fileio", "hdparm", "nginx"):
+for stem in sysbench_suite.FIGURES:
     if stem in figs:
         display(figs[stem])
 

@@ -135,7 +135,8 @@ def test_sysbench_suite_every_seed_metric_has_a_measured_counterpart(sysbench):
     fs = pd.read_csv(out / "filesystems.csv")
     assert set(fs["environment"]) == {"ext4", "xfs", "btrfs"}
     assert _published_matches(fs, "sysbench_suite") >= 12
-    _outputs(out, ["cpu", "memory", "threads-mutex", "fileio", "hdparm", "nginx", "filesystems"])
+    _outputs(out, ["cpu", "memory-seq", "memory-rnd", "threads-mutex", "fileio", "hdparm", "nginx",
+                   "filesystems"])
 
 
 def test_fsync_every_environment_and_the_decomposition(fsync):

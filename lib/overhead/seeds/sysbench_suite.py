@@ -255,21 +255,52 @@ def coverage(tab: pd.DataFrame, study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def draw(study: Study, tab: pd.DataFrame, fs: pd.DataFrame) -> dict:
-    """Write the figures: one per seed section (bars, vs native), and the file systems."""
-    figs = {}
-    sections = {"cpu": "cpu", "memory": "memory", "threads-mutex": ("threads", "mutex"),
-                "fileio": "fileio", "hdparm": "hdparm", "nginx": "nginx"}
+#: The figures, one per seed section: stem -> (title, the items' benchmarks, item prefix).
+FIGURES = {
+    "cpu": ("CPU (sysbench cpu)", ("cpu",), ""),
+    "memory-seq": ("Memory, sequential (sysbench memory)", ("memory",), "memory seq"),
+    "memory-rnd": ("Memory, random (sysbench memory)", ("memory",), "memory rnd"),
+    "threads-mutex": ("Threads and mutex", ("threads", "mutex"), ""),
+    "fileio": ("File I/O (fileio rndrw)", ("fileio",), ""),
+    "hdparm": ("Raw device reads (hdparm -tT)", ("hdparm",), ""),
+    "nginx": ("nginx serving a static file to ab", ("nginx",), ""),
+}
+
+
+def _section(tab: pd.DataFrame, benches: tuple, prefix: str) -> pd.DataFrame:
+    """Return the rows of one figure's items."""
+    if tab.empty:
+        return tab
     bench_of = {m.item: m.benchmark for m in METRICS}
-    for stem, benches in sections.items():
-        benches = (benches,) if isinstance(benches, str) else benches
-        sel = tab[tab["item"].map(bench_of).isin(benches)] if not tab.empty else tab
+    sel = tab[tab["item"].map(bench_of).isin(benches)]
+    return sel[sel["item"].str.startswith(prefix)] if prefix else sel
+
+
+def _nonzero(sel: pd.DataFrame) -> pd.DataFrame:
+    """Leave out the items whose every mean is 0 (nothing to draw)."""
+    if sel.empty:
+        return sel
+    shown = sel.groupby("item")["mean"].transform(lambda m: (m.fillna(0) != 0).any())
+    return sel[shown.astype(bool)]
+
+
+def draw(study: Study, tab: pd.DataFrame, fs: pd.DataFrame) -> dict:
+    """Write the figures: one per seed section (bars, vs native), and the file systems.
+
+    A panel whose every mean is 0 (a latency under sysbench's 0.01 ms resolution) is left out
+    of the figure; the table keeps it.
+    """
+    figs = {}
+    for stem, (title, benches, prefix) in FIGURES.items():
+        sel = _section(tab, benches, prefix)
         if sel.empty:
             continue
-        figs[stem] = _common.save_bars(study, stem, sel, f"sysbench suite: {stem} ({study.res.name})")
-    if not fs.empty:
+        sel = _nonzero(sel)
+        if not sel.empty:
+            figs[stem] = _common.save_bars(study, stem, sel, f"{title} ({study.res.name})")
+    if not _nonzero(fs).empty:
         figs["filesystems"] = _common.save_bars(
-            study, "filesystems", fs,
+            study, "filesystems", _nonzero(fs),
             f"fileio rndrw on ext4, xfs, btrfs (loop devices, native; {study.res.name})",
             baseline="ext4")
     return figs
@@ -293,15 +324,11 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
     for stem, frame in tables.items():
         _common.write_table(study, stem, frame)
     figs = draw(study, tab, fs)
-    bench_of = {m.item: m.benchmark for m in METRICS}
     sections = []
-    for stem, title in (("cpu", "CPU (sysbench cpu)"), ("memory", "Memory (sysbench memory)"),
-                        ("threads-mutex", "Threads and mutex"), ("fileio", "File I/O (fileio rndrw)"),
-                        ("hdparm", "Raw device reads (hdparm -tT)"),
-                        ("nginx", "nginx serving a static file to ab")):
-        benches = ("threads", "mutex") if stem == "threads-mutex" else (stem,)
-        sel = tab[tab["item"].map(bench_of).isin(benches)] if not tab.empty else tab
-        sections.append((title, NOTES.get(stem, ""), stem if stem in figs else None, sel))
+    for stem, (title, benches, prefix) in FIGURES.items():
+        note = NOTES.get(stem.split("-")[0] if stem.startswith("memory") else stem, "")
+        sections.append((title, note, stem if stem in figs else None,
+                         _section(tab, benches, prefix)))
     sections.append(("fileio on ext4, xfs and btrfs (native, loop devices)", NOTES["filesystems"],
                      "filesystems" if "filesystems" in figs else None, fs))
     sections.append(("Coverage: every seed metric and its measured counterparts", NOTES["coverage"],
