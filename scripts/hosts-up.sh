@@ -26,9 +26,9 @@ tag=overhead/bench
 alias=overhead-local-vm
 
 say() { printf 'hosts-up: %s\n' "$*"; }
+# shellcheck source=scripts/hostlib.sh
+. scripts/hostlib.sh
 die() { printf 'hosts-up: %s\n' "$*" >&2; exit 1; }
-now() { date +%s%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }'; }
 alive() { # alive PIDFILE COMM: the pidfile names a live (not zombie) process called COMM
   [ -s "$1" ] || return 1
   _pid=$(cat "$1")

@@ -39,11 +39,9 @@ PSEUDO=/overhead
 RPC_SOCK=/run/rpcbind.sock
 
 say() { printf '%s: %s\n' "$prog" "$*"; }
+# shellcheck source=scripts/hostlib.sh
+. scripts/hostlib.sh
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-now() { date +%s%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }'; }
-# running PID: the process exists and is not a zombie (PID 1 here may reap late or never)
-running() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'; }
 alive() { # alive PIDFILE COMM: the pidfile names a live process called COMM
   [ -s "$1" ] || return 1
   _pid=$(cat "$1")
@@ -52,26 +50,6 @@ alive() { # alive PIDFILE COMM: the pidfile names a live process called COMM
 # an RPC program answers its NULL call on 127.0.0.1 over TCP (rpcinfo asks the portmapper)
 answers() { timeout 10 rpcinfo -T tcp 127.0.0.1 "$1" "$2" >/dev/null 2>&1; }
 
-# stop NAME PIDFILE COMM SECONDS: TERM the process the pidfile names (if it is still COMM),
-# wait up to SECONDS, then KILL
-stop() {
-  if [ ! -s "$2" ]; then say "$1: not started by hosts-up"; return 0; fi
-  pid=$(cat "$2")
-  if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$3" ] || ! running "$pid"; then
-    say "$1: pid $pid no longer running"; rm -f "$2"; return 0
-  fi
-  t=$(now)
-  kill "$pid" 2>/dev/null || true
-  n=0
-  while running "$pid" && [ $n -lt $(($4 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
-  if running "$pid"; then
-    say "$1: pid $pid still there after $4 s, killing it"
-    kill -9 "$pid" 2>/dev/null || true
-    n=0; while running "$pid" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-  fi
-  rm -f "$2"
-  say "$1: stopped pid $pid in $(since "$t")"
-}
 
 [ "$(id -u)" = 0 ] || die "nfs: must run as root (rpcbind takes port 111)"
 mkdir -p "$N"
