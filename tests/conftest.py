@@ -85,6 +85,15 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+def value(df, metric: str, **where) -> float:
+    """The single value of ``metric`` among rows matching ``where`` (p_ columns)."""
+    sel = df[df.metric == metric]
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    assert len(sel) == 1, (metric, where, len(sel))
+    return float(sel.value.iloc[0])
+
+
 def free_ports(n: int) -> list[int]:
     """n distinct free TCP ports on loopback, for servers a live tool test starts itself.
 

@@ -351,13 +351,7 @@ def test_boot_the_guest_for_real(hosts, tmp_path):
     pid = int(qemu.parse_boot(boot.stdout)["pid"])
     try:
         assert qemu.parse_boot(boot.stdout)["accel"] == accel
-        while not _ssh_banner(port):
-            assert Path(f"/proc/{pid}").exists(), (state / "serial.log").read_text()[-3000:]
-            assert time.monotonic() - t0 < BOOT_DEADLINE, \
-                f"guest SSH silent after {BOOT_DEADLINE:.0f} s:\n" \
-                f"{(state / 'serial.log').read_text()[-3000:]}"
-            time.sleep(1)
-        up_s = time.monotonic() - t0
+        up_s = _wait_for_ssh(port, pid, state, t0)
         # the guest's fixed host key, known as overhead-local-vm: anything else is rejected
         known = paramiko.HostKeys(str(hosts / "ssh" / "known_hosts"))
         guest_key = known.lookup("overhead-local-vm")["ssh-ed25519"]
@@ -396,6 +390,18 @@ def test_boot_the_guest_for_real(hosts, tmp_path):
         stop = sh(qemu.stop_command(str(state)), timeout=60)
     assert stop.returncode == 0 and stop.stdout.strip() == f"stopped pid {pid}"
     assert not _qemu_alive(pid)
+
+
+def _wait_for_ssh(port: int, pid: int, state: Path, t0: float) -> float:
+    """Wait for the guest QEMU ``pid`` runs to answer SSH on ``port``; seconds since ``t0``.
+    Fails, with the tail of its serial log, if QEMU ends or BOOT_DEADLINE passes first."""
+    while not _ssh_banner(port):
+        assert _qemu_alive(pid), (state / "serial.log").read_text()[-3000:]
+        assert time.monotonic() - t0 < BOOT_DEADLINE, \
+            f"guest SSH silent after {BOOT_DEADLINE:.0f} s:\n" \
+            f"{(state / 'serial.log').read_text()[-3000:]}"
+        time.sleep(1)
+    return time.monotonic() - t0
 
 
 def _qemu_alive(pid: int) -> bool:
@@ -577,13 +583,7 @@ def _guest(hosts: Path, spec: qemu.VmSpec, port: int, state: Path, accel: str):
     client = paramiko.SSHClient()
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-        while not _ssh_banner(port):
-            assert _qemu_alive(pid), (state / "serial.log").read_text()[-3000:]
-            assert time.monotonic() - t0 < BOOT_DEADLINE, \
-                f"guest SSH silent after {BOOT_DEADLINE:.0f} s:\n" \
-                f"{(state / 'serial.log').read_text()[-3000:]}"
-            time.sleep(1)
-        up_s = time.monotonic() - t0
+        up_s = _wait_for_ssh(port, pid, state, t0)
         known = paramiko.HostKeys(str(hosts / "ssh" / "known_hosts"))
         client.set_missing_host_key_policy(paramiko.RejectPolicy())
         client.get_host_keys().add(f"[127.0.0.1]:{port}", "ssh-ed25519",

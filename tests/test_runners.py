@@ -16,7 +16,15 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import free_port, free_ports, netserver, nuttcp_server, redis_server, stop_process
+from conftest import (
+    free_port,
+    free_ports,
+    netserver,
+    nuttcp_server,
+    redis_server,
+    stop_process,
+    value,
+)
 from typer.testing import CliRunner
 
 from overhead import runners
@@ -39,15 +47,6 @@ def finished(name: str, outdir: Path, **params) -> runners.Trial:
     assert trial.ok and trial.meta["runner"] == name
     validate(trial.measurements)
     return trial
-
-
-def value(df, metric: str, **where) -> float:
-    """The single value of ``metric`` among rows matching ``where`` (p_ columns)."""
-    sel = df[df.metric == metric]
-    for k, v in where.items():
-        sel = sel[sel[k] == v]
-    assert len(sel) == 1, (metric, where, len(sel))
-    return float(sel.value.iloc[0])
 
 
 def needs(*tools: str):

@@ -27,6 +27,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import value
 
 from overhead import runners
 from overhead.schema import validate
@@ -77,15 +78,6 @@ def refused(name: str, outdir: Path, message: str, **params) -> str:
     assert message in proc.stderr, proc.stderr
     assert not outdir.exists() and not list(outdir.parent.glob(outdir.name + ".partial.*"))
     return proc.stderr
-
-
-def value(df, metric: str, **where) -> float:
-    """The single value of ``metric`` among the rows matching ``where``."""
-    sel = df[df.metric == metric]
-    for k, v in where.items():
-        sel = sel[sel[k] == v]
-    assert len(sel) == 1, (metric, where, len(sel))
-    return float(sel.value.iloc[0])
 
 
 def field(text: str, pattern: str) -> float:
