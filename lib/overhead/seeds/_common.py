@@ -113,6 +113,11 @@ def open_study(study: str, campaign: str | os.PathLike[str], *,
     return Study(study, res, reference.published(study))
 
 
+def has_published(pub: pd.DataFrame, metric: str, env: str | None) -> bool:
+    """Whether the published values have a row of ``metric`` for ``env`` (None: no)."""
+    return env is not None and bool(((pub["metric"] == metric) & (pub["env"] == env)).any())
+
+
 def published_row(pub: pd.DataFrame, metric: str, env: str, item: str | None = None) -> pd.Series:
     """Return the one published row of (item, metric, env), naming what is missing if none.
 

@@ -71,8 +71,8 @@ def methods(study: Study) -> pd.DataFrame:
     out = _common.with_env_names(out, study)
     pub = study.published
 
-    def has(metric: str, env: str) -> bool:
-        return bool(((pub["metric"] == metric) & (pub["env"] == env)).any())
+    def has(metric: str, env: str | None) -> bool:
+        return _common.has_published(pub, metric, env)
 
     def key(row: pd.Series):
         env = SEED_ENV.get(row["env_name"])

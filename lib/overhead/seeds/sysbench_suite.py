@@ -18,6 +18,7 @@ which 1.0 spells ``--events=10000 --time=0`` (the profile's counts are said ther
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 
@@ -170,8 +171,8 @@ def table(study: Study) -> pd.DataFrame:
         return out
     pub = study.published
 
-    def has(metric: str, env: str) -> bool:
-        return bool(((pub["metric"] == metric) & (pub["env"] == env)).any())
+    def has(metric: str, env: str | None) -> bool:
+        return _common.has_published(pub, metric, env)
 
     def physical(metric: str) -> str:
         # the seed's fileio ran on each of the physical host's file systems; its root (and
@@ -203,8 +204,7 @@ def file_systems(study: Study) -> pd.DataFrame:
     for m in METRICS:
         if m.benchmark != "fileio":
             continue
-        rows = _per_run(study, Metric(m.item, "fileio-fs", m.metric, m.unit, m.scale,
-                                      m.seed_metric, m.where))
+        rows = _per_run(study, dataclasses.replace(m, benchmark="fileio-fs"))
         if rows.empty:
             continue
         if "p_fs" not in rows:  # a sum keeps only run_id and label: look the file system up
@@ -219,8 +219,8 @@ def file_systems(study: Study) -> pd.DataFrame:
         return out
     pub = study.published
 
-    def has(metric: str, env: str) -> bool:
-        return bool(((pub["metric"] == metric) & (pub["env"] == env)).any())
+    def has(metric: str, env: str | None) -> bool:
+        return _common.has_published(pub, metric, env)
 
     def key(row: pd.Series):
         env = f"physical {row['environment']}"
@@ -247,8 +247,7 @@ def coverage(tab: pd.DataFrame, study: Study) -> pd.DataFrame:
         for env_name, env in envs:
             got = tab[(tab["metric_key"] == m.seed_metric) & (tab["env_name"] == env_name)]
             seed = SEED_ENV.get(env_name)
-            seed_has = bool(((study.published["metric"] == m.seed_metric)
-                             & (study.published["env"] == seed)).any()) if seed else False
+            seed_has = _common.has_published(study.published, m.seed_metric, seed)
             rows.append({"seed metric": m.seed_metric, "env_name": env_name, "environment": env,
                          "n": int(got["n"].iloc[0]) if len(got) else 0,
                          "seed counterpart": seed or "-", "seed has a value": seed_has})
