@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url
+from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url, valid_nfs_options
 from overhead.errors import InputError
 
 __all__ = ["Benchmark", "Campaign", "DockerEnv", "Host", "NativeEnv", "StaticEnv", "Stopping",
@@ -194,7 +194,7 @@ class VmEnv(_EnvModel):
             if "nfs_options" in given:
                 raise ValueError("nfs_options: only used with scratch_via nfs-mount (QEMU's "
                                  "NFS driver takes no mount options)")
-        elif not re.fullmatch(r"[A-Za-z0-9_.=-]+(,[A-Za-z0-9_.=-]+)*", self.nfs_options):
+        elif not valid_nfs_options(self.nfs_options):
             raise ValueError(f"nfs_options: {self.nfs_options!r} is not a list of mount "
                              f"options like {NFS_MOUNT_OPTIONS!r}")
         return self

@@ -26,7 +26,7 @@ __all__ = ["ACCELS", "DISK_CACHES", "MARKER", "NFS_MOUNT_OPTIONS", "NFS_URL", "S
            "TUNINGS", "VmSpec", "boot_command", "check_nfs_url", "choose_accel", "facts_command",
            "guest_nfs_source", "mount_scratch_command", "nfs_image_url", "parse_boot",
            "parse_facts", "parse_pinning", "pin_command", "probe_command", "probe_succeeded",
-           "scratch_fact", "stop_command", "variant"]
+           "scratch_fact", "stop_command", "valid_nfs_options", "variant"]
 
 #: The line ``/usr/local/sbin/overhead-probe`` (the probe's ``init=``) prints on the console.
 MARKER = "OVERHEAD-GUEST-UP"
@@ -168,11 +168,18 @@ class VmSpec:
                 raise InputError(f"vm {self.name}: scratch_via nfs-mount has no scratch disk "
                                  f"(the guest mounts the export); scratch_mb must be None, not "
                                  f"{self.scratch_mb!r}")
-            if not isinstance(self.nfs_options, str) or not _NFS_OPTIONS_RE.fullmatch(
-                    self.nfs_options):
+            if not valid_nfs_options(self.nfs_options):
                 raise InputError(f"vm {self.name}: nfs_options must be mount options like "
                                  f"{NFS_MOUNT_OPTIONS!r} (letters, digits, '=', '.', '-', "
                                  f"separated by ','), not {self.nfs_options!r}")
+
+
+def valid_nfs_options(options: object) -> bool:
+    """Whether ``options`` are NFS mount options the guest's mount command can take.
+
+    Comma-separated words of letters, digits, ``=``, ``.``, ``-`` and ``_``.
+    """
+    return isinstance(options, str) and _NFS_OPTIONS_RE.fullmatch(options) is not None
 
 
 def check_nfs_url(url: object, what: str = "nfs") -> str:
