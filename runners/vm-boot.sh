@@ -125,15 +125,18 @@ stop() {  # TERM to timeout, which passes it on to QEMU and sends KILL 5 s later
 trap stop EXIT
 trap 'exit 143' INT TERM HUP
 rm -f "$state/qemu.pid"
-timeout -k 5 $((limit + 30)) qemu-system-x86_64 -name vm-boot,debug-threads=on -nodefaults \
+set -- qemu-system-x86_64 -name vm-boot,debug-threads=on -nodefaults \
     -no-reboot -accel "$accel" -m "$memory" -smp "$vcpus" \
     -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n0 \
     -display none -monitor none \
     -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
     -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1" \
     -drive "file=$img/disk.raw,format=raw,if=virtio,snapshot=on" \
-    -serial "file:$state/serial.log" -pidfile "$state/qemu.pid" \
-    < /dev/null > "$state/qemu.out" 2>&1 &
+    -serial "file:$state/serial.log" -pidfile "$state/qemu.pid"
+# the command line as run, for the trial's meta (a word with spaces quoted)
+for a; do case $a in *" "*) printf "'%s' " "$a" ;; *) printf '%s ' "$a" ;; esac; done \
+    > "$state/qemu_command"
+timeout -k 5 $((limit + 30)) "$@" < /dev/null > "$state/qemu.out" 2>&1 &
 q=$!
 python3 - "$port" "$limit" "$q" "$log" "$accel" <<'PY'
 import socket, sys, time
@@ -188,13 +191,14 @@ rn_meta image_dir "$IMG"
 rn_meta guest_kernel "$(cat "$IMG/kernel-version" 2>/dev/null || echo unavailable)"
 rn_meta hyperfine_version "$(hyperfine --version)"
 rn_meta network "user-mode (slirp) virtio-net, host 127.0.0.1:$P_port forwarded to the guest's 22"
-rn_meta qemu_command "$QEMU -name vm-boot,debug-threads=on -nodefaults -no-reboot -accel $ACCEL -m $P_memory -smp $P_vcpus -netdev user,id=n0,hostfwd=tcp:127.0.0.1:$P_port-:22 -device virtio-net-pci,netdev=n0 -display none -monitor none -kernel $IMG/vmlinuz -initrd $IMG/initrd.img -append 'root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1' -drive file=$IMG/disk.raw,format=raw,if=virtio,snapshot=on -serial file:STATE/serial.log -pidfile STATE/qemu.pid"
 rn_begin vm-boot "$QEMU" hyperfine "$("$QEMU" --version | head -n 1)" -- "$@"
 set +e
 "$@" < /dev/null >> "$RN_TMP/stderr" 2>&1
 RN_STATUS=$?
 set -e
 stop_qemu
+# one boot's QEMU command line, as boot.sh ran it
+rn_meta qemu_command "$(cat "$STATE/qemu_command" 2>/dev/null || echo unavailable)"
 cp "$STATE/serial.log" "$RN_TMP/serial.log" 2>/dev/null || true
 if [ -e "$STATE/boots" ]; then cp "$STATE/boots" "$RN_TMP/boots"; else : > "$RN_TMP/boots"; fi
 rn_finish "$RN_STATUS"
