@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -248,3 +249,65 @@ def test_a_port_already_held_where_a_server_would_listen_is_found_in_real_ss_out
     finally:
         held.close()
         wild.close()
+
+
+def _failure_cause(raw: Path) -> dict:
+    """The one failed record of a campaign's manifest."""
+    failed = [r for r in manifest.read_records(raw / "manifest.jsonl")
+              if r.get("state") == "failed"]
+    assert len(failed) == 1, failed
+    return failed[0]
+
+
+@pytest.mark.tool
+def test_a_runner_past_its_timeout_is_a_timeout(sshd, tmp_path):
+    if subprocess.run(["sh", "-c", "command -v hyperfine"], capture_output=True).returncode:
+        pytest.skip("hyperfine is not installed")
+    path = campaign_file(tmp_path, "slow", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "slow: {runner: hyperfine, timeout: 3, "
+                         "params: {command: 'sleep 29.7', runs: 2}}", "trials: 1\n")
+    t0 = time.monotonic()
+    result = run_campaign(inventory.load(path), raw_root=tmp_path / "raw", progress=False)
+    assert result.failed == 1 and time.monotonic() - t0 < 40
+    rec = _failure_cause(tmp_path / "raw" / "slow")
+    assert rec["cause"] == "timeout: the runner ran past 3 s and was killed", rec
+    subprocess.run(["pkill", "-KILL", "-f", "sleep 29.7"], capture_output=True)
+
+
+@pytest.mark.tool
+def test_a_runner_killed_before_its_timeout_is_not_called_a_timeout(sshd, tmp_path):
+    """SIGKILL from outside (a container stopped under it, the OOM killer) is said as such."""
+    if subprocess.run(["sh", "-c", "command -v hyperfine"], capture_output=True).returncode:
+        pytest.skip("hyperfine is not installed")
+    path = campaign_file(tmp_path, "killed", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "slow: {runner: hyperfine, params: {command: 'sleep 29.3', runs: 2}}",
+                         "trials: 1\n")
+    killed = []
+
+    def kill_the_runner():
+        for _ in range(300):   # 30 s at most
+            time.sleep(0.1)
+            if subprocess.run(["pgrep", "-f", "sleep 29.3"], capture_output=True).returncode:
+                continue
+            # the runner's own shell (not the `timeout` around it, nor the trial's wrapper)
+            pids = subprocess.run(["pgrep", "-f", r"^sh [^ ]*/hyperfine\.sh [^ ]*/killed/"],
+                                  capture_output=True, text=True)
+            for pid in pids.stdout.split():
+                subprocess.run(["kill", "-KILL", pid])
+                killed.append(pid)
+            if killed:
+                return
+
+    killer = threading.Thread(target=kill_the_runner, daemon=True)
+    killer.start()
+    try:
+        result = run_campaign(inventory.load(path), raw_root=tmp_path / "raw", progress=False)
+    finally:
+        killer.join(35)
+        subprocess.run(["pkill", "-KILL", "-f", "sleep 29.3"], capture_output=True)
+    assert killed and result.failed == 1
+    cause = _failure_cause(tmp_path / "raw" / "killed")["cause"]
+    assert cause.startswith("the runner was killed (SIGKILL, exit 137) after "), cause
+    assert cause.endswith("s, before its 60 s timeout"), cause

@@ -681,7 +681,16 @@ class _DockerEnv(_Env):
         return f"docker exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
 
     def diagnose(self, failure):
-        """Say so when the container stopped during the trial."""
+        """Say so when the container stopped during the trial.
+
+        A runner killed by a signal (exit 137 or 143) may have died with its container while
+        ``docker stop`` is still under way: the container shows as stopped a moment later, so
+        it is asked again for up to 10 s before the failure is put down to something else.
+        """
+        if failure.exit_status in (137, 143):
+            deadline = time.monotonic() + 10
+            while self.is_running() and time.monotonic() < deadline:
+                time.sleep(0.5)
         if not self.is_running():
             return TrialFailed(f"container {self.container} stopped during the trial "
                                f"({failure.cause})", failure.stderr, failure.exit_status)
@@ -1162,8 +1171,14 @@ class _Worker:
             stderr = err
             if keep is not None and (keep / "stderr").exists():
                 stderr = (keep / "stderr").read_text(errors="replace")
-            if status in (124, 137) and keep is None:
+            elapsed = t1 - t0
+            if status in (124, 137) and keep is None and elapsed >= round(trial.timeout) - 0.5:
                 cause = f"timeout: the runner ran past {trial.timeout:.0f} s and was killed"
+            elif status in (137, 143) and keep is None:
+                # killed from outside before its timeout: a stopped container, an OOM kill
+                sig = "KILL" if status == 137 else "TERM"
+                cause = (f"the runner was killed (SIG{sig}, exit {status}) after {elapsed:.1f} "
+                         f"s, before its {trial.timeout:.0f} s timeout")
             elif keep is not None:
                 cause = f"{trial.runner} runner's tool exited with status {status}"
             else:
