@@ -15,7 +15,7 @@ TIDY ?= data/tidy/ibm
 CAMPAIGN ?= data/campaigns/local-quick.yml
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup debian test lint demo data ingest reproduce bench lab clean hosts-up hosts-down
+.PHONY: help setup debian test lint demo data ingest reproduce bench lab publish strip clean hosts-up hosts-down
 
 help:
 	@echo "make demo       (root) the paper's tables and figures from the authors' raw data, then measured here"
@@ -34,7 +34,16 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	touch $@
 
-setup: $(STAMP)
+# The project's kernel, named in every notebook's metadata (JupyterLab and papermill pick it).
+KERNEL := $(VENV)/share/jupyter/kernels/overhead/kernel.json
+$(KERNEL): $(STAMP)
+	$(BIN)/python -m ipykernel install --sys-prefix --name overhead --display-name "Python 3 (overhead)"
+
+setup: $(STAMP) $(KERNEL)
+
+# Clear outputs before a commit, keeping the kernelspec and language_info that papermill needs.
+strip: setup
+	$(BIN)/python -m overhead.notebook notebooks/*.ipynb
 
 debian:
 	sh scripts/debian-packages.sh
@@ -73,7 +82,13 @@ bench: data setup hosts-up
 	$(BIN)/python scripts/bench_campaign.py
 
 lab: setup
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+# A bundle per study present in figures/ (the authors' data, each campaign, each seed study):
+# figures (PDF, SVG), tables (LaTeX, Markdown), report (HTML, PDF), manifest, in dist/<name>/
+# and dist/<name>.zip. Offline: the PDF and the plotly static export use Debian's chromium.
+publish: debian setup
+	$(BIN)/overhead publish --out dist
 
 # The local hosts that tests and the embedded campaigns measure on; state in data/hosts/.
 hosts-up: debian setup

@@ -10,7 +10,8 @@ postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps openmpi-bin s
 mariadb-server mariadb-client
 docker.io crun debootstrap qemu-system-x86 qemu-utils openssh-server openssh-client
 linux-image-amd64 e2fsprogs iproute2 util-linux
-nfs-ganesha nfs-ganesha-vfs rpcbind qemu-block-extra nginx xfsprogs btrfs-progs"
+nfs-ganesha nfs-ganesha-vfs rpcbind qemu-block-extra nginx xfsprogs btrfs-progs
+chromium fonts-dejavu-core"
 
 missing=""
 for p in $PACKAGES; do

@@ -94,6 +94,24 @@ def value(df, metric: str, **where) -> float:
     return float(sel.value.iloc[0])
 
 
+def papermill_cli(src, dst, *, timeout: float = 1800, **params) -> subprocess.CompletedProcess:
+    """Run papermill's own command line as a user types it, from the checkout's root.
+
+    ``papermill SRC DST -p name value ...``: no ``-k``, no ``--language`` (the notebook's own
+    metadata names the kernel). Values are written as a user would type them (papermill reads
+    ``True``, ``None`` and numbers as such). A non-zero exit fails the test with papermill's
+    stderr.
+    """
+    import sys
+
+    argv = [str(Path(sys.executable).parent / "papermill"), str(src), str(dst)]
+    for name, val in params.items():
+        argv += ["-p", name, str(val)]
+    r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, f"{' '.join(argv)} -> exit {r.returncode}:\n{r.stderr[-4000:]}"
+    return r
+
+
 def free_ports(n: int) -> list[int]:
     """n distinct free TCP ports on loopback, for servers a live tool test starts itself.
 

@@ -193,7 +193,9 @@ def test_campaign_notebook_is_committed_without_outputs_and_in_sync():
     assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
     assert "parameters" in code[0].get("metadata", {}).get("tags", [])
     # papermill on the command line needs the kernel named in the notebook itself
-    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    from overhead.notebook import KERNEL_NAME
+
+    assert nb["metadata"]["kernelspec"]["name"] == KERNEL_NAME
     paired = jupytext.read(ROOT / "notebooks" / "campaign.py")
     assert [(c.cell_type, c.source) for c in paired.cells] == \
         [(c["cell_type"], "".join(c["source"])) for c in nb["cells"]]

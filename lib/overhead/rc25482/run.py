@@ -61,8 +61,9 @@ def run_notebook(name: str, parameters: dict, executed_dir: Path) -> NotebookRun
     dst = executed_dir / f"{name}.ipynb"
     started = time.perf_counter()
     try:
+        # the kernel is the one the notebook names (the project's, registered by make setup)
         pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(ROOT),
-                            kernel_name="python3", language="python", progress_bar=False, log_output=False,
+                            progress_bar=False, log_output=False,
                             # the kernel's own start/stop chatter is not the notebook's output
                             extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
     except Exception as exc:  # papermill wraps the cell's error; keep its message
