@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-import papermill as pm
 import pytest
+from conftest import papermill_cli
 
 from overhead import reference
 from overhead.paths import ROOT
@@ -20,16 +20,13 @@ CAMPAIGN_NB = ROOT / "notebooks" / "campaign.ipynb"
 
 def _measure_and_report(work, campaign: str, profile: str, notebook: str) -> tuple:
     """Measure the campaign (CI profile, one trial per cell), then run the study notebook."""
-    params = {"campaign": campaign, "profile": profile, "trials": 1, "raw": str(work / "raw"),
-              "tidy": str(work / "tidy"), "retries": 1}
-    pm.execute_notebook(str(CAMPAIGN_NB), str(work / "campaign.ipynb"), parameters=params,
-                        cwd=str(ROOT), progress_bar=False)
+    # papermill's own command line, as a user types it (the notebooks name their kernel)
+    papermill_cli(CAMPAIGN_NB, work / "campaign.ipynb", campaign=campaign, profile=profile,
+                  trials=1, raw=work / "raw", tidy=work / "tidy", retries=1)
     name = next(p.name for p in (work / "tidy").iterdir() if p.is_dir())
     out = work / "figures"
-    pm.execute_notebook(str(ROOT / "notebooks" / notebook), str(work / notebook),
-                        parameters={"campaign": name, "campaign_tidy": str(work / "tidy"),
-                                    "out_dir": str(out)},
-                        cwd=str(ROOT), progress_bar=False)
+    papermill_cli(ROOT / "notebooks" / notebook, work / notebook, campaign=name,
+                  campaign_tidy=work / "tidy", out_dir=out)
     trials = pd.read_parquet(work / "tidy" / name / "trials.parquet")
     return name, out, trials
 
@@ -174,3 +171,50 @@ def test_the_report_index_lists_every_report_with_its_title(tmp_path):
     assert "href='rc25482/report.html'>RC25482 rebuilt</a>" in page
     assert "href='fsync/report.html'>fsync &amp; NFS</a>" in page
     assert "other/" not in page
+
+
+@pytest.mark.parametrize("which", ["startup", "sysbench", "fsync"])
+def test_a_seed_study_publishes_with_its_raw_tree_hashed(which, request, tmp_path):
+    """`overhead publish` on what the study wrote: the bundle, and every raw file's hash."""
+    import hashlib
+    import json
+    import os
+    import zipfile
+
+    from overhead import publish
+    from overhead.errors import DataNotFound
+
+    try:
+        publish.find_chromium()
+    except DataNotFound as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
+    name, out, _ = request.getfixturevalue(which)
+    study = {"startup": "startup", "sysbench": "sysbench_suite", "fsync": "fsync"}[which]
+    work = out.parent
+    st = publish.study(out, name=study, campaign=name, tidy=work / "tidy", raw=work / "raw")
+    # the CI profile renames the campaign (<name>-<profile>): its YAML is the copy in its raw tree
+    assert st.kind == "seed" and st.campaign_file is not None and st.campaign_file.is_file()
+    bundle = publish.publish(st, tmp_path / "dist")
+    m = json.loads((bundle.folder / "manifest.json").read_text())
+    assert m["not_found"] == [] and m["contents"]["report_pdf_pages"] >= 1
+    figures = sorted(p.stem for p in out.glob("*.svg"))
+    assert figures and m["contents"]["figures"] == figures
+    for stem in figures:
+        for fmt in ("pdf", "svg"):
+            assert (bundle.folder / "figures" / f"{stem}.{fmt}").is_file()
+    for csv in out.glob("*.csv"):
+        for fmt in ("md", "tex"):
+            assert (bundle.folder / "tables" / f"{csv.stem}.{fmt}").stat().st_size > 0
+    raw = work / "raw" / name
+    inputs = m["data"]["inputs"]
+    assert {f["path"] for f in inputs["files"]} == {
+        p.relative_to(raw).as_posix() for p in raw.rglob("*") if p.is_file()}
+    for f in inputs["files"][:50]:
+        assert f["sha256"] == hashlib.sha256((raw / f["path"]).read_bytes()).hexdigest()
+    assert inputs["provenance_checked"] > 0
+    assert inputs["provenance_mismatched"] == [] and inputs["provenance_missing"] == []
+    assert m["tools"] and m["data"]["reference"]["path"].endswith(f"reference/{study}.csv")
+    with zipfile.ZipFile(bundle.zip) as z:
+        assert len(z.namelist()) == bundle.files

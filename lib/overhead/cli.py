@@ -203,6 +203,42 @@ def reproduce_cmd(
         raise typer.Exit(1)
 
 
+@app.command("publish")
+def publish_cmd(
+    out: Annotated[Path, typer.Option(help="Output folder: <out>/<study>/ and <out>/<study>.zip.")
+                   ] = Path("dist"),
+    figures: Annotated[Path | None, typer.Option(
+        help="Folder of study folders the notebooks wrote (default figures).")] = None,
+    data: Annotated[Path | None, typer.Option(
+        help="Data folder with campaigns/, reference/, tidy/ and raw/ (default data).")] = None,
+    tidy: Annotated[Path | None, typer.Option(
+        help="Folder of tidy trees (default <data>/tidy).")] = None,
+    raw: Annotated[Path | None, typer.Option(
+        help="Folder of raw campaign trees (default <data>/raw).")] = None,
+    only: Annotated[list[str] | None, typer.Option(
+        "--only", help="Publish only this study (a folder name under figures; repeatable).")] = None,
+    timeout: Annotated[float, typer.Option(
+        help="Seconds chromium may take to print one report.")] = 180.0,
+) -> None:
+    """Write a publishing bundle per study in figures/, as <out>/<study>/ and <out>/<study>.zip.
+
+    Each holds figures (PDF, SVG), tables (LaTeX, Markdown, CSV), the report (HTML, and PDF
+    printed by headless chromium) and manifest.json (git SHA, input hashes, tool versions).
+    """
+    from overhead.paths import DATA, FIGURES
+    from overhead.publish import find_chromium, find_studies, publish
+
+    data = data or DATA
+    studies = find_studies(figures or FIGURES, data=data, tidy=tidy or data / "tidy",
+                           raw=raw or data / "raw", only=only)
+    chromium = find_chromium()
+    for st in studies:
+        bundle = publish(st, out, chromium=chromium, timeout=timeout)
+        typer.echo(bundle.describe())
+        for what in bundle.not_found:
+            typer.echo(f"  not found: {what}")
+
+
 # ---------------------------------------------------------------------------------------------
 # campaigns: plan, run, status, ingest
 

@@ -1,0 +1,972 @@
+"""Publishing bundles: one folder and one zip per study under ``figures/``.
+
+A study folder is what the notebooks wrote: ``figures/rc25482/`` (the paper rebuilt from the
+authors' raw data, tidy in ``data/tidy/ibm``), ``figures/<campaign>/`` (a campaign measured
+here, tidy in ``data/tidy/<campaign>``, raw in ``data/raw/<campaign>``) and the seed studies
+``figures/startup``, ``figures/fsync``, ``figures/sysbench_suite`` (campaigns ``startup``,
+``fsync``, ``sysbench-suite``: a folder's campaign is the one of the same name, ``_`` read as
+``-``). :func:`publish` turns one into ``<out>/<name>/``:
+
+``figures/``
+    every figure as PDF and SVG (the notebooks' files copied; a plotly-only figure, an HTML
+    page without a static sibling, exported with plotly's ``write_image``: kaleido driving
+    Debian's chromium, offline);
+``tables/``
+    every table as LaTeX and Markdown (the notebooks' ``.tex``/``.md`` copied, the others made
+    from the CSV with :func:`overhead.stats.tables.to_latex` and
+    :func:`~overhead.stats.tables.to_markdown`) beside its CSV;
+``report.html``, ``report.pdf``
+    the study's page, its links to sibling files pointed at their place in the bundle (files it
+    links that the bundle has no place for, such as a plotly page and its ``plotly.min.js``,
+    brought along), and that page printed by headless chromium;
+``manifest.json``
+    the checkout's git SHA (and whether its work tree is dirty), the UTC date, the study, the
+    SHA-256 of its inputs (the authors' raw files as the ingest recorded them, or every file of
+    the campaign's raw tree and its YAML), the versions of the tools that measured and of the
+    software that drew and printed, and every file of the bundle with its SHA-256 and size. What
+    could not be found is said under ``not_found``; no hash is ever made up.
+
+and zips that folder into ``<out>/<name>.zip``. A bundle is built beside the old one and then
+swapped in, so running again replaces it cleanly.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import warnings
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from overhead.errors import DataNotFound, InputError, OverheadError
+from overhead.paths import DATA, ROOT
+
+#: The study of the authors' raw data and its tidy folder under ``data/tidy``.
+AUTHORS_STUDY = "rc25482"
+AUTHORS_TIDY = "ibm"
+#: Static figure formats every bundle carries.
+FIGURE_FORMATS = ("pdf", "svg")
+#: Seconds headless chromium may take to print a report.
+PDF_TIMEOUT = 180.0
+#: Python distributions whose versions go into the manifest.
+SOFTWARE = ("overhead", "pandas", "numpy", "matplotlib", "seaborn", "plotly", "kaleido")
+#: Chromium executables looked for on PATH, in this order.
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_LINK = re.compile(r"""(?P<attr>\b(?:src|href)\s*=\s*)(?P<q>["'])(?P<url>[^"'#?]*)(?P<rest>[^"']*)(?P=q)""",
+                   re.IGNORECASE)
+_PLOTLY_CALL = "Plotly.newPlot("
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass
+class Study:
+    """One study folder under ``figures/`` and where its data is.
+
+    Attributes
+    ----------
+    name : str
+        The bundle's name (the folder's name under ``figures/``).
+    kind : str
+        ``rc25482`` (the authors' raw data), ``seed`` (a seed study: its published values are
+        ``data/reference/<name>.csv``) or ``campaign`` (a campaign measured here).
+    folder : pathlib.Path
+        The folder the notebooks wrote.
+    tidy : pathlib.Path or None
+        Its tidy folder (``data/tidy/<campaign>``, ``data/tidy/ibm``), present or not.
+    raw : pathlib.Path or None
+        The campaign's raw tree (``data/raw/<campaign>``), present or not; None for rc25482.
+    campaign : str or None
+        The campaign's name.
+    campaign_file : pathlib.Path or None
+        The campaign's YAML, when found.
+    reference : pathlib.Path or None
+        The study's published values (``data/reference/<name>.csv``), when present.
+    data : pathlib.Path
+        The data folder paths in the manifest are written relative to.
+    """
+
+    name: str
+    kind: str
+    folder: Path
+    tidy: Path | None = None
+    raw: Path | None = None
+    campaign: str | None = None
+    campaign_file: Path | None = None
+    reference: Path | None = None
+    data: Path = DATA
+
+
+@dataclass
+class Bundle:
+    """What :func:`publish` wrote for one study."""
+
+    name: str
+    folder: Path
+    zip: Path
+    files: int
+    bytes: int
+    seconds: float
+    pdf_pages: int
+    not_found: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """Return one line: name, zip, file count, size, time, and how much was not found."""
+        extra = f"; not found: {len(self.not_found)} (see manifest.json)" if self.not_found else ""
+        return (f"{self.name:<16} {self.zip}  {self.files} files, {self.bytes / 1e6:.1f} MB, "
+                f"report.pdf {self.pdf_pages} pages, {self.seconds:.1f} s{extra}")
+
+
+# ---------------------------------------------------------------------------------------------
+# which folders are studies, and where their data is
+
+
+def sha256(path: str | os.PathLike[str]) -> str:
+    """Return the SHA-256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _norm(name: str) -> str:
+    """Return a name to compare loosely: ``sysbench_suite`` is ``sysbench-suite``."""
+    return name.replace("_", "-").lower()
+
+
+def _campaign_names(campaigns: Path) -> dict[str, Path]:
+    """Return campaign name -> YAML file for every ``*.yml`` in ``campaigns`` (name field)."""
+    import yaml
+
+    found: dict[str, Path] = {}
+    for path in sorted(campaigns.glob("*.y*ml")) if campaigns.is_dir() else []:
+        try:
+            data = yaml.safe_load(path.read_text())
+        except (OSError, yaml.YAMLError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("name"), str):
+            found.setdefault(data["name"], path)
+    return found
+
+
+def _match(name: str, candidates: Iterable[str]) -> str | None:
+    """Return the candidate equal to ``name``, else the one equal after :func:`_norm`."""
+    candidates = list(candidates)
+    if name in candidates:
+        return name
+    loose = sorted({c for c in candidates if _norm(c) == _norm(name)})
+    return loose[0] if len(loose) == 1 else None
+
+
+def _publishable(folder: Path) -> str | None:
+    """Return why ``folder`` cannot be published, or None when it can."""
+    if not (folder / "report.html").is_file():
+        return f"{folder}: nothing to publish: no report.html (run the study's notebook first)"
+    if not any(p.suffix in (".pdf", ".svg", ".png", ".csv", ".md", ".tex")
+               or _is_plotly_page(p) for p in folder.iterdir() if p.is_file()):
+        return f"{folder}: nothing to publish: report.html but no figure or table beside it"
+    return None
+
+
+def study(folder: str | os.PathLike[str], *, name: str | None = None, kind: str | None = None,
+          campaign: str | None = None, data: str | os.PathLike[str] | None = None,
+          tidy: str | os.PathLike[str] | None = None,
+          raw: str | os.PathLike[str] | None = None,
+          campaign_file: str | os.PathLike[str] | None = None) -> Study:
+    """Describe one study folder, finding its data as :func:`find_studies` does.
+
+    Parameters
+    ----------
+    folder : path
+        The folder the notebooks wrote (``figures/<name>``).
+    name : str, optional
+        The bundle's name (default: the folder's name).
+    kind : str, optional
+        ``rc25482``, ``seed`` or ``campaign`` (default: from the name, see :class:`Study`).
+    campaign : str, optional
+        The campaign's name (default: the campaign, tidy or raw folder named like the study).
+    data : path, optional
+        The data folder holding ``campaigns/``, ``reference/``, ``tidy/`` and ``raw/``
+        (default ``data``).
+    tidy, raw : path, optional
+        The folders of tidy and raw trees (default ``<data>/tidy``, ``<data>/raw``).
+    campaign_file : path, optional
+        The campaign's YAML (default: the file in ``<data>/campaigns`` whose ``name`` is the
+        campaign's, else the copy in its raw tree).
+
+    Returns
+    -------
+    Study
+
+    Raises
+    ------
+    InputError
+        When the folder does not exist or holds nothing to publish (the message names it).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such study folder")
+    why = _publishable(folder)
+    if why:
+        raise InputError(why)
+    data = Path(data) if data is not None else DATA
+    tidy_root = Path(tidy) if tidy is not None else data / "tidy"
+    raw_root = Path(raw) if raw is not None else data / "raw"
+    name = name or folder.name
+    reference = data / "reference" / f"{name}.csv"
+    if kind is None:
+        kind = ("rc25482" if name == AUTHORS_STUDY
+                else "seed" if reference.is_file() else "campaign")
+    if kind == "rc25482":
+        return Study(name, kind, folder, tidy=tidy_root / AUTHORS_TIDY,
+                     reference=reference if reference.is_file() else None, data=data)
+    files = _campaign_names(data / "campaigns")
+    if campaign is None:
+        dirs = [p.name for root in (tidy_root, raw_root) if root.is_dir()
+                for p in root.iterdir() if p.is_dir()]
+        campaign = _match(name, [*files, *dirs]) or name
+    if campaign_file is None:
+        campaign_file = files.get(campaign)
+        if campaign_file is None and (raw_root / campaign / "campaign.yml").is_file():
+            campaign_file = raw_root / campaign / "campaign.yml"
+    return Study(name, kind, folder, tidy=tidy_root / campaign, raw=raw_root / campaign,
+                 campaign=campaign, campaign_file=Path(campaign_file) if campaign_file else None,
+                 reference=reference if reference.is_file() else None, data=data)
+
+
+def find_studies(figures: str | os.PathLike[str], *, data: str | os.PathLike[str] | None = None,
+                 tidy: str | os.PathLike[str] | None = None,
+                 raw: str | os.PathLike[str] | None = None,
+                 only: Sequence[str] | None = None) -> list[Study]:
+    """Return the studies of a figures folder: each sub-folder (files such as index.html are not).
+
+    Parameters
+    ----------
+    figures : path
+        The folder holding one folder per study (default of the command: ``figures``).
+    data, tidy, raw : path, optional
+        As for :func:`study`.
+    only : sequence of str, optional
+        Publish only these studies (folder names).
+
+    Returns
+    -------
+    list of Study
+        In name order.
+
+    Raises
+    ------
+    InputError
+        When the folder is missing or has no study, when ``only`` names a study it lacks, or when
+        a study folder holds nothing to publish (every such folder is named).
+    """
+    figures = Path(figures)
+    if not figures.is_dir():
+        raise InputError(f"{figures}: no such figures folder (run the notebooks: make demo)")
+    folders = sorted(p for p in figures.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    if not folders:
+        raise InputError(f"{figures}: no study folder in it (run the notebooks: make demo)")
+    if only:
+        names = [p.name for p in folders]
+        unknown = [n for n in only if n not in names]
+        if unknown:
+            raise InputError(f"{figures}: no study {', '.join(unknown)} "
+                             f"(there are: {', '.join(names)})")
+        folders = [p for p in folders if p.name in only]
+    bad = [why for p in folders if (why := _publishable(p))]
+    if bad:
+        raise InputError("; ".join(bad))
+    return [study(p, data=data, tidy=tidy, raw=raw) for p in folders]
+
+
+# ---------------------------------------------------------------------------------------------
+# figures
+
+
+def _is_plotly_page(path: Path) -> bool:
+    """Whether ``path`` is a plotly figure page (``plots.save_html``), not the report or a table."""
+    if path.suffix != ".html" or path.name == "report.html":
+        return False
+    try:
+        return _PLOTLY_CALL in path.read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def plotly_figure(path: str | os.PathLike[str]) -> dict:
+    """Read the figure (data and layout) back from a page plotly's ``write_html`` wrote.
+
+    Parameters
+    ----------
+    path : path
+        An HTML page with one ``Plotly.newPlot(id, data, layout, config)`` call.
+
+    Returns
+    -------
+    dict
+        ``{"data": [...], "layout": {...}}``, what ``plotly.io.write_image`` takes.
+
+    Raises
+    ------
+    InputError
+        When the page holds no plotly call that parses.
+    """
+    text = Path(path).read_text(errors="replace")
+    at = text.find(_PLOTLY_CALL)
+    if at < 0:
+        raise InputError(f"{path}: not a plotly page (no {_PLOTLY_CALL.rstrip('(')} call)")
+    decoder = json.JSONDecoder()
+    i = at + len(_PLOTLY_CALL)
+    args = []
+    try:
+        for _ in range(3):  # the div id, the data, the layout
+            while text[i] in " \t\r\n,":
+                i += 1
+            value, i = decoder.raw_decode(text, i)
+            args.append(value)
+    except (ValueError, IndexError):
+        raise InputError(f"{path}: the plotly figure in it does not parse") from None
+    return {"data": args[1], "layout": args[2]}
+
+
+def find_chromium(chromium: str | os.PathLike[str] | None = None) -> str:
+    """Return the chromium to print with: ``chromium``, else ``$BROWSER_PATH``, else on PATH.
+
+    Raises
+    ------
+    DataNotFound
+        When there is none (Debian: ``apt-get install chromium``, part of ``make debian``).
+    """
+    if chromium is not None:
+        if shutil.which(str(chromium)) is None:
+            raise DataNotFound(f"{chromium}: no such chromium executable")
+        return str(chromium)
+    env = os.environ.get("BROWSER_PATH")
+    if env and shutil.which(env):
+        return env
+    for exe in CHROMIUM_NAMES:
+        found = shutil.which(exe)
+        if found:
+            return found
+    raise DataNotFound("chromium not found (it prints report.pdf and exports plotly figures): "
+                       "install Debian's chromium, e.g. make debian")
+
+
+def export_plotly(pages: Sequence[tuple[Path, Path]], chromium: str,
+                  formats: Sequence[str] = FIGURE_FORMATS) -> None:
+    """Export plotly pages as static figures with plotly's ``write_image`` (kaleido, offline).
+
+    One kaleido browser (Debian's chromium through ``BROWSER_PATH``) serves every figure.
+
+    Parameters
+    ----------
+    pages : sequence of (path, path)
+        (plotly HTML page, output path without suffix) pairs.
+    chromium : str
+        The chromium executable kaleido drives.
+    formats : sequence of str
+        Formats written for each page.
+    """
+    if not pages:
+        return
+    os.environ.setdefault("BROWSER_PATH", chromium)
+    import kaleido
+    import plotly.io as pio
+
+    kaleido.start_sync_server(silence_warnings=True)
+    try:
+        for page, stem in pages:
+            fig = plotly_figure(page)
+            for fmt in formats:
+                try:
+                    with warnings.catch_warnings():
+                        # plotly hands kaleido options to the shared server too, which says so
+                        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+                        pio.write_image(fig, stem.with_suffix(f".{fmt}"), format=fmt)
+                except Exception as exc:  # kaleido's own errors: one line naming the figure
+                    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    raise OverheadError(f"{page}: static {fmt} export failed: {why}") from exc
+    finally:
+        kaleido.stop_sync_server(silence_warnings=True)
+
+
+def print_pdf(page: str | os.PathLike[str], pdf: str | os.PathLike[str], chromium: str, *,
+              timeout: float = PDF_TIMEOUT) -> int:
+    """Print an HTML page to PDF with headless chromium; return the PDF's page count.
+
+    Chromium runs in its own process group with a private profile folder, and the whole group
+    is killed if it takes longer than ``timeout`` seconds.
+
+    Parameters
+    ----------
+    page : path
+        The HTML file.
+    pdf : path
+        The PDF written.
+    chromium : str
+        The chromium executable.
+    timeout : float
+        Seconds allowed.
+
+    Returns
+    -------
+    int
+        Pages in the PDF (at least 1).
+
+    Raises
+    ------
+    OverheadError
+        When chromium fails, times out or writes no PDF (the message says which, and the end of
+        its output).
+    """
+    page, pdf = Path(page).resolve(), Path(pdf).resolve()
+    pdf.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="overhead-chromium-") as profile:
+        argv = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--no-first-run", "--disable-extensions", "--no-pdf-header-footer",
+                f"--user-data-dir={profile}", f"--print-to-pdf={pdf}", page.as_uri()]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True, text=True, errors="replace")
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise OverheadError(f"{page}: chromium did not print it within {timeout:g} s") from None
+        finally:
+            if proc.poll() is None:  # pragma: no cover (only on an exception above)
+                os.killpg(proc.pid, signal.SIGKILL)
+    tail = " / ".join(line for line in out.strip().splitlines()[-2:])
+    if proc.returncode != 0 or not pdf.is_file() or pdf.stat().st_size == 0:
+        raise OverheadError(f"{page}: chromium exited with status {proc.returncode} and no PDF: "
+                            f"{tail[:300]}")
+    pages = pdf_pages(pdf)
+    if pages < 1:
+        raise OverheadError(f"{pdf}: chromium wrote a PDF without pages")
+    return pages
+
+
+def pdf_pages(path: str | os.PathLike[str]) -> int:
+    """Return the number of pages of a PDF chromium (Skia) wrote; 0 when it is not a PDF.
+
+    Skia writes page objects uncompressed, so the ``/Type /Page`` dictionaries are counted.
+    """
+    data = Path(path).read_bytes()
+    if not data.startswith(b"%PDF-"):
+        return 0
+    return len(re.findall(rb"/Type\s*/Page(?![A-Za-z])", data))
+
+
+# ---------------------------------------------------------------------------------------------
+# tables
+
+
+def _read_table(path: Path):
+    """Read a CSV table as text cells, its first column as the index (empty cells are NA)."""
+    import pandas as pd
+
+    df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    df.columns = ["" if str(c).startswith("Unnamed: ") else str(c) for c in df.columns]
+    if len(df.columns) > 1:
+        df = df.set_index(df.columns[0])
+    else:
+        df.index = [""] * len(df)
+    return df
+
+
+def table_formats(csv: str | os.PathLike[str], name: str) -> dict[str, str]:
+    """Return a CSV table as ``{"md": markdown, "tex": latex}`` (first column as row labels).
+
+    Parameters
+    ----------
+    csv : path
+        The table.
+    name : str
+        Its name, for the LaTeX comment line.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    from overhead.stats.tables import to_latex, to_markdown
+
+    df = _read_table(Path(csv))
+    return {"md": to_markdown(df),
+            "tex": to_latex(df, comment=f"{name}: from {Path(csv).name}, by overhead publish")}
+
+
+# ---------------------------------------------------------------------------------------------
+# the report page
+
+
+def _relative(url: str) -> bool:
+    """Whether a link is to a file beside the page (no scheme, not absolute, not a fragment)."""
+    return bool(url) and not _SCHEME.match(url) and not url.startswith(("/", "#"))
+
+
+def _links(text: str) -> list[str]:
+    """Return the relative src/href targets of an HTML page (without query or fragment)."""
+    return [m["url"] for m in _LINK.finditer(text) if _relative(m["url"])]
+
+
+def _bring(src: Path, folder: Path, dest: Path, placed: dict[str, str], missing: list[str],
+           depth: int = 0) -> None:
+    """Copy a linked page into ``dest`` (bundle-relative) and, one level down, what it links."""
+    target = src.relative_to(folder)
+    bundle_path = (Path("figures") / target).as_posix()
+    placed[target.as_posix()] = bundle_path
+    out = dest / bundle_path
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, out)
+    if src.suffix == ".html" and depth == 0:
+        for url in _links(src.read_text(errors="replace")):
+            sub = (src.parent / url).resolve()
+            key = sub.relative_to(folder.resolve()).as_posix() if sub.is_relative_to(
+                folder.resolve()) else None
+            if key is None or not sub.is_file():
+                missing.append(f"{src.name} links {url}, which is not in {folder}")
+            elif key not in placed or not (dest / "figures" / key).is_file():
+                _bring(folder / key, folder, dest, placed, missing, depth + 1)
+
+
+def bundle_report(folder: Path, dest: Path, placed: dict[str, str]) -> list[str]:
+    """Write ``dest/report.html``: the study's page, its relative links pointing into the bundle.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The study folder.
+    dest : pathlib.Path
+        The bundle folder.
+    placed : dict of str to str
+        Study-relative path -> bundle-relative path of the files already in the bundle; files
+        the page links that are not in it are copied under ``figures/`` and added.
+
+    Returns
+    -------
+    list of str
+        Links the bundle cannot satisfy (the file is missing or outside the study folder).
+    """
+    text = (folder / "report.html").read_text(errors="replace")
+    missing: list[str] = []
+    root = folder.resolve()
+    for url in dict.fromkeys(_links(text)):
+        src = (folder / url).resolve()
+        key = src.relative_to(root).as_posix() if src.is_relative_to(root) else None
+        if key in placed:
+            continue
+        if key is None or not src.is_file():
+            missing.append(f"report.html links {url}, which is not in {folder}")
+            continue
+        _bring(src, folder, dest, placed, missing)
+
+    def fix(m: re.Match) -> str:
+        url = m["url"]
+        if not _relative(url):
+            return m[0]
+        src = (folder / url).resolve()
+        key = src.relative_to(root).as_posix() if src.is_relative_to(root) else None
+        if key not in placed:
+            return m[0]
+        return f"{m['attr']}{m['q']}{html.escape(placed[key], quote=True)}{m['rest']}{m['q']}"
+
+    (dest / "report.html").write_text(_LINK.sub(fix, text))
+    return missing
+
+
+def _title(folder: Path) -> str | None:
+    """Return the ``<title>`` of a study's report.html."""
+    head = (folder / "report.html").read_text(errors="replace")[:20000]
+    m = re.search(r"<title>(.*?)</title>", head, re.IGNORECASE | re.DOTALL)
+    return html.unescape(m[1]).strip() if m else None
+
+
+# ---------------------------------------------------------------------------------------------
+# the manifest
+
+
+def _display(path: Path | None, study_: Study) -> str | None:
+    """Return a path as the manifest writes it: relative to the data folder's parent if inside."""
+    if path is None:
+        return None
+    base = study_.data.resolve().parent
+    p = Path(path).resolve()
+    return p.relative_to(base).as_posix() if p.is_relative_to(base) else str(path)
+
+
+def git_state(root: str | os.PathLike[str] = ROOT) -> dict:
+    """Return the checkout's git commit and whether its work tree is dirty.
+
+    Parameters
+    ----------
+    root : path
+        A folder inside the work tree (default: this checkout).
+
+    Returns
+    -------
+    dict
+        ``sha``, ``dirty`` and ``changed`` (paths ``git status --porcelain`` lists, untracked
+        included), or ``sha`` None and ``error`` when there is no git or no repository.
+    """
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                              check=True, timeout=60).stdout
+
+    try:
+        sha = git("rev-parse", "HEAD").strip()
+        status = [line for line in git("status", "--porcelain").splitlines() if line.strip()]
+    except (OSError, subprocess.SubprocessError) as exc:
+        err = getattr(exc, "stderr", None) or str(exc)
+        return {"sha": None, "dirty": None, "error": err.strip().splitlines()[-1][:200]}
+    return {"sha": sha, "dirty": bool(status), "changed": len(status)}
+
+
+def software(chromium: str | None) -> dict:
+    """Return the versions of Python, the packages that draw and print, and chromium."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in SOFTWARE:
+        try:
+            found[dist] = version(dist)
+        except PackageNotFoundError:
+            found[dist] = None
+    found["chromium"] = None
+    if chromium:
+        try:
+            out = subprocess.run([chromium, "--version"], capture_output=True, text=True,
+                                 timeout=60).stdout.strip()
+            found["chromium"] = out.splitlines()[-1] if out else None
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return found
+
+
+def _tools(tidy: Path) -> list[dict]:
+    """Return the distinct (tool, version) pairs of a tidy folder's provenance (else measurements)."""
+    import pandas as pd
+
+    for table in ("provenance.parquet", "measurements.parquet"):
+        path = tidy / table
+        if not path.exists():
+            continue
+        try:
+            df = pd.read_parquet(path, columns=["tool", "tool_version"])
+        except (OSError, ValueError, KeyError):
+            continue
+        pairs = df.drop_duplicates().sort_values(["tool", "tool_version"], na_position="last")
+        return [{"tool": str(t), "version": None if pd.isna(v) else str(v)}
+                for t, v in pairs.itertuples(index=False)]
+    return []
+
+
+def _provenance(tidy: Path):
+    """Return a tidy folder's provenance table, or None."""
+    import pandas as pd
+
+    path = tidy / "provenance.parquet"
+    if not path.exists():
+        return None
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _distinct(df, column: str) -> list[str]:
+    """Distinct non-missing values of a column, sorted (empty when the column is absent)."""
+    if df is None or column not in df.columns:
+        return []
+    return sorted({str(v) for v in df[column].dropna() if str(v)})
+
+
+def _authors_inputs(st: Study, not_found: list[str]) -> dict:
+    """Return the authors' raw files as the ingest recorded them, re-hashed if the tree is here."""
+    tidy = st.tidy
+    prov = _provenance(tidy) if tidy else None
+    files: dict[str, dict] = {}
+    if prov is not None and {"source_file", "source_sha256"} <= set(prov.columns):
+        for f, h in prov[["source_file", "source_sha256"]].drop_duplicates().itertuples(index=False):
+            if isinstance(f, str) and isinstance(h, str) and h:
+                files.setdefault(f, {"path": f, "sha256": h, "recorded_in": []})
+                files[f]["recorded_in"].append("provenance.parquet")
+    else:
+        not_found.append(f"{_display(tidy / 'provenance.parquet', st)}: the authors' input "
+                         "hashes (ingest them: make ingest)")
+    root = None
+    manifest = tidy / "manifest.json" if tidy else None
+    if manifest and manifest.is_file():
+        ingest = json.loads(manifest.read_text())
+        root = ingest.get("root")
+        for f, h in (ingest.get("inputs") or {}).items():
+            entry = files.setdefault(f, {"path": f, "sha256": h, "recorded_in": []})
+            if entry["sha256"] != h:
+                entry["sha256_ingest_manifest"] = h
+            entry["recorded_in"].append("manifest.json")
+    elif tidy is not None:
+        not_found.append(f"{_display(manifest, st)}: the ingest manifest")
+    verified = 0
+    if root and Path(root).is_dir():
+        for entry in files.values():
+            p = Path(root) / entry["path"]
+            entry["verified"] = p.is_file() and sha256(p) == entry["sha256"]
+            verified += entry["verified"]
+    elif root:
+        not_found.append(f"{root}: the authors' tree the ingest read (hashes as recorded, "
+                         "not checked again)")
+    return {"kind": "the authors' raw files (thewmf/kvm-docker-comparison)", "root": root,
+            "campaign": _distinct(prov, "campaign"), "count": len(files),
+            "verified_now": verified if root and Path(root).is_dir() else None,
+            "files": sorted(files.values(), key=lambda e: e["path"])}
+
+
+def _campaign_inputs(st: Study, not_found: list[str]) -> dict:
+    """Return every file of the campaign's raw tree hashed, and its YAML, checked on provenance."""
+    prov = _provenance(st.tidy) if st.tidy else None
+    out: dict = {"kind": "the campaign's raw tree", "campaign": st.campaign,
+                 "root": _display(st.raw, st)}
+    files = []
+    if st.raw is not None and st.raw.is_dir():
+        for p in sorted(x for x in st.raw.rglob("*") if x.is_file()):
+            files.append({"path": p.relative_to(st.raw).as_posix(), "sha256": sha256(p),
+                          "bytes": p.stat().st_size})
+    else:
+        not_found.append(f"{_display(st.raw, st)}: the campaign's raw tree")
+    out["count"] = len(files)
+    out["files"] = files
+    if prov is not None and {"source_file", "source_sha256"} <= set(prov.columns) and files:
+        have = {f["path"]: f["sha256"] for f in files}
+        recorded = prov[["source_file", "source_sha256"]].dropna().drop_duplicates()
+        out["provenance_checked"] = len(recorded)
+        out["provenance_mismatched"] = sorted(f for f, h in recorded.itertuples(index=False)
+                                              if f in have and have[f] != h)
+        out["provenance_missing"] = sorted(f for f, _ in recorded.itertuples(index=False)
+                                           if f not in have)
+    campaign: dict = {"name": st.campaign, "file": _display(st.campaign_file, st),
+                      "campaign_hash_in_provenance": _distinct(prov, "campaign_hash")}
+    if st.campaign_file is not None and st.campaign_file.is_file():
+        campaign["sha256"] = sha256(st.campaign_file)
+        try:
+            from overhead.campaign import inventory
+
+            loaded = inventory.load(st.campaign_file)
+            campaign["campaign_hash"] = loaded.sha256
+            campaign["campaign_hash_matches"] = (loaded.sha256 in campaign["campaign_hash_in_provenance"]
+                                                 if campaign["campaign_hash_in_provenance"] else None)
+        except OverheadError as exc:
+            campaign["campaign_hash"] = None
+            campaign["error"] = str(exc)[:300]
+    else:
+        not_found.append(f"campaign {st.campaign}: its YAML (not in "
+                         f"{_display(st.data / 'campaigns', st)} nor the raw tree)")
+    out["campaign_file"] = campaign
+    return out
+
+
+def manifest(st: Study, dest: Path, chromium: str | None, not_found: list[str],
+             contents: dict) -> dict:
+    """Return the manifest of a bundle folder (every file in it but manifest.json)."""
+    tidy_found = st.tidy is not None and st.tidy.is_dir()
+    if st.tidy is not None and not tidy_found:
+        not_found.append(f"{_display(st.tidy, st)}: the tidy data (tool versions, provenance)")
+    inputs = (_authors_inputs(st, not_found) if st.kind == "rc25482"
+              else _campaign_inputs(st, not_found))
+    prov = _provenance(st.tidy) if tidy_found else None
+    reference = ({"path": _display(st.reference, st), "sha256": sha256(st.reference)}
+                 if st.reference is not None else None)
+    figures_git = git_state(st.folder)
+    checkout = git_state(ROOT)
+    files = [{"path": p.relative_to(dest).as_posix(), "sha256": sha256(p),
+              "bytes": p.stat().st_size}
+             for p in sorted(dest.rglob("*")) if p.is_file() and p != dest / "manifest.json"]
+    doc = {
+        "bundle": st.name,
+        "created_utc": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds").replace("+00:00",
+                                                                                        "Z"),
+        "study": {"name": st.name, "kind": st.kind, "title": _title(st.folder),
+                  "campaign": st.campaign, "source": _display(st.folder, st)},
+        "git": {"checkout": str(ROOT), **checkout},
+        "software": software(chromium),
+        "tools": _tools(st.tidy) if tidy_found else [],
+        "data": {"tidy": _display(st.tidy, st), "tidy_found": tidy_found,
+                 "measured_with_git_sha": _distinct(prov, "git_sha"),
+                 "reference": reference, "inputs": inputs},
+        "contents": contents,
+        "not_found": not_found,
+        "files": files,
+    }
+    if figures_git.get("sha") and figures_git.get("sha") != checkout.get("sha"):
+        doc["git"]["figures_checkout"] = figures_git
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# a bundle
+
+
+def _copy(src: Path, dest: Path, rel: str, placed: dict[str, str]) -> None:
+    """Copy ``src`` to ``dest/rel`` and remember where it went."""
+    (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest / rel)
+    placed[src.name] = rel
+
+
+def _zip(folder: Path, path: Path) -> None:
+    """Zip ``folder`` as ``<name>/...`` entries, in name order, with fixed times.
+
+    The same files give the same zip.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                info = zipfile.ZipInfo(f"{folder.name}/{p.relative_to(folder).as_posix()}",
+                                       date_time=_ZIP_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                with open(p, "rb") as f:
+                    zf.writestr(info, f.read())
+    os.replace(tmp, path)
+
+
+def publish(st: Study, out: str | os.PathLike[str], *, chromium: str | None = None,
+            timeout: float = PDF_TIMEOUT) -> Bundle:
+    """Write ``<out>/<name>/`` and ``<out>/<name>.zip`` for one study (replacing earlier ones).
+
+    Parameters
+    ----------
+    st : Study
+        From :func:`study` or :func:`find_studies`.
+    out : path
+        The output folder (``dist``).
+    chromium : str, optional
+        The chromium executable (default: :func:`find_chromium`).
+    timeout : float
+        Seconds chromium may take to print the report.
+
+    Returns
+    -------
+    Bundle
+    """
+    started = time.perf_counter()
+    chromium = find_chromium(chromium)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    dest = out / st.name
+    work = Path(tempfile.mkdtemp(prefix=f".{st.name}.", dir=out)) / st.name
+    work.mkdir()
+    try:
+        not_found: list[str] = []
+        placed: dict[str, str] = {}
+        files = sorted(p for p in st.folder.iterdir() if p.is_file())
+        by_stem: dict[str, dict[str, Path]] = {}
+        for p in files:
+            by_stem.setdefault(p.stem, {})[p.suffix.lstrip(".")] = p
+        # figures: static files copied, plotly-only ones exported
+        figures, exports = [], []
+        for stem, kinds in sorted(by_stem.items()):
+            plotly_page = kinds.get("html") if "html" in kinds and _is_plotly_page(kinds["html"]) else None
+            static = [f for f in FIGURE_FORMATS if f in kinds]
+            if not static and plotly_page is None:
+                if "png" in kinds:
+                    not_found.append(f"figure {stem}: PNG only, no PDF, SVG or plotly page to "
+                                     "publish")
+                continue
+            figures.append(stem)
+            for fmt in static:
+                _copy(kinds[fmt], work, f"figures/{stem}.{fmt}", placed)
+            todo = [f for f in FIGURE_FORMATS if f not in kinds]
+            if todo and plotly_page is not None:
+                exports.append((plotly_page, work / "figures" / stem, todo))
+            elif todo:
+                not_found.append(f"figure {stem}: no {' or '.join(todo).upper()} and no plotly "
+                                 "page to export it from")
+        for fmts in {tuple(t) for _, _, t in exports}:
+            export_plotly([(p, s) for p, s, t in exports if tuple(t) == fmts], chromium, fmts)
+        # tables: CSV copied, Markdown and LaTeX copied or made from it
+        tables = []
+        for stem, kinds in sorted(by_stem.items()):
+            if not {"csv", "md", "tex"} & set(kinds):
+                continue
+            tables.append(stem)
+            for fmt in ("csv", "md", "tex"):
+                if fmt in kinds:
+                    _copy(kinds[fmt], work, f"tables/{stem}.{fmt}", placed)
+            todo = [f for f in ("md", "tex") if f not in kinds]
+            if todo and "csv" in kinds:
+                try:
+                    made = table_formats(kinds["csv"], stem)
+                except (ValueError, OverheadError) as exc:
+                    not_found.append(f"table {stem}: {stem}.csv does not convert "
+                                     f"({str(exc).splitlines()[0][:200]})")
+                    continue
+                for fmt in todo:
+                    (work / "tables" / f"{stem}.{fmt}").write_text(made[fmt])
+            elif todo:
+                not_found.append(f"table {stem}: no CSV to make its {' and '.join(todo)} from")
+        not_found += bundle_report(st.folder, work, placed)
+        pages = print_pdf(work / "report.html", work / "report.pdf", chromium, timeout=timeout)
+        contents = {"figures": figures, "tables": tables, "exported_from_plotly":
+                    sorted(p.stem for p, _, _ in exports), "report_pdf_pages": pages}
+        doc = manifest(st, work, chromium, not_found, contents)
+        (work / "manifest.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(work, dest)
+    finally:
+        shutil.rmtree(work.parent, ignore_errors=True)
+    zpath = out / f"{st.name}.zip"
+    _zip(dest, zpath)
+    listed = [p for p in dest.rglob("*") if p.is_file()]
+    return Bundle(st.name, dest, zpath, len(listed), zpath.stat().st_size,
+                  time.perf_counter() - started, pages, list(doc["not_found"]))
+
+
+def publish_all(figures: str | os.PathLike[str], out: str | os.PathLike[str], *,
+                data: str | os.PathLike[str] | None = None,
+                tidy: str | os.PathLike[str] | None = None,
+                raw: str | os.PathLike[str] | None = None, only: Sequence[str] | None = None,
+                chromium: str | None = None, timeout: float = PDF_TIMEOUT) -> list[Bundle]:
+    """Publish every study of a figures folder (see :func:`find_studies` and :func:`publish`).
+
+    Parameters
+    ----------
+    figures : path
+        The figures folder.
+    out : path
+        The output folder.
+    data, tidy, raw : path, optional
+        Where the data is (:func:`study`).
+    only : sequence of str, optional
+        The studies to publish (default: all).
+    chromium : str, optional
+        The chromium executable.
+    timeout : float
+        Seconds chromium may take per report.
+
+    Returns
+    -------
+    list of Bundle
+    """
+    studies = find_studies(figures, data=data, tidy=tidy, raw=raw, only=only)
+    chromium = find_chromium(chromium)
+    return [publish(st, out, chromium=chromium, timeout=timeout) for st in studies]
+
+
+__all__ = ["AUTHORS_STUDY", "Bundle", "Study", "bundle_report", "export_plotly", "find_chromium",
+           "find_studies", "git_state", "manifest", "pdf_pages", "plotly_figure", "print_pdf",
+           "publish", "publish_all", "sha256", "software", "study", "table_formats"]
