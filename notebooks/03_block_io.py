@@ -346,6 +346,7 @@ if lat_sheet is not None:
 fig.update_yaxes(title_text="fraction of I/Os")
 fig.update_layout(title="Fig 7: random read latency ECDF (fio percentiles, one run each)", template="plotly_white")
 plots.save_html(fig, out, "fig07")
+fig
 
 # %%
 r7 = findings.fig7(ratios, gap)
