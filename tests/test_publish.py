@@ -237,6 +237,17 @@ def test_a_folder_with_nothing_to_publish_is_one_line_naming_it(tmp_path, conten
     assert not (tmp_path / "dist").exists()
 
 
+def test_the_exploration_exports_are_not_a_study(tree):
+    explore = tree / "figures" / "explore"
+    explore.mkdir(exist_ok=True)
+    (explore / "ibm-linpack-flop_rate.csv").write_text("environment,mean\nNative,1\n")
+    try:
+        names = [s.folder.name for s in publish.find_studies(tree / "figures", data=tree / "data")]
+        assert "explore" not in names and names
+    finally:
+        shutil.rmtree(explore)
+
+
 def test_only_names_an_unknown_study(tree):
     with pytest.raises(InputError, match="no study nope.*there are: local-nothing, rc25482"):
         publish.find_studies(tree / "figures", data=tree / "data", only=["nope"])

@@ -54,6 +54,9 @@ from overhead.errors import DataNotFound, InputError, OverheadError
 from overhead.paths import DATA, ROOT
 
 #: The study of the authors' raw data and its tidy folder under ``data/tidy``.
+#: Folders of figures/ that are not studies: the exploration notebook's exported views
+#: (figures/explore/, each a figure and its CSV, no report) are the user's own to place.
+NOT_STUDIES = ("explore",)
 AUTHORS_STUDY = "rc25482"
 AUTHORS_TIDY = "ibm"
 #: Static figure formats every bundle carries.
@@ -252,7 +255,9 @@ def find_studies(figures: str | os.PathLike[str], *, data: str | os.PathLike[str
                  tidy: str | os.PathLike[str] | None = None,
                  raw: str | os.PathLike[str] | None = None,
                  only: Sequence[str] | None = None) -> list[Study]:
-    """Return the studies of a figures folder: each sub-folder (files such as index.html are not).
+    """Return the studies of a figures folder: each sub-folder but those in :data:`NOT_STUDIES`.
+
+    Files such as index.html are not studies either.
 
     Parameters
     ----------
@@ -277,7 +282,8 @@ def find_studies(figures: str | os.PathLike[str], *, data: str | os.PathLike[str
     figures = Path(figures)
     if not figures.is_dir():
         raise InputError(f"{figures}: no such figures folder (run the notebooks: make demo)")
-    folders = sorted(p for p in figures.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    folders = sorted(p for p in figures.iterdir() if p.is_dir()
+                     and not p.name.startswith((".", "_")) and p.name not in NOT_STUDIES)
     if not folders:
         raise InputError(f"{figures}: no study folder in it (run the notebooks: make demo)")
     if only:
