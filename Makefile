@@ -81,8 +81,10 @@ bench: data setup hosts-up
 	$(BIN)/python scripts/bench.py --ibm "$(or $(IBM_DATA),$(IBM_CLONE))"
 	$(BIN)/python scripts/bench_campaign.py
 
+# JupyterLab on notebooks/ (root needs --allow-root); more options in LAB_ARGS, e.g.
+# make lab LAB_ARGS="--no-browser --ServerApp.port=8899"
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # A bundle per study present in figures/ (the authors' data, each campaign, each seed study):
 # figures (PDF, SVG), tables (LaTeX, Markdown), report (HTML, PDF), manifest, in dist/<name>/

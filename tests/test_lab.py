@@ -162,6 +162,25 @@ def lab(tmp_path_factory):
         log.close()
 
 
+def test_make_lab_serves_the_notebooks_with_the_project_kernel():
+    """``make lab`` as a user types it (here with a port and token of the test's own)."""
+    port, token = free_port(), secrets.token_hex(16)
+    proc = subprocess.Popen(
+        ["make", "-s", "lab", f"LAB_ARGS=--no-browser --ServerApp.ip=127.0.0.1 "
+         f"--ServerApp.port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token}"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for_port(port, proc, timeout=120)
+        lab = Lab(ROOT / "notebooks", port, token)
+        specs = lab.api("kernelspecs")
+        assert KERNEL_NAME in specs["kernelspecs"]
+        names = {c["name"] for c in lab.api("contents")["content"]}
+        assert {f"{n}.ipynb" for n in ALL} <= names
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
+
+
 def test_jupytext_pairing_through_the_lab(lab):
     shutil.copy(ROOT / "notebooks" / "explore.py", lab.root / "paired.py")
     shutil.copy(ROOT / "notebooks" / "explore.ipynb", lab.root / "paired.ipynb")
