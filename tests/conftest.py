@@ -94,6 +94,24 @@ def value(df, metric: str, **where) -> float:
     return float(sel.value.iloc[0])
 
 
+def unavailable(why: str) -> None:
+    """Skip a test whose tool or service is missing here; fail it under CI=true (no hiding)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+def require(*tools: str, root: bool = False) -> None:
+    """Skip (fail under CI=true) where a tool is not installed or root is needed and absent."""
+    import shutil
+
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        unavailable(f"not installed: {', '.join(missing)}")
+    if root and os.geteuid() != 0:
+        unavailable("needs root (loop devices, mount, the block devices)")
+
+
 def papermill_cli(src, dst, *, timeout: float = 1800, **params) -> subprocess.CompletedProcess:
     """Run papermill's own command line as a user types it, from the checkout's root.
 

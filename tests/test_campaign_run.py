@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import free_port
+from conftest import free_port, require
 from sshd_helper import make_sshd, require_sshd
 
 from overhead.campaign import inventory, manifest, plan
@@ -260,13 +260,16 @@ def _failure_cause(raw: Path) -> dict:
 
 
 @pytest.mark.tool
+def _sleeping_campaign(sshd, tmp_path, name: str, benchmark: str) -> Path:
+    """A campaign of one hyperfine trial (``benchmark``: its YAML) on the test's sshd."""
+    require("hyperfine")
+    return campaign_file(tmp_path, name, f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}", benchmark, "trials: 1\n")
+
+
 def test_a_runner_past_its_timeout_is_a_timeout(sshd, tmp_path):
-    if subprocess.run(["sh", "-c", "command -v hyperfine"], capture_output=True).returncode:
-        pytest.skip("hyperfine is not installed")
-    path = campaign_file(tmp_path, "slow", f"local: {sshd.host_yaml()}",
-                         "native: {kind: native, host: local}",
-                         "slow: {runner: hyperfine, timeout: 3, "
-                         "params: {command: 'sleep 29.7', runs: 2}}", "trials: 1\n")
+    path = _sleeping_campaign(sshd, tmp_path, "slow", "slow: {runner: hyperfine, timeout: 3, "
+                              "params: {command: 'sleep 29.7', runs: 2}}")
     t0 = time.monotonic()
     result = run_campaign(inventory.load(path), raw_root=tmp_path / "raw", progress=False)
     assert result.failed == 1 and time.monotonic() - t0 < 40
@@ -278,12 +281,8 @@ def test_a_runner_past_its_timeout_is_a_timeout(sshd, tmp_path):
 @pytest.mark.tool
 def test_a_runner_killed_before_its_timeout_is_not_called_a_timeout(sshd, tmp_path):
     """SIGKILL from outside (a container stopped under it, the OOM killer) is said as such."""
-    if subprocess.run(["sh", "-c", "command -v hyperfine"], capture_output=True).returncode:
-        pytest.skip("hyperfine is not installed")
-    path = campaign_file(tmp_path, "killed", f"local: {sshd.host_yaml()}",
-                         "native: {kind: native, host: local}",
-                         "slow: {runner: hyperfine, params: {command: 'sleep 29.3', runs: 2}}",
-                         "trials: 1\n")
+    path = _sleeping_campaign(sshd, tmp_path, "killed",
+                              "slow: {runner: hyperfine, params: {command: 'sleep 29.3', runs: 2}}")
     killed = []
 
     def kill_the_runner():

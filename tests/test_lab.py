@@ -29,7 +29,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import free_port, papermill_cli, stop_process, wait_for_port
+from conftest import free_port, papermill_cli, stop_process, unavailable, wait_for_port
 
 from overhead.notebook import KERNEL_NAME, LANGUAGE_INFO, strip
 from overhead.paths import ROOT
@@ -48,9 +48,7 @@ CLI_RUN_BY = {**{n: "test_lab" for n in NOTEBOOKS}, "explore": "test_explore",
 
 def _need_chromium() -> None:
     if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
-        pytest.skip(f"{CHROMIUM} is missing")
+        unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
 
 
 # ---- the kernel and the metadata ----------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import unavailable
 from typer.testing import CliRunner
 
 from overhead import publish
@@ -39,9 +39,7 @@ def chromium() -> str:
     try:
         return publish.find_chromium()
     except DataNotFound as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{exc} (CI=true: chromium is part of make debian)")
-        pytest.skip(str(exc))
+        unavailable(f"{exc} (chromium is part of make debian)")
 
 
 def _make_study(folder: Path, tidy: Path) -> None:

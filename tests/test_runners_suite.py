@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import value
+from conftest import require, value
 
 from overhead import runners
 from overhead.schema import validate
@@ -39,18 +39,6 @@ SERVER = runners.RUNNERS_DIR / "server-nginx.sh"
 LINE = b"overhead: a static file served by nginx to ApacheBench, the same bytes every time.\n"
 #: fs_size=auto for a small file_total_size: 512 MiB (mkfs.xfs wants at least 300 MB).
 AUTO_FS_SIZE = 512 * 1024 * 1024
-
-
-def require(*tools: str, root: bool = False) -> None:
-    """Skip (fail under CI=true) where a tool is not installed or root is needed and absent."""
-    missing = [t for t in tools if shutil.which(t) is None]
-    why = f"not installed: {', '.join(missing)}" if missing else None
-    if why is None and root and os.geteuid() != 0:
-        why = "needs root (loop devices, mount, the block devices)"
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
 
 
 def run(name: str, outdir: Path, limit: float = 120, env=None, **params) -> subprocess.CompletedProcess:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -65,7 +65,7 @@ class View:
     metric: str = ""
     parameter: str = ""
     environments: tuple[str, ...] = ()
-    fixed: tuple[tuple[str, object], ...] = field(default=())
+    fixed: tuple[tuple[str, object], ...] = ()
 
     def held(self) -> dict[str, object]:
         """Return the fixed parameters as a dict."""
@@ -107,8 +107,8 @@ def parse_fixed(text: str) -> tuple[tuple[str, str], ...]:
 
 def _same(value: object, wanted: object) -> bool:
     """Tell whether a data value is the one a view names (typed, or as text from papermill)."""
-    if wanted == MISSING:
-        return bool(pd.isna(value))
+    if isinstance(wanted, str) and wanted == MISSING:
+        return (isinstance(value, str) and value == MISSING) or bool(pd.isna(value))
     if pd.isna(value):
         return False
     if value == wanted or str(value) == str(wanted):
@@ -352,7 +352,7 @@ class Explorer:
             if column == parameter or column not in given:
                 continue
             choices = self.values(source, benchmark, metric, column)
-            match = [c for c in choices if _same(c, given[column]) or c == given[column]]
+            match = [c for c in choices if _same(c, given[column])]
             if not match:
                 raise ViewError(f"{source}: {benchmark} {metric} has no {column}="
                                 f"{given[column]} (values: {', '.join(map(str, choices[:40]))})")
@@ -364,8 +364,9 @@ class Explorer:
         keys = ["label", parameter] if parameter else ["label"]
         others = [c for c in varying if c != parameter and c not in chosen]
         for column, value in _hold(rows, others, keys, parameter, lookahead=True):
+            # the value as the dropdowns list it (plain Python, MISSING for NA)
             chosen[column] = next(c for c in self.values(source, benchmark, metric, column)
-                                  if _same(c, value) or c == value)
+                                  if _same(c, value))
         fixed = [(c, chosen[c]) for c in varying if c in chosen]
         return View(source, benchmark, metric, parameter, tuple(v.environments), tuple(fixed))
 
