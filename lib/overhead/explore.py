@@ -500,11 +500,6 @@ class Explorer:
                                                and changes["benchmark"] != view.benchmark)
             new = View(new.source, "" if source_changed else new.benchmark,
                        "" if bench_changed else new.metric, "", (), ())
-            if new.benchmark and new.benchmark not in self.benchmarks(new.source):
-                new = replace(new, benchmark="", metric="")
-            if new.benchmark and new.metric and \
-                    new.metric not in self.metrics(new.source, new.benchmark):
-                new = replace(new, metric="")
             resolved = self.resolve(new)
             params = self.parameters(resolved.source, resolved.benchmark, resolved.metric)
             keep_param = view.parameter if view.parameter in params else ""

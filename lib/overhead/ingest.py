@@ -164,8 +164,8 @@ class IngestResult:
                 "dropped": self.dropped, "unmapped": self.unmapped}
 
 
-def _sha256(path: Path) -> str:
-    """Return the hex SHA-256 of a file's bytes."""
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """Return the hex SHA-256 of a file's bytes (what provenance and manifests record)."""
     with open(path, "rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
@@ -600,7 +600,7 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
             started: float) -> IngestResult:
     """Do :func:`ingest`'s work, with the folder's lock held."""
     files_plan, skipped, unmapped = plan(root, ruleset)
-    hashes = {rel: _sha256(root / rel) for rel in files_plan}
+    hashes = {rel: file_sha256(root / rel) for rel in files_plan}
     chash = code_hash(ruleset)
     manifest_path = out / MANIFEST
     monitor_dir = out / MONITOR

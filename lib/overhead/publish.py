@@ -33,7 +33,6 @@ swapped in, so running again replaces it cleanly.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import html
 import json
 import os
@@ -51,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from overhead.errors import DataNotFound, InputError, OverheadError
+from overhead.ingest import file_sha256
 from overhead.paths import DATA, ROOT
 
 #: The study of the authors' raw data and its tidy folder under ``data/tidy``.
@@ -135,15 +135,6 @@ class Bundle:
 
 # ---------------------------------------------------------------------------------------------
 # which folders are studies, and where their data is
-
-
-def sha256(path: str | os.PathLike[str]) -> str:
-    """Return the SHA-256 of a file's bytes (hex)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _norm(name: str) -> str:
@@ -729,7 +720,7 @@ def _authors_inputs(st: Study, not_found: list[str]) -> dict:
     if root and Path(root).is_dir():
         for entry in files.values():
             p = Path(root) / entry["path"]
-            entry["verified"] = p.is_file() and sha256(p) == entry["sha256"]
+            entry["verified"] = p.is_file() and file_sha256(p) == entry["sha256"]
             verified += entry["verified"]
     elif root:
         not_found.append(f"{root}: the authors' tree the ingest read (hashes as recorded, "
@@ -748,7 +739,7 @@ def _campaign_inputs(st: Study, not_found: list[str]) -> dict:
     files = []
     if st.raw is not None and st.raw.is_dir():
         for p in sorted(x for x in st.raw.rglob("*") if x.is_file()):
-            files.append({"path": p.relative_to(st.raw).as_posix(), "sha256": sha256(p),
+            files.append({"path": p.relative_to(st.raw).as_posix(), "sha256": file_sha256(p),
                           "bytes": p.stat().st_size})
     else:
         not_found.append(f"{_display(st.raw, st)}: the campaign's raw tree")
@@ -765,7 +756,7 @@ def _campaign_inputs(st: Study, not_found: list[str]) -> dict:
     campaign: dict = {"name": st.campaign, "file": _display(st.campaign_file, st),
                       "campaign_hash_in_provenance": _distinct(prov, "campaign_hash")}
     if st.campaign_file is not None and st.campaign_file.is_file():
-        campaign["sha256"] = sha256(st.campaign_file)
+        campaign["sha256"] = file_sha256(st.campaign_file)
         try:
             from overhead.campaign import inventory
 
@@ -792,11 +783,11 @@ def manifest(st: Study, dest: Path, chromium: str | None, not_found: list[str],
     inputs = (_authors_inputs(st, not_found) if st.kind == "rc25482"
               else _campaign_inputs(st, not_found))
     prov = _provenance(st.tidy) if tidy_found else None
-    reference = ({"path": _display(st.reference, st), "sha256": sha256(st.reference)}
+    reference = ({"path": _display(st.reference, st), "sha256": file_sha256(st.reference)}
                  if st.reference is not None else None)
     figures_git = git_state(st.folder)
     checkout = git_state(ROOT)
-    files = [{"path": p.relative_to(dest).as_posix(), "sha256": sha256(p),
+    files = [{"path": p.relative_to(dest).as_posix(), "sha256": file_sha256(p),
               "bytes": p.stat().st_size}
              for p in sorted(dest.rglob("*")) if p.is_file() and p != dest / "manifest.json"]
     doc = {
@@ -975,4 +966,4 @@ def publish_all(figures: str | os.PathLike[str], out: str | os.PathLike[str], *,
 
 __all__ = ["AUTHORS_STUDY", "Bundle", "Study", "bundle_report", "export_plotly", "find_chromium",
            "find_studies", "git_state", "manifest", "pdf_pages", "plotly_figure", "print_pdf",
-           "publish", "publish_all", "sha256", "software", "study", "table_formats"]
+           "publish", "publish_all", "software", "study", "table_formats"]
