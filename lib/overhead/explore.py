@@ -435,11 +435,12 @@ class Explorer:
             fig.update_xaxes(title_text=view.parameter.removeprefix("p_"))
             fig.update_yaxes(title_text=unit)
             fig.update_layout(title=title, height=480, width=760)
-        else:
-            fig = plots.plotly_bars(table.assign(item=f"{view.benchmark} {view.metric}"), title,
-                                    baseline=self.baseline)
+        else:  # the one panel's title says what is held (the figure's title says the rest)
+            panel = f"held: {held}" if held else f"{view.benchmark} {view.metric}"
+            fig = plots.plotly_bars(table.assign(item=panel), title, baseline=self.baseline)
             fig.update_layout(width=max(560, 110 * len(table)))
-        if held:
+        fig.update_yaxes(exponentformat="SI")  # 300G FLOP/s, not plotly's 300B (B/s reads as bytes)
+        if held and view.parameter:
             fig.add_annotation(text=f"held: {held}", xref="paper", yref="paper", x=0, y=1.06,
                                showarrow=False, font={"size": 10}, xanchor="left")
         return fig
