@@ -11,6 +11,7 @@ from overhead.parsers._common import (
     ParseError,
     Rows,
     integer,
+    number,
     percent,
     si_number,
     size_bytes,
@@ -278,3 +279,11 @@ def test_integer_limit():
         integer("9007199254740992", "p", 1, "n", limit=2**53)
     with pytest.raises(ParseError, match="expected an integer"):
         integer(float("inf"), "p", 1, "n")
+
+
+@pytest.mark.parametrize("reader", [number, percent, integer])
+def test_underscore_digits_are_not_numbers(reader):
+    # Python's float("39_4") and int("39_4") are 394: a corrupted field must not read as one
+    with pytest.raises(ParseError, match=r"f:7: x: expected an? (number|integer), found '39_4'"):
+        reader("39_4", "f", 7, "x")
+    assert reader("394", "f", 7, "x") == 394

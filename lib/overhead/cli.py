@@ -124,8 +124,9 @@ def read_trial_cmd(
 ) -> None:
     """Parse runner trial directories (runners/*.sh) and print their tidy rows as JSON lines.
 
-    A failed trial (the tool's exit status was not 0) is reported on stderr with the end of its
-    stderr; the command then exits 1 after printing the rows of the others.
+    A failed trial (the tool's exit status was not 0, or its output shows a run that did not
+    finish) is reported on stderr with the end of its stderr and what its output shows; the
+    command then exits 1 after printing the rows of the others.
     """
     from overhead import runners
 
@@ -136,9 +137,12 @@ def read_trial_cmd(
         trial = runners.read_trial(path)
         if not trial.ok:
             failed += 1
-            tail = trial.stderr.strip().splitlines()[-3:]
-            typer.echo(f"{path}: {trial.meta['tool']} exited with status {trial.exit_status}: "
-                       + " / ".join(tail), err=True)
+            if trial.exit_status != 0:
+                tail = trial.stderr.strip().splitlines()[-3:]
+                typer.echo(f"{path}: {trial.meta['tool']} exited with status {trial.exit_status}: "
+                           + " / ".join(tail), err=True)
+            if trial.failure:
+                typer.echo(trial.failure, err=True)
             continue
         _write_rows(trial.measurements, sys.stdout)
     if failed:

@@ -45,6 +45,33 @@ class ParseError(OverheadError, ValueError):
         return f"{where}: {self.message}"
 
 
+class RunFailed(ParseError):
+    """The file is the tool's output, but the run it records gave no result.
+
+    A fio log whose jobs never finished, an ``ab`` run that aborted, a netperf or iperf3 that
+    could not connect, a redis-benchmark whose server went away, a dstat CSV with only its
+    header: the tool ran and failed. That is a finding about the environment, not a malformed
+    file, so ingest records it as a failed run (in the provenance, with this message) instead of
+    stopping; the command line still exits 2.
+
+    ``str()`` is ``path:line: the run did not finish: what``, the line being the one that shows
+    the failure (the tool's error message), or None when it is the absence of any result.
+
+    Parameters
+    ----------
+    path : str
+        The file that was being read.
+    line : int or None
+        The line that shows the failure, or None.
+    what : str
+        What the file shows: the tool's own error message where it printed one.
+    """
+
+    def __init__(self, path: str, line: int | None, what: str):
+        self.what = what
+        super().__init__(path, line, f"the run did not finish: {what}")
+
+
 class InputError(OverheadError, ValueError):
     """An input path cannot be used: a directory where a file is wanted, unreadable, missing."""
 
@@ -61,4 +88,5 @@ class DataError(OverheadError, ValueError):
     """Rows a study needs are missing or inconsistent; the message names them."""
 
 
-__all__ = ["DataError", "DataNotFound", "InputError", "OverheadError", "ParseError", "SchemaError"]
+__all__ = ["DataError", "DataNotFound", "InputError", "OverheadError", "ParseError", "RunFailed",
+           "SchemaError"]

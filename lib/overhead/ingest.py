@@ -41,7 +41,7 @@ LOCK = ".ingest.lock"
 #: rows keep the tidy schema but go to monitor/, one Parquet part per raw file: they are 97% of
 #: the IBM rows, share no parameters with the benchmarks, and would otherwise make every
 #: benchmark query scan them (and every ingest copy them between processes).
-MONITOR_TOOLS = frozenset({"dstat", "mpstat", "vmstat"})
+MONITOR_TOOLS = frozenset({"dstat", "mpstat", "vmstat", "iostat"})
 _CODE_FILES = ("schema.py", "ingest.py")
 
 
@@ -141,6 +141,8 @@ class IngestResult:
     unchanged: bool = False
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # seconds per phase (see make bench)
+    #: file -> what its output shows of a run that failed (provenance status "failed")
+    failed: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         """Return a short human report."""
@@ -154,6 +156,9 @@ class IngestResult:
             "  files per tool: " + ", ".join(f"{t} {n}" for t, n in sorted(self.files.items())),
             f"  skipped {sum(len(v) for v in self.skipped.values())} files (reasons in provenance notes and manifest.json)",
         ]
+        if self.failed:
+            lines.append(f"  FAILED {len(self.failed)} runs (no result; status failed in "
+                         "provenance): " + "; ".join(list(self.failed.values())[:3]))
         if self.unmapped:
             lines.append(f"  UNMAPPED {len(self.unmapped)} files (no rule): " + ", ".join(self.unmapped[:5]))
         return "\n".join(lines)
@@ -161,7 +166,7 @@ class IngestResult:
     def to_json(self) -> dict:
         """Return the serializable part, stored in the manifest."""
         return {"rows": self.rows, "monitor_rows": self.monitor_rows, "runs": self.runs, "files": self.files, "skipped": self.skipped,
-                "dropped": self.dropped, "unmapped": self.unmapped}
+                "dropped": self.dropped, "unmapped": self.unmapped, "failed": self.failed}
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -439,8 +444,23 @@ def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: Rule
             "command_line": f"numactl {numa}" if numa else None,
             "notes": "; ".join(notes),
             **facts,  # governor, accelerator, ... (schema.conform orders the columns)
+            "status": "done", "failure": None,
         })
     return rows
+
+
+def _failed_provenance(rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: RuleSet,
+                       failure: str) -> dict:
+    """Build the provenance row of a file whose run failed (status ``failed``, no rows)."""
+    from overhead.schema import PROVENANCE_COLUMNS
+
+    facts = dict(ruleset.facts(ctx.environment, ctx.variant)) if ruleset.facts else {}
+    facts.update({k: v for k, v in ctx.extras.items() if k in PROVENANCE_COLUMNS})
+    notes = [rule.why] + (["left out: " + rule.keep_why] if rule.keep_why else [])
+    return {"run_id": run_id(rel, ruleset.campaign), "campaign": ruleset.campaign,
+            "environment": ctx.environment, "variant": ctx.variant, "tool": rule.tool,
+            "source_file": rel, "source_sha256": sha, "notes": "; ".join(notes),
+            **facts, "status": "failed", "failure": failure}
 
 
 def monitor_part(rel: str) -> str:
@@ -467,7 +487,14 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
         if not ctx.environment:
             raise ParseError(rel, None, "the ingest rule gives this file no environment")
         t0 = time.perf_counter()
-        df = parsers.parse_file(rule.tool, root / rel, name=rel)
+        try:
+            df = parsers.parse_file(rule.tool, root / rel, name=rel)
+        except parsers.RunFailed as exc:
+            # the tool ran and failed: a run of this environment, recorded as failed with what
+            # its output shows, not a reason to stop (nor to drop it without a word)
+            prov.append(_failed_provenance(rel, hashes[rel], rule, ctx, ruleset, str(exc)))
+            spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + time.perf_counter() - t0
+            continue
         df, n_dropped = _keep(df, rule)
         t1 = time.perf_counter()
         spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + t1 - t0
@@ -616,7 +643,7 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
             r = manifest["result"]
             return IngestResult(out, r["rows"], r["runs"], r["files"], r["skipped"], r["dropped"],
                                 r["unmapped"], monitor_rows=r["monitor_rows"], unchanged=True,
-                                seconds=time.perf_counter() - started)
+                                seconds=time.perf_counter() - started, failed=r.get("failed", {}))
 
     # New parts go to a fresh folder that replaces the old one only when everything parsed.
     staging = Path(tempfile.mkdtemp(prefix=".monitor.", dir=out))
@@ -683,8 +710,9 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
     monitor_rows = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
     outputs = {name: _stamp(out / name) for name in TABLES}
     outputs.update({f"{MONITOR}/{p.name}": _stamp(p) for p in parts})
+    failed = {row["source_file"]: row["failure"] for row in prov if row.get("status") == "failed"}
     result = IngestResult(out, measurements.num_rows, provenance["run_id"].nunique(), files, skipped,
-                          dropped, unmapped, monitor_rows=monitor_rows)
+                          dropped, unmapped, monitor_rows=monitor_rows, failed=failed)
     _write_json(manifest_path, {"root": str(root.resolve()), "code": chash, "inputs": hashes,
                                 "outputs": outputs, "result": result.to_json()})
     phases["combine and write tables"] = time.perf_counter() - t

@@ -216,6 +216,11 @@ class Trial:
         The tidy rows; None for a failed trial.
     provenance : dict
         The provenance record (columns of schema.PROVENANCE_COLUMNS, host facts in ``notes``).
+    failure : str or None
+        What the output shows of a failed run (the parser's
+        :class:`~overhead.errors.RunFailed` message, ``path:line: the run did not finish:
+        ...``), whether the tool exited non-zero or not; None when the run gave results or
+        its output says nothing about the failure.
     """
 
     path: Path
@@ -224,11 +229,12 @@ class Trial:
     stderr: str
     measurements: object = None  # pandas DataFrame of tidy rows; None for a failed trial
     provenance: dict = field(default_factory=dict)
+    failure: str | None = None
 
     @property
     def ok(self) -> bool:
-        """Whether the tool exited with status 0 (only then were its rows parsed)."""
-        return self.exit_status == 0
+        """Whether the tool exited with status 0 and its output holds results (rows parsed)."""
+        return self.exit_status == 0 and self.failure is None
 
 
 def _refine(df, key: str, value: str) -> None:
@@ -265,9 +271,10 @@ def read_trial(path: str | Path) -> Trial:
     Returns
     -------
     Trial
-        The trial. A failed trial (non-zero exit status) is returned with
-        ``measurements=None`` and its stderr, so the caller records it; its output is not
-        parsed.
+        The trial. A failed trial (non-zero exit status, or an output the parser finds to be
+        a run that did not finish) is returned with ``measurements=None``, its stderr and
+        ``failure`` (what the output shows, when it shows anything), so the caller records
+        it.
 
     Raises
     ------
@@ -289,11 +296,23 @@ def read_trial(path: str | Path) -> Trial:
     if extra:
         provenance["notes"] = "; ".join(extra)
     trial = Trial(path=path, meta=meta, exit_status=status, stderr=stderr, provenance=provenance)
+    output = path / "output"
     if status != 0:
+        # the output may still say why (iperf3's "unable to connect"): that message is the
+        # failure's description; an output the parser cannot read adds nothing to the status
+        try:
+            parsers.parse_file(meta["parser"], output)
+        except parsers.RunFailed as exc:
+            trial.failure = str(exc)
+        except (ParseError, OSError):
+            pass
         return trial
-    df = parsers.parse_file(meta["parser"], path / "output")
-    if df.empty:
-        raise ParseError(str(path / "output"), 1, f"{meta['parser']} found no measurements")
+    try:
+        df = parsers.parse_file(meta["parser"], output)
+    except parsers.RunFailed as exc:
+        # exit status 0 but no result (fio's jobs that hit a full disk): a failed trial too
+        trial.failure = str(exc)
+        return trial
     import pandas as pd
 
     if df["tool_version"].isna().any():
@@ -305,8 +324,6 @@ def read_trial(path: str | Path) -> Trial:
     frames = [df]
     for name, parser in sidecars(path, meta).items():
         side = parsers.parse_file(parser, path / name)
-        if side.empty:
-            raise ParseError(str(path / name), 1, f"{parser} found no measurements")
         frames.append(side.assign(p_sidecar=name))
     if len(frames) > 1:
         df = pd.concat(frames, ignore_index=True)

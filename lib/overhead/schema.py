@@ -70,6 +70,8 @@ PROVENANCE_COLUMNS: dict[str, str] = {
     "git_sha": "string",
     "campaign_hash": "string",
     "notes": "string",
+    "status": "string",
+    "failure": "string",
 }
 
 #: Canonical units. Rates are per second; sizes in bytes; times in seconds.

@@ -586,14 +586,24 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict):
     record["exit_status"] = trial.exit_status
     prov = _provenance_row(trial, record, facts, path / "output")
     if trial.ok and tj_status in (None, "done"):
+        prov["status"] = "done"
         record["status"] = "done"
         record["rows"] = len(trial.measurements)
         return record, trial.measurements, prov
     record["status"] = "failed"
     record["rows"] = 0
-    record["cause"] = (f"{trial.meta.get('tool', 'the tool')} exited with status {trial.exit_status}"
-                       if not trial.ok else f"trial.json status {tj_status!r}")
+    tool = trial.meta.get("tool", "the tool")
+    if trial.exit_status != 0:
+        record["cause"] = f"{tool} exited with status {trial.exit_status}"
+        if trial.failure:
+            record["cause"] += f"; {trial.failure}"
+    elif trial.failure:
+        record["cause"] = trial.failure  # exit 0, but the output shows no result
+    else:
+        record["cause"] = f"trial.json status {tj_status!r}"
     record["stderr"] = trial.stderr[-STDERR_TAIL:] or None
+    prov["status"] = "failed"
+    prov["failure"] = record["cause"]
     return record, None, prov
 
 

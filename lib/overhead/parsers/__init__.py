@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 
 from overhead.errors import OverheadError
-from overhead.parsers._common import ParseError
+from overhead.parsers._common import ParseError, RunFailed
 
 #: TOOL name -> module that parses its output.
 PARSERS: dict[str, str] = {
@@ -50,6 +50,13 @@ PARSERS: dict[str, str] = {
     "perf-stat": "overhead.parsers.perf_stat",
     "mpstat": "overhead.parsers.mpstat",
     "vmstat": "overhead.parsers.vmstat",
+    "iostat": "overhead.parsers.iostat",
+    "iperf3": "overhead.parsers.iperf3",
+    "sockperf": "overhead.parsers.sockperf",
+    "qperf": "overhead.parsers.qperf",
+    "wrk": "overhead.parsers.wrk",
+    "memtier_benchmark": "overhead.parsers.memtier_benchmark",
+    "hpl": "overhead.parsers.hpl",
 }
 
 
@@ -105,12 +112,23 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
 
     Raises
     ------
+    RunFailed
+        When ``text`` is the tool's output but holds no result: the run failed (the parser's
+        message quotes the tool's error), or nothing in it is a result.
     ParseError
         When ``text`` is not valid output of ``tool``.
     UnknownTool
         When ``tool`` is not registered.
     """
-    return module(tool).parse(text, path)
+    df = module(tool).parse(text, path)
+    if df.empty:
+        # the backstop of "failed runs never vanish": a parser that found the tool's output
+        # but no result in it says what it saw (RunFailed); one that returns no rows at all
+        # gets this message instead of "0 rows, exit 0"
+        lines = len(text.splitlines())
+        raise RunFailed(path, None, f"no {tool} result in the output ({lines} line"
+                        f"{'' if lines == 1 else 's'}, none of them a result)")
+    return df
 
 
 def read_text(path: str | Path) -> str:
@@ -201,4 +219,5 @@ def detect(text: str) -> str:
     return winners[0]
 
 
-__all__ = ["PARSERS", "ParseError", "UnknownTool", "detect", "module", "parse_file", "parse_text"]
+__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "detect", "module", "parse_file",
+           "parse_text"]

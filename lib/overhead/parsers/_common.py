@@ -25,11 +25,11 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from overhead.errors import ParseError
+from overhead.errors import ParseError, RunFailed
 from overhead.schema import MEASUREMENT_COLUMNS, PARSER_REQUIRED, SchemaError, conform
 
 __all__ = [
-    "BINARY_PREFIXES", "DECIMAL_PREFIXES", "JSON_DECODER", "JsonNumber", "ParseError", "Rows",
+    "BINARY_PREFIXES", "DECIMAL_PREFIXES", "JSON_DECODER", "JsonNumber", "ParseError", "Rows", "RunFailed",
     "integer", "json_line_map", "number", "numbered", "percent", "si_number", "size_bytes",
 ]
 
@@ -76,6 +76,8 @@ def number(token: str, path: str, line: int, what: str) -> float:
         When ``token`` is not a finite number.
     """
     try:
+        if isinstance(token, str) and "_" in token:  # Python reads "39_4" as 394; no tool
+            raise ValueError(token)                      # prints digits that way
         value = float(token)
     except (TypeError, ValueError):
         raise ParseError(path, line, f"{what}: expected a number, found {token!r}") from None
@@ -106,6 +108,8 @@ def percent(token: str, path: str, line: int, what: str) -> float:
     """
     tok = token.strip().rstrip("%")
     try:
+        if "_" in tok:  # not a digit separator any tool prints (float() would accept it)
+            raise ValueError(tok)
         value = float(tok)
     except ValueError:
         raise ParseError(path, line, f"{what}: expected a number, found {token!r}") from None
@@ -137,6 +141,8 @@ def integer(token, path: str, line: int, what: str, *, limit: int | None = None)
         When ``token`` is not an integer, or is out of range.
     """
     try:
+        if isinstance(token, str) and "_" in token:  # int("3_9") is 39: not a tool's digits
+            raise ValueError(token)
         value = int(token)
     except (TypeError, ValueError, OverflowError):
         raise ParseError(path, line, f"{what}: expected an integer, found {token!r}") from None
