@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import free_port, serving
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
 
 TOOL = "ab"
@@ -121,9 +121,41 @@ def test_gnuplot_per_request(d):
     assert ((wide.total_time - wide.connect_time - wide.processing_time).abs() <= 1e-3 + 1e-9).all()
 
 
-def test_refused_is_a_parse_error_with_abs_message(d):
-    with pytest.raises(ParseError, match=r"refused\.txt:5: ab did not finish: apr_socket_recv: Connection refused"):
-        parse_file(TOOL, d / "refused.txt")
+FAILED = {
+    # :5 "Benchmarking 127.0.0.1 (be patient)...apr_socket_recv: Connection refused (111)"
+    "refused.txt": "refused.txt:5: the run did not finish: apr_socket_recv: Connection refused (111)",
+    # nginx killed (SIGKILL) 1.5 s into the run: :6 "apr_socket_recv: Connection reset by peer
+    # (104)", :7 "Total of 1504 requests completed"
+    "killed_n20000_c4.txt": "killed_n20000_c4.txt:6: the run did not finish: apr_socket_recv: "
+    "Connection reset by peer (104); Total of 1504 requests completed",
+    # the same with -k -t 10: :7 "Total of 2591 requests completed"
+    "killed_k_t10_c4.txt": "killed_k_t10_c4.txt:6: the run did not finish: apr_socket_recv: "
+    "Connection reset by peer (104); Total of 2591 requests completed",
+    # nginx stopped (SIGSTOP) 1 s in, ab -s 2: :6 "apr_pollset_poll: The timeout specified has
+    # expired (70007)", :7 "Total of 1245 requests completed"
+    "stopped_s2_n20000_c4.txt": "stopped_s2_n20000_c4.txt:6: the run did not finish: "
+    "apr_pollset_poll: The timeout specified has expired (70007); Total of 1245 requests completed",
+}
+
+
+@pytest.mark.parametrize("name", FAILED)
+def test_failed_run_quotes_abs_message(d, name):
+    text = (d / name).read_text()
+    assert detect(text) == TOOL  # still ab's output: `overhead parse auto` names the failure
+    with pytest.raises(RunFailed) as exc:
+        parse_file(TOOL, d / name, name=name)
+    assert str(exc.value) == FAILED[name]
+    assert "apr_" in text.splitlines()[exc.value.line - 1]
+
+
+def test_banner_only_is_a_failed_run_without_a_line(d):
+    # killed_n20000_c4.txt cut after :5 "Benchmarking 127.0.0.1 (be patient)": the run's start only
+    text = "".join((d / "killed_n20000_c4.txt").read_text().splitlines(keepends=True)[:5])
+    with pytest.raises(RunFailed) as exc:
+        parse_text(TOOL, text, "b.txt")
+    assert exc.value.line is None
+    assert str(exc.value) == ("b.txt: the run did not finish: ab printed its banner but no report "
+                              "(no 'Requests per second:' or 'Connection Times' line)")
 
 
 def test_malformed_value_names_the_line(d):
@@ -137,8 +169,48 @@ def test_malformed_value_names_the_line(d):
 
 
 def test_not_ab(fixtures):
-    with pytest.raises(ParseError, match=r"^v\.txt:1: no ApacheBench output"):
+    # no line of the file is wrong (none is ab's): no line is named, and it is no failed run
+    with pytest.raises(ParseError, match=r"^v\.txt: no ApacheBench output") as exc:
         parse_text(TOOL, (fixtures / "vmstat" / "vmstat_1_3.txt").read_text(), "v.txt")
+    assert type(exc.value) is ParseError
+
+
+def _corrupt(text: str, lineno: int, old: str, new: str) -> str:
+    """Replace ``old`` by ``new`` on line ``lineno`` (1-based) of ``text``, checking it is there."""
+    lines = text.splitlines(keepends=True)
+    assert old in lines[lineno - 1], lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+    return "".join(lines)
+
+
+@pytest.mark.parametrize(("lineno", "old", "new", "message"), [
+    # :8 "Finished 200 requests" (was reported at the first row, :19)
+    (8, "200", "99999999999999999999",
+     "Finished requests: '99999999999999999999' is out of range"),
+    # :13 "Server Port:            18931"
+    (13, "18931", "99999999999999999999", "Server Port: '99999999999999999999' is out of range"),
+    # :18 "Concurrency Level:      4"
+    (18, "4", "99999999999999999999", "Concurrency Level: '99999999999999999999' is out of range"),
+    # :33 "Waiting:        1    2   0.4      1       3", deep in the table
+    (33, "0.4", "0.x", "Waiting sd: expected a number, found '0.x'"),
+    # :46 "  99%      4"
+    (46, "4", "4.4.4", "expected '<percent>%  <ms>' in the percentile table, found '99%      4.4.4'"),
+])
+def test_bad_value_names_its_own_line(d, lineno, old, new, message):
+    bad = _corrupt((d / "n200_c4.txt").read_text(), lineno, old, new)
+    with pytest.raises(ParseError) as exc:
+        parse_text(TOOL, bad, "x.txt")
+    assert str(exc.value) == f"x.txt:{lineno}: {message}"
+
+
+def test_gnuplot_start_out_of_range_names_its_line(d):
+    # n200_c4_gnuplot.tsv:101 "Sun Nov 22 00:14:16 2026\t1795306456\t..." given a start time
+    # pandas cannot hold (it was an OutOfBoundsDatetime crash)
+    bad = _corrupt((d / "n200_c4_gnuplot.tsv").read_text(), 101, "\t1795306456\t",
+                   "\t-99999999999999\t")
+    with pytest.raises(ParseError) as exc:
+        parse_text(TOOL, bad, "g.tsv")
+    assert str(exc.value) == "g.tsv:101: seconds: -99999999999999 is not a time (out of range)"
 
 
 def test_detect(d):
@@ -152,11 +224,11 @@ def test_every_prefix(d, name):
     check_all_prefixes(TOOL, (d / name).read_text())
 
 
-def test_refused_prefixes(d):
-    text = (d / "refused.txt").read_text()
+@pytest.mark.parametrize("name", FAILED)
+def test_failed_run_prefixes(d, name):
+    text = (d / name).read_text()
     for cut in range(len(text.splitlines()) + 1):
-        df = parse_prefix(TOOL, text, cut)  # banner only: no rows; the whole: ParseError
-        assert df is None or len(df) == 0
+        assert parse_prefix(TOOL, text, cut) is None  # banner, progress: RunFailed; the rest too
 
 
 def test_gnuplot_prefixes(d):
@@ -181,3 +253,15 @@ def test_live_ab_against_loopback(tmp_path):
     assert one(df, "complete_requests") == 50 and df.p_document_length.iloc[0] == 1000
     assert len(parse_file(TOOL, tmp_path / "e.csv")) == 101
     assert len(parse_file(TOOL, tmp_path / "g.tsv")) == 4 * 50
+
+
+@pytest.mark.tool
+@pytest.mark.skipif(shutil.which("ab") is None, reason="ab (apache2-utils) is not installed")
+def test_live_ab_refused_is_a_failed_run():
+    port = free_port()  # nothing listens there
+    out = subprocess.run(["ab", "-n", "10", "-c", "1", f"http://127.0.0.1:{port}/"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    with pytest.raises(RunFailed, match=r"^live:\d+: the run did not finish: apr_socket_\w+: "
+                                        r"Connection refused \(111\)$"):
+        parse_text(TOOL, out.stdout + out.stderr, "live")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -16,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from overhead.parsers.fio import latency_bins
-from parser_contract import check_all_prefixes, check_rows, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, check_rows, hypothesis_random_bytes, parse_prefix
 
 LOGS = {"Native": "linux.log", "Docker": "docker.log", "KVM": "vm.log"}
 JOBS = ["sequential-fill", "seq-read-1", "seq-read-2", "random-write-16", "random-write-16x8",
@@ -441,10 +442,143 @@ def test_malformed_line_names_the_line():
 
 
 def test_not_fio_is_a_parse_error(ibm):
-    with pytest.raises(ParseError, match=r"vm\.log:1: no fio output found"):
+    # nothing in the file is fio's: no line is wrong, so none is named, and it is no failed run
+    with pytest.raises(ParseError, match=r"vm\.log: no fio output found") as exc:
         parse_file("fio", ibm / "linpack/results/vm.log")
-    with pytest.raises(ParseError, match=r"^e:1: no fio output found"):
+    assert type(exc.value) is ParseError and exc.value.line is None
+    with pytest.raises(ParseError, match=r"^e: no fio output found"):
         parse_text("fio", "", "e")
+
+
+def _corrupt(text: str, lineno: int, old: str, new: str) -> str:
+    """Replace ``old`` by ``new`` on line ``lineno`` (1-based) of ``text``, checking it is there."""
+    lines = text.splitlines(keepends=True)
+    assert old in lines[lineno - 1], lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+    return "".join(lines)
+
+
+def test_bad_json_value_names_its_own_line(fixtures):
+    text = (fixtures / "fio" / "randrw-libaio.jsonplus-normal.txt").read_text()
+    # :465 '        "iops" : 20433.566434,' (the write direction, deep in the document)
+    bad = _corrupt(text, 465, "20433.566434", '"20433.566434"')
+    with pytest.raises(ParseError) as exc:
+        parse_text("fio", bad, "x.txt")
+    assert str(exc.value) == "x.txt:465: JSON 'iops': expected a number, found '20433.566434'"
+    # :498 '            "99.900000" : 2703360,' (a write clat percentile)
+    bad = _corrupt(text, 498, "2703360", "true")
+    with pytest.raises(ParseError) as exc:
+        parse_text("fio", bad, "x.txt")
+    assert str(exc.value) == "x.txt:498: JSON '99.900000': expected a number, found True"
+    # :24 '        "iodepth" : "8",' in "job options" (was reported at the job's first line)
+    bad = _corrupt(text, 24, '"8"', '"99999999999999999999"')
+    with pytest.raises(ParseError) as exc:
+        parse_text("fio", bad, "x.txt")
+    assert str(exc.value) == "x.txt:24: iodepth: '99999999999999999999' is out of range"
+    # group-reporting.json-normal.txt:26 '        "numjobs" : "3",'
+    text = (fixtures / "fio" / "group-reporting.json-normal.txt").read_text()
+    bad = _corrupt(text, 26, '"3"', '"99999999999999999999"')
+    with pytest.raises(ParseError) as exc:
+        parse_text("fio", bad, "g.txt")
+    assert str(exc.value) == "g.txt:26: numjobs: '99999999999999999999' is out of range"
+
+
+def test_bad_text_value_names_its_own_line(fixtures):
+    text = (fixtures / "fio" / "numjobs2.normal.txt").read_text()
+    # :39 "   bw (  KiB/s): min=225400, max=225400, per=45.26%, ..." (the second job's report)
+    bad = _corrupt(text, 39, "max=225400", "max=22x400")
+    with pytest.raises(ParseError) as exc:
+        parse_text("fio", bad, "n.txt")
+    assert str(exc.value) == "n.txt:39: bw max: expected a number, found '22x400'"
+
+
+# --- failed runs (made here: see tests/fixtures/fio/README.md) ---------------------------------
+
+FAILED = {
+    # a 64 MiB write job on an 8 MiB tmpfs: fio's summary says err=28 (its figures cover 8 MiB)
+    "enospc.normal.txt": "enospc.normal.txt:8: the run did not finish: w: (groupid=0, jobs=1): "
+    "err=28 (file:io_u.c:1876, func=io_u error, error=No space left on device): pid=9772: "
+    "Tue Nov 24 19:21:59 2026",
+    # --output=FILE: fio's stderr lines are not in the file, its summary line is
+    "enospc.output.txt": "enospc.output.txt:6: the run did not finish: w: (groupid=0, jobs=1): "
+    "err=28 (file:io_u.c:1876, func=io_u error, error=No space left on device): pid=10101: "
+    "Tue Nov 24 19:22:04 2026",
+    # :12 '      "error" : 28,'; :2 is fio's own line
+    "enospc.json": "enospc.json:12: the run did not finish: job 'w' (group 0) reports "
+    "\"error\" : 28; fio printed at line 2: fio: pid=9794, err=28/file:io_u.c:1876, "
+    "func=io_u error, error=No space left on device",
+    "enospc-jsonplus.json": "enospc-jsonplus.json:12: the run did not finish: job 'w' (group 0) "
+    "reports \"error\" : 28; fio printed at line 2: fio: pid=9802, err=28/file:io_u.c:1876, "
+    "func=io_u error, error=No space left on device",
+    # job "good" finished (:18 '"error" : 0', :525 'err= 0'), job "full" did not (:265, :542)
+    "partial-enospc.json-normal.txt": "partial-enospc.json-normal.txt:265: the run did not "
+    "finish: job 'full' (group 0) reports \"error\" : 28; fio printed at line 8: fio: "
+    "pid=14110, err=28/file:io_u.c:1876, func=io_u error, error=No space left on device",
+    # SIGINT after 2 s of a 10 s job: fio prints this, then summaries of the cut run (err= 0)
+    "sigint.normal.txt": "sigint.normal.txt:5: the run did not finish: fio: terminating on signal 2",
+    "sigint.json": "sigint.json:2: the run did not finish: fio: terminating on signal 2",
+    # SIGKILL after 2 s: only the job line, "fio-3.33" and "Starting 1 process"
+    "sigkill.normal.txt": "sigkill.normal.txt: the run did not finish: fio printed its header "
+    "(job lines, version, 'Starting ...') but no job summary: the jobs never finished",
+}
+
+
+@pytest.mark.parametrize("name", FAILED)
+def test_failed_run_says_what_fio_printed(fixtures, name):
+    path = fixtures / "fio" / name
+    assert detect(path.read_text()) == "fio"  # still fio's output: `parse auto` names the failure
+    with pytest.raises(RunFailed) as exc:
+        parse_file("fio", path, name=name)
+    assert str(exc.value) == FAILED[name]
+    lines = path.read_text().splitlines()
+    if exc.value.line is not None:
+        # the named line is there, and says "error" or "signal" itself
+        assert re.search(r"err=28|\"error\" : 28|terminating on signal 2", lines[exc.value.line - 1])
+
+
+def test_a_partly_failed_run_keeps_no_rows(fixtures):
+    text = (fixtures / "fio" / "partial-enospc.json-normal.txt").read_text()
+    lines = text.splitlines()
+    assert lines[17].strip() == '"error" : 0,' and lines[524].startswith("good: (groupid=0, jobs=1): err= 0:")
+    assert lines[264].strip() == '"error" : 28,' and lines[541].startswith("full: (groupid=0, jobs=1): err=28 (")
+    # the good job's report alone parses (the text report cut before the failed job's)
+    good = parse_text("fio", "\n".join(lines[:2] + lines[523:541]) + "\n", "good")
+    assert set(good.p_job) == {"good"} and set(good.p_error) == {0}
+    # but the file as fio wrote it is a failed run: its good job does not stand for the run
+    with pytest.raises(RunFailed, match=r"^p:265: "):
+        parse_text("fio", text, "p")
+
+
+@pytest.mark.parametrize("name", FAILED)
+def test_failed_run_prefixes(fixtures, name):
+    """No cut of a failed run's output yields a row of a job that failed."""
+    text = (fixtures / "fio" / name).read_text()
+    n = len(text.splitlines())
+    for cut in (range(n + 1) if n <= 60 else sorted({round(i * n / 60) for i in range(61)})):
+        df = parse_prefix("fio", text, cut)
+        if df is not None:
+            check_rows(df, "prefix")
+            assert (df.p_error.dropna() == 0).all(), cut
+
+
+@pytest.mark.tool
+def test_live_full_disk_is_a_failed_run(tmp_path):
+    """The full-disk failure again, on a small tmpfs mounted for the test (root only)."""
+    if shutil.which("fio") is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("needs fio and root (to mount a tmpfs)")
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)], check=True, timeout=30)
+    try:
+        out = subprocess.run(["fio", "--name=w", "--rw=write", "--size=16m", f"--directory={mnt}",
+                              "--bs=64k", "--output-format=json"],
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True, timeout=30)
+    assert out.returncode != 0
+    with pytest.raises(RunFailed, match=r'^live:\d+: the run did not finish: job \'w\' \(group 0\) '
+                                        r'reports "error" : 28'):
+        parse_text("fio", out.stdout, "live")
 
 
 def test_unterminated_last_line_is_ignored(ibm):

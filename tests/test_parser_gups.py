@@ -93,8 +93,29 @@ def test_detect(ibm):
 
 
 def test_not_gups_is_a_parse_error(ibm):
-    with pytest.raises(ParseError, match=r"linux\.log:1: no RandomAccess output"):
+    # nothing in the file is RandomAccess output: no line is wrong, none is named
+    with pytest.raises(ParseError, match=r"linux\.log: no RandomAccess output") as exc:
         parse_file("gups", ibm / "Stream/results/linux.log")
+    assert exc.value.line is None
+
+
+@pytest.mark.parametrize(("lineno", "old", "new", "message"), [
+    # :25 "Number of updates = 1000000000" (the third run); a count too large for the 64-bit
+    # parameter was reported at the first row that carried it, :26
+    (25, "1000000000", "99999999999999999999",
+     "number of updates: '99999999999999999999' is out of range"),
+    # :34 "Main table size   = 2^33 = 8589934592 words"
+    (34, "8589934592", "99999999999999999999", "table size: '99999999999999999999' is out of range"),
+    # :38 "0.013083277 Billion(10^9) Updates    per second [GUP/s]"
+    (38, "0.013083277", "0.0130x3277", "GUP/s: expected a number, found '0.0130x3277'"),
+])
+def test_bad_value_deep_in_a_log_names_its_line(ibm, lineno, old, new, message):
+    lines = (ibm / RESULTS / "linux.log").read_text().splitlines(keepends=True)
+    assert old in lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+    with pytest.raises(ParseError) as exc:
+        parse_text("gups", "".join(lines), "g.log")
+    assert str(exc.value) == f"g.log:{lineno}: {message}"
 
 
 def test_malformed_numbers_name_the_line():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 TOOL = "hdparm"
@@ -87,16 +87,48 @@ def test_offset_label():
     assert values(df, "buffered")["rate"] == pytest.approx(99.87 * MIB)
 
 
-def test_failed_timing_gives_no_row():
-    # hdparm prints the label, then the error from stderr lands on the same line
-    text = "\n/dev/sdz:\n Timing buffered disk reads: read() failed: Input/output error\n"
-    assert len(parse_text(TOOL, text)) == 0
+@pytest.mark.parametrize(("name", "message"), [
+    # a 1 MiB loop device: hdparm -t reads 2 MiB blocks; :3 " Timing buffered disk reads:
+    # read(2097152) returned 1048576 bytes"
+    ("small_t.txt", "small_t.txt:3: the run did not finish: Timing buffered disk reads: "
+     "read(2097152) returned 1048576 bytes"),
+    # -tT on it: :1 is stderr's "read(2097152) returned 1048576 bytes" (the cached timing),
+    # :4 " Timing buffered disk reads: read() hit EOF - device too small"
+    ("small_tT.txt", "small_tT.txt:4: the run did not finish: Timing buffered disk reads: "
+     "read() hit EOF - device too small"),
+])
+def test_failed_timing_is_a_failed_run(d, name, message):
+    text = (d / name).read_text()
+    assert detect(text) == TOOL
+    with pytest.raises(RunFailed) as exc:
+        parse_text(TOOL, text, name)
+    assert str(exc.value) == message
+
+
+def test_failed_timing_beside_a_result_keeps_the_result(d):
+    # loop_tT.txt's cached timing, then small_t.txt's failed disk timing (as for two devices)
+    text = (d / "loop_tT.txt").read_text().splitlines(keepends=True)
+    cached = [line for line in text if "Timing cached reads" in line]
+    df = parse_text(TOOL, "".join(cached) + (d / "small_t.txt").read_text(), "two.txt")
+    assert set(df.metric) == {"cached_read_rate", "cached_read_bytes", "cached_read_time"}
 
 
 def test_not_permitted_is_a_parse_error():
-    # the genuine output of "hdparm -tT /dev/vda" in this container
-    with pytest.raises(ParseError, match=r"^vda\.txt:1: no hdparm timing"):
+    # the genuine output of "hdparm -tT /dev/vda" in this container: no timing at all, so
+    # nothing says it is hdparm's (no line is wrong either: none is named)
+    with pytest.raises(ParseError, match=r"^vda\.txt: no hdparm timing") as exc:
         parse_text(TOOL, "/dev/vda: Operation not permitted\n", "vda.txt")
+    assert type(exc.value) is ParseError
+
+
+def test_bad_value_deep_in_a_file_names_its_line(d):
+    # two_loops_t.txt:6 " Timing buffered disk reads: 128 MB in  0.30 seconds = 433.78 MB/sec"
+    lines = (d / "two_loops_t.txt").read_text().splitlines(keepends=True)
+    lines[5] = lines[5].replace("0.30 seconds", "0.3O seconds")
+    with pytest.raises(ParseError) as exc:
+        parse_text(TOOL, "".join(lines), "t.txt")
+    assert str(exc.value) == ("t.txt:6: expected '<n> MB in <s> seconds = <r> MB/sec', found "
+                              "'128 MB in  0.3O seconds = 433.78 MB/sec'")
 
 
 def test_malformed_result_names_the_line():

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from conftest import free_ports, nuttcp_server
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 TOOL = "nuttcp"
@@ -113,16 +113,39 @@ def test_several_runs_in_one_file(fx):
 
 
 def test_errors(fx):
-    with pytest.raises(ParseError, match=r"refused\.txt:3: nuttcp reported an error.*Connection refused"):
-        parse_file(TOOL, fx / "refused.txt")
+    # no server on the port: a failed run, named at nuttcp's own error line
+    # (:3 "nuttcp-t: v6.1.2: Error: connect: Connection refused")
+    with pytest.raises(RunFailed) as exc:
+        parse_file(TOOL, fx / "refused.txt", name="refused.txt")
+    assert str(exc.value) == ("refused.txt:3: the run did not finish: "
+                              "nuttcp-t: v6.1.2: Error: connect: Connection refused")
+    assert detect((fx / "refused.txt").read_text()) == TOOL
     with pytest.raises(ParseError, match=r"^b\.txt:1: "):
         parse_text(TOOL, " 3566.7480 MB /   2.00 sec = x Mbps 43 %TX 33 %RX\n", "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:2: unexpected text in nuttcp line"):
         parse_text(TOOL, "\n 1.0 MB /   2.00 sec = 4.0 Mbps 43 %TX 33 %RX bogus\n", "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:1: malformed nuttcp -fparse line"):
         parse_text(TOOL, "megabytes=1.0 rate_Mbps=3\n", "b.txt")
-    with pytest.raises(ParseError, match=r"^n\.txt:1: no nuttcp result"):
+    with pytest.raises(ParseError, match=r"^n\.txt: no nuttcp result") as exc:
         parse_text(TOOL, "hello\n", "n.txt")
+    assert type(exc.value) is ParseError and exc.value.line is None  # no line of it is wrong
+
+
+@pytest.mark.parametrize(("name", "lineno", "old", "new", "message"), [
+    # tx_interval.txt:3 " 2741.8125 MB /   1.00 sec = 23000.4503 Mbps     0 retrans"
+    ("tx_interval.txt", 3, "23000.4503", "23000.45.3", "goodput: expected a number, found '23000.45.3'"),
+    # tx_interval.txt:5, the final line: "... 69 %TX 33 %RX 0 retrans 0.03 msRTT"
+    ("tx_interval.txt", 5, "0.03 msRTT", "0.0x msRTT", "rtt: expected a number, found '0.0x'"),
+    # tx_verbose.txt:17 "nuttcp-r: 3149.3125 MB in 2.00 real seconds = ... = 13212.3119 Mbps"
+    ("tx_verbose.txt", 17, "13212.3119", "1321x.3119", "goodput: expected a number, found '1321x.3119'"),
+])
+def test_bad_value_names_its_own_line(fx, name, lineno, old, new, message):
+    lines = (fx / name).read_text().splitlines(keepends=True)
+    assert old in lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+    with pytest.raises(ParseError) as exc:
+        parse_text(TOOL, "".join(lines), "x.txt")
+    assert str(exc.value) == f"x.txt:{lineno}: {message}"
 
 
 def test_detect(fx):

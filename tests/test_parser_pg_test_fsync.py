@@ -120,8 +120,29 @@ def test_malformed_rate_names_the_line():
 
 
 def test_not_pg_test_fsync(fixtures):
-    with pytest.raises(ParseError, match=r"^ab\.txt:1: no pg_test_fsync output"):
+    # nothing in the file is pg_test_fsync's: no line is wrong, none is named
+    with pytest.raises(ParseError, match=r"^ab\.txt: no pg_test_fsync output") as exc:
         parse_text(TOOL, (fixtures / "ab" / "n200_c4.txt").read_text(), "ab.txt")
+    assert exc.value.line is None
+
+
+@pytest.mark.parametrize(("lineno", "old", "new", "message"), [
+    # :12 "Compare file sync methods using two 8kB writes:"; a size too large for the 64-bit
+    # parameter was reported at the section's first test line, :14
+    (12, "two 8kB", "two 99999999999999999999kB",
+     "write size (kB): '99999999999999999999' is out of range"),
+    # :35 "Non-sync'ed 8kB writes:" (the last section)
+    (35, "8kB", "99999999999999999999kB", "write size (kB): '99999999999999999999' is out of range"),
+    # :33 "        write, close, fsync                5335.938 ops/sec     187 usecs/op"
+    (33, "187 usecs", "1x7 usecs", "usecs/op: expected a number, found '1x7'"),
+])
+def test_bad_value_names_its_own_line(d, lineno, old, new, message):
+    lines = (d / "pg15_s1.txt").read_text().splitlines(keepends=True)
+    assert old in lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+    with pytest.raises(ParseError) as exc:
+        parse_text(TOOL, "".join(lines), "p.txt")
+    assert str(exc.value) == f"p.txt:{lineno}: {message}"
 
 
 def test_detect(d):

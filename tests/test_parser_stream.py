@@ -127,8 +127,28 @@ def test_detect(ibm):
 
 
 def test_not_stream_is_a_parse_error(ibm):
-    with pytest.raises(ParseError, match=r"linux\.log:1: no STREAM output"):
+    # nothing in the file is STREAM output: no line is wrong, none is named
+    with pytest.raises(ParseError, match=r"linux\.log: no STREAM output") as exc:
         parse_file("stream", ibm / "RandomAccess/results/linux.log")
+    assert exc.value.line is None
+
+
+@pytest.mark.parametrize(("lineno", "old", "new", "message"), [
+    # :42 "Array size = 1650163200, Offset = 0" (the second run); a size too large for the 64-bit
+    # parameter was reported at the first row that carried it, :60
+    (42, "1650163200", "99999999999999999999", "array_size: '99999999999999999999' is out of range"),
+    # :47 "Number of Threads requested = 32"
+    (47, "32", "99999999999999999999", "threads: '99999999999999999999' is out of range"),
+    # :62 "Add:           45.5677       0.8713       0.8691       0.8742"
+    (62, "0.8691", "0.86.91", "Add min time: expected a number, found '0.86.91'"),
+])
+def test_bad_value_deep_in_a_log_names_its_line(ibm, lineno, old, new, message):
+    lines = (ibm / RESULTS / "linux.log").read_text().splitlines(keepends=True)
+    assert old in lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+    with pytest.raises(ParseError) as exc:
+        parse_text("stream", "".join(lines), "s.log")
+    assert str(exc.value) == f"s.log:{lineno}: {message}"
 
 
 def test_malformed_kernel_line_names_the_line():

@@ -96,6 +96,27 @@ def test_errors(d):
         parse_text(TOOL, renamed, "z.txt")
     with pytest.raises(ParseError, match=r"^m\.txt:1: not vmstat's report"):
         parse_file(TOOL, d.parent / "mpstat" / "mpstat_1_3.txt", name="m.txt")
+    # nothing at all: no line is wrong, none is named
+    with pytest.raises(ParseError, match=r"^e\.txt: not vmstat's report \(no 'procs") as exc:
+        parse_text(TOOL, "\n\n", "e.txt")
+    assert exc.value.line is None
+
+
+@pytest.mark.parametrize(("lineno", "old", "new", "message"), [
+    # vmstat_w_a_t_1_3.txt:5 "   4    0 ... 3964 1179  93   7   0   0   0   0 2026-11-22 00:15:43"
+    (5, " 1179 ", " 11x9 ", "cs: expected a number, found '11x9'"),
+    (5, "00:15:43", "00:15:4x", "expected a timestamp 'YYYY-MM-DD HH:MM:SS', found '2026-11-22 00:15:4x'"),
+    # :4, the middle sample: a field lost
+    (4, " 13763 ", " ", "expected 20 fields (r b swpd free inact active si so bi bo in cs us sy id wa "
+     "st gu date time), found 19"),
+])
+def test_bad_value_deep_in_a_report_names_its_line(d, lineno, old, new, message):
+    lines = (d / "vmstat_w_a_t_1_3.txt").read_text().splitlines(keepends=True)
+    assert old in lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+    with pytest.raises(ParseError) as exc:
+        parse_text(TOOL, "".join(lines), "v.txt")
+    assert str(exc.value) == f"v.txt:{lineno}: {message}"
 
 
 def test_detect(d):
@@ -118,3 +139,16 @@ def test_live_vmstat():
     out = subprocess.run(["vmstat", "-t", "1", "2"], capture_output=True, text=True, timeout=30, check=True)
     df = parse_text(TOOL, out.stdout, "live")
     assert wide(df).index.tolist() == [0, 1] and df[df.p_sample == 0].warmup.any()
+
+
+def test_errors_name_the_wrong_line(d):
+    """A corrupted value or timestamp further down names its own line, not the header's."""
+    lines = (d / "vmstat_w_a_t_1_3.txt").read_text().splitlines(keepends=True)
+    # line 5: "   4    0 ... 3964 1179  93   7   0   0   0   0 2026-11-22 00:15:43"
+    bad = "".join(lines[:4]) + lines[4].replace(" 3964 ", " 39x4 ")
+    with pytest.raises(ParseError, match=r"^w\.txt:5: in: expected a number, found '39x4'$"):
+        parse_text(TOOL, bad, "w.txt")
+    # line 4: "... 2026-11-22 00:15:42" with an impossible time
+    stamp = "".join(lines[:3]) + lines[3].replace("00:15:42", "00:75:42") + lines[4]
+    with pytest.raises(ParseError, match=r"^w\.txt:4: expected a timestamp 'YYYY-MM-DD HH:MM:SS', found '2026-11-22 00:75:42'$"):
+        parse_text(TOOL, stamp, "w.txt")

@@ -106,8 +106,37 @@ def test_errors_name_the_line(fx):
         parse_text(TOOL, text.replace("0:08.61", "0:xx.61"), "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:1: sidecar line"):
         parse_text(TOOL, "input_bytes=64M\n" + text, "b.txt")
-    with pytest.raises(ParseError, match=r"^n\.txt:1: no GNU time -v report"):
+    # no line is wrong when none is a GNU time report: none is named
+    with pytest.raises(ParseError, match=r"^n\.txt: no GNU time -v report") as exc:
         parse_text(TOOL, "xz: input.txt: No such file or directory\n", "n.txt")
+    assert exc.value.line is None
+
+
+@pytest.mark.parametrize(("name", "lineno", "old", "new", "message"), [
+    # xz_T2_sidecar_3runs.txt:25 "input_bytes=67108864" (before the second report); a number
+    # too large for the 64-bit parameter was reported at that report's first row, :27
+    ("xz_T2_sidecar_3runs.txt", 25, "67108864", "99999999999999999999",
+     "input_bytes: '99999999999999999999' is out of range"),
+    # :26 'Command being timed: "xz -T2 -k -c input.txt"' (p_threads comes from it)
+    ("xz_T2_sidecar_3runs.txt", 26, "-T2", "-T99999999999999999999",
+     "threads: 99999999999999999999 is out of range"),
+    # :48 "Exit status: 0" (the second report's last line)
+    ("xz_T2_sidecar_3runs.txt", 48, "0", "99999999999999999999",
+     "Exit status: '99999999999999999999' is out of range"),
+    # :30 "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:09.18"
+    ("xz_T2_sidecar_3runs.txt", 30, "0:09.18", "0:09:18:1",
+     "elapsed time: expected h:mm:ss or m:ss, found '0:09:18:1'"),
+    # xz_T2_killed.txt:1 "Command terminated by signal 9"
+    ("xz_T2_killed.txt", 1, "9", "99999999999999999999",
+     "signal: '99999999999999999999' is out of range"),
+])
+def test_bad_value_names_its_own_line(fx, name, lineno, old, new, message):
+    lines = (fx / name).read_text().splitlines(keepends=True)
+    assert old in lines[lineno - 1]
+    lines[lineno - 1] = lines[lineno - 1].replace(old, new, 1)
+    with pytest.raises(ParseError) as exc:
+        parse_text(TOOL, "".join(lines), "x.txt")
+    assert str(exc.value) == f"x.txt:{lineno}: {message}"
 
 
 def test_detect(fx):

@@ -49,8 +49,19 @@ p_request (0-based row; ab writes the requests sorted by total time, not in star
 p_time (whole seconds since the earliest start in the file); started_at is that earliest
 start (from the epoch seconds column).
 
-A run that aborted (e.g. "apr_socket_recv: Connection refused") has no report: ParseError with
-ab's message. Text that is none of the three layouts raises ParseError.
+Failed runs raise :class:`~overhead.parsers._common.RunFailed` (``path:line: the run did not
+finish: ...``): ab stops at the first socket error and prints no report, only its message on
+the line where it happened and how far it got (ab 2.3 on Debian 12, made here)::
+
+    Benchmarking 127.0.0.1 (be patient)...apr_socket_recv: Connection refused (111)
+    apr_socket_recv: Connection reset by peer (104)           (server killed mid-run)
+    apr_pollset_poll: The timeout specified has expired (70007)   (server stopped, -s)
+    Total of 1504 requests completed
+
+The error names the line of ab's message (``apr_...: ...`` or ``ab: ...``) and quotes it with
+the "Total of N requests completed" line. A banner without a report (a run cut before its
+end) is a failed run without a line. A file whose reports are complete keeps them even if an
+error line is there too. Text that is none of the three layouts raises ParseError.
 """
 
 from __future__ import annotations
@@ -59,7 +70,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, integer, number, numbered
 
 TOOL = "ab"
 BENCHMARK = "ab"
@@ -86,6 +97,10 @@ _PERCENT = re.compile(rf"^\s*({_NUM})%\s+({_NUM})(?:\s+\(longest request\))?\s*$
 _VERSION = re.compile(r"This is ApacheBench, Version (\S+)")
 _ERROR = re.compile(r"((?:\bapr_\w+(?:\(\))?|^ab): .*)$")
 _FINISHED = re.compile(r"^Finished (\d+) requests\s*$")
+# whole-number parameters are read where they are printed: one that does not fit the 64-bit
+# column is an error on its own line, not on the first row that carries it
+_LIMIT = 2**63
+_EPOCH = (pd.Timestamp.min.value // 10**9 + 1, pd.Timestamp.max.value // 10**9)
 _CSV_HEADER = "Percentage served,Time in ms"
 _TSV_HEADER = ["starttime", "seconds", "ctime", "dtime", "ttime", "wait"]
 
@@ -158,6 +173,8 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
     version: str | None = None
     seen = False
     errors: list[tuple[int, str]] = []
+    total: tuple[int, str] | None = None  # "Total of N requests completed" after an error
+    banner = False
     table_cols: list[str] | None = None
     in_percent = False
     for lineno, line in numbered(text):
@@ -167,15 +184,18 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
         m = _VERSION.search(line)
         if m:
             version = m.group(1).rstrip(",")
-            seen = True
+            seen = banner = True
             continue
         m = _FINISHED.match(stripped)
         if m:
-            params["p_requests"] = integer(m.group(1), path, lineno, "Finished requests")
+            params["p_requests"] = integer(m.group(1), path, lineno, "Finished requests", limit=_LIMIT)
             continue
         err = _ERROR.search(stripped)
         if err:
             errors.append((lineno, err.group(1)))
+            continue
+        if stripped.startswith("Total of ") and total is None:
+            total = (lineno, stripped)
             continue
         if stripped.startswith(("Total of ", "Benchmarking ", "Completed ")):
             continue
@@ -212,6 +232,9 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
                 rows.add(lineno, "latency_percentile", ms / 1e3, "s", False, f"{p.group(2)} ms",
                          p_percentile=pct)
                 continue
+            if re.match(r"^\s*\S+%\s", line):
+                raise ParseError(path, lineno, f"expected '<percent>%  <ms>' in the percentile "
+                                 f"table, found {stripped!r}")
             in_percent = False
         f = _FAIL_DETAIL.match(line)
         if f:
@@ -229,14 +252,17 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
             seen = True
             end = labels[i + 1].start() if i + 1 < len(labels) else len(line)
             _field(lab.group(1), line[lab.end():end].strip(), lineno, rows, params)
-    if not seen:
+    if not len(rows):
         if errors:
+            # ab's own error, and how far it got ("Total of 1504 requests completed")
             lineno, msg = errors[0]
-            raise ParseError(path, lineno, f"ab did not finish: {msg}")
-        raise ParseError(path, 1, "no ApacheBench output found (no 'This is ApacheBench' or 'Requests per second:' line)")
-    if not len(rows) and errors:
-        lineno, msg = errors[0]
-        raise ParseError(path, lineno, f"ab did not finish: {msg}")
+            raise RunFailed(path, lineno, msg + (f"; {total[1]}" if total else ""))
+        if banner:
+            raise RunFailed(path, None, "ab printed its banner but no report (no 'Requests per "
+                                        "second:' or 'Connection Times' line)")
+        if not seen:
+            raise ParseError(path, None, "no ApacheBench output found (no 'This is ApacheBench' "
+                                         "or 'Requests per second:' line)")
     # what the report states once applies to all its rows
     for name, value in params.items():
         rows.fill(name, value)
@@ -257,12 +283,12 @@ def _field(label: str, value: str, lineno: int, rows: Rows, params: dict) -> Non
     if not value:
         return  # a label whose value was cut off
     if label == "Server Port":
-        params["p_server_port"] = integer(value.split()[0], path, lineno, label)
+        params["p_server_port"] = integer(value.split()[0], path, lineno, label, limit=_LIMIT)
     elif label == "Document Length":
         if value.split()[0] != "Variable":
-            params["p_document_length"] = integer(value.split()[0], path, lineno, label)
+            params["p_document_length"] = integer(value.split()[0], path, lineno, label, limit=_LIMIT)
     elif label == "Concurrency Level":
-        params["p_concurrency"] = integer(value.split()[0], path, lineno, label)
+        params["p_concurrency"] = integer(value.split()[0], path, lineno, label, limit=_LIMIT)
     elif label == "Time taken for tests":
         v, tok = _first(value, path, lineno, label)
         rows.add(lineno, "test_time", v, "s", False, f"{tok} seconds")
@@ -330,6 +356,9 @@ def _parse_tsv(text: str, path: str) -> pd.DataFrame:
     if not cols:
         return rows.frame()
     start = min(epoch)
+    if not _EPOCH[0] <= start <= _EPOCH[1]:
+        bad = linenos[epoch.index(start)]
+        raise ParseError(path, bad, f"seconds: {start} is not a time (out of range)")
     # ab writes the requests sorted by total time: rows go metric by metric, in file order
     for j, metric in enumerate(("connect_time", "processing_time", "total_time", "waiting_time")):
         for k, (lineno, values, t) in enumerate(zip(linenos, cols, epoch, strict=True)):

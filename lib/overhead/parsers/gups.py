@@ -45,6 +45,9 @@ _TABLE = re.compile(r"^Main table size\s*=\s*2\^(\d+)\s*=\s*(\d+) words$")
 _UPDATES = re.compile(r"^Number of updates\s*=\s*(\d+)$")
 _TIME = re.compile(r"^(CPU|Real) time used\s*=\s*(\S+) seconds$")
 _RATE = re.compile(r"^(\S+) Billion\(10\^9\) Updates\s+per second \[GUP/s\]$")
+# parameters are checked where they are printed: a number too large for the 64-bit column is an
+# error on its own line, not on the first row that carries it
+_LIMIT = 2**63
 _FOUND = re.compile(r"^Found (\d+) errors in (\d+) locations \((passed|failed)\)\.?$")
 
 
@@ -105,14 +108,14 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             # A second table line in the same run means a run without the wrapper line.
             if not ctx or "p_table_size" in ctx:
                 ctx = open_run()
-            ctx["p_table_log2"] = integer(t.group(1), path, lineno, "table size exponent")
-            ctx["p_table_size"] = integer(t.group(2), path, lineno, "table size")
+            ctx["p_table_log2"] = integer(t.group(1), path, lineno, "table size exponent", limit=_LIMIT)
+            ctx["p_table_size"] = integer(t.group(2), path, lineno, "table size", limit=_LIMIT)
             continue
         u = _UPDATES.match(stripped)
         if u:
             if not ctx:
                 ctx = open_run()
-            ctx["p_updates"] = integer(u.group(1), path, lineno, "number of updates")
+            ctx["p_updates"] = integer(u.group(1), path, lineno, "number of updates", limit=_LIMIT)
             continue
         tm = _TIME.match(stripped)
         if tm:
@@ -143,5 +146,5 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             raise ParseError(path, lineno, f"malformed GUP/s line (expected '<x> Billion(10^9) Updates per second [GUP/s]'): {stripped!r}")
     close_run()
     if not seen_rate:
-        raise ParseError(path, 1, "no RandomAccess output found (no '... Billion(10^9) Updates per second [GUP/s]' line)")
+        raise ParseError(path, None, "no RandomAccess output found (no '... Billion(10^9) Updates per second [GUP/s]' line)")
     return rows.frame()

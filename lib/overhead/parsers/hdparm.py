@@ -23,9 +23,12 @@ line, when printed), p_o_direct (True for the O_DIRECT variants), p_offset (byte
 "(offset N GB)"). Repeated blocks for one device are numbered with ``trial`` (1-based, per
 device and kind).
 
-A timing label without its result (hdparm prints the label first; an error message from
-stderr or the end of the file may follow it) gives no row. Text without any "Timing ... reads"
-line raises ParseError, as does a result that starts with a number but is malformed.
+A timing label without its result (hdparm prints the label first; an error message such as
+"read() hit EOF - device too small" or the end of the file may follow it) gives no row; when
+no timing of the file has a result, the run failed: RunFailed (``path:line: the run did not
+finish: ...``) naming the first such label's line and quoting it. Text without any
+"Timing ... reads" line raises ParseError (without a line: none is wrong), as does a result
+that starts with a number but is malformed.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
 
 TOOL = "hdparm"
 BENCHMARK = "hdparm"
@@ -56,8 +59,9 @@ def detect(text: str) -> float:
     Returns a confidence from 0 (not hdparm output) to 1.
     """
     head = text[:20000]
-    if _LABEL.search(head) and "seconds =" in head:
-        return 1.0
+    if _LABEL.search(head):
+        # a timing label without any result is a failed run of hdparm, still its output
+        return 1.0 if "seconds =" in head else 0.8
     return 0.0
 
 
@@ -75,6 +79,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     device: str | None = None
     seen = False
+    failed: tuple[int, str] | None = None  # the first label without its result
     trials: dict[tuple, int] = {}
     for lineno, line in numbered(text):
         d = _DEVICE.match(line)
@@ -89,6 +94,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             if not r:
                 if rest.strip()[:1].isdigit():
                     raise ParseError(path, lineno, f"expected '<n> MB in <s> seconds = <r> MB/sec', found {rest.strip()!r}")
+                if failed is None:
+                    said = " ".join((m.group(0) + " " + rest.strip()).split())
+                    failed = (lineno, said if rest.strip() else f"{said} (no result after it)")
                 continue  # label only: the timing failed or the output was cut here
             direct = bool(m.group("direct"))
             kind = {"cached": "cached", "buffered disk": "buffered", "disk": "direct"}[m.group("kind")]
@@ -111,6 +119,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                      f"{r.group('rate')} {unit_text}", params)
             rows.add(lineno, f"{kind}_read_bytes", mb * _MIB, "B", None, f"{r.group('mb')} MB", params)
             rows.add(lineno, f"{kind}_read_time", secs, "s", None, f"{r.group('secs')} seconds", params)
+    if not len(rows) and failed is not None:
+        raise RunFailed(path, *failed)
     if not seen:
-        raise ParseError(path, 1, "no hdparm timing found (no 'Timing ... reads:' line)")
+        raise ParseError(path, None, "no hdparm timing found (no 'Timing ... reads:' line)")
     return rows.frame()

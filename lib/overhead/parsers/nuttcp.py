@@ -35,8 +35,10 @@ their "v6.1.2" banner. The KB/sec figure repeats Mbps and is not read.
 
 ``trial`` is the 1-based run number in the file: a run ends with its final line (brief or
 -fparse) or, in verbose output, when a side's banner repeats. A run cut off before its final
-line keeps its interval rows. nuttcp's errors ("nuttcp-t: v6.1.2: Error: connect: Connection
-refused") raise ParseError when the file holds no result. The direction of the test (-t/-r) is
+line keeps its interval rows. A file with no result in which nuttcp printed an error
+("nuttcp-t: v6.1.2: Error: connect: Connection refused") is a failed run: RunFailed
+(``path:line: the run did not finish: ...``) naming and quoting nuttcp's first error line;
+with results, the error line is skipped and the results kept. The direction of the test (-t/-r) is
 not printed in brief/-fparse output and so is not a parameter here.
 """
 
@@ -46,7 +48,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
 
 TOOL = "nuttcp"
 BENCHMARK = "nuttcp"
@@ -182,9 +184,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
 
     Raises
     ------
+    RunFailed
+        When the text holds no result but nuttcp's error line (quoted, with its line).
     ParseError
-        For text that holds no nuttcp result (quoting nuttcp's error if it printed one), for
-        malformed result lines, and for a whole-number parameter out of the 64-bit range.
+        For text that holds no nuttcp result, for malformed result lines, and for a
+        whole-number parameter out of the 64-bit range.
     """
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     run = 0  # first row of the run in progress
@@ -246,8 +250,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     close()
     if not seen:
         if error is not None:
-            raise ParseError(path, error[0], f"nuttcp reported an error and no result: {error[1]}")
-        raise ParseError(path, 1, "no nuttcp result found (no '<MB> MB / <s> sec = <rate> Mbps' "
+            raise RunFailed(path, error[0], error[1])
+        raise ParseError(path, None, "no nuttcp result found (no '<MB> MB / <s> sec = <rate> Mbps' "
                          "line, no megabytes= line, no nuttcp-t:/nuttcp-r: summary)")
     rows.fill("tool_version", version)
     return rows.frame()

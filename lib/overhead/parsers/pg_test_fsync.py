@@ -45,7 +45,8 @@ without numbers anywhere else, or numbers that do not parse, raise ParseError.
 
 Several runs in one file (a new "N seconds per test" or "O_DIRECT ..." line after results)
 are numbered with ``trial`` (1-based). Text with no pg_test_fsync line at all raises
-ParseError; a header without any test line (a run cut short) gives no rows.
+ParseError (without a line: none is wrong); a header without any test line (a run cut
+short) gives no rows, which :func:`overhead.parsers.parse_text` reports as a failed run.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ _NA = re.compile(r"^\s+(?P<label>\S.*?)\s+n/a\*?\s*$")
 _SIZE_LABEL = re.compile(r"^(?:(\d+)\s*\*\s*)?(\d+)kB\s+(\S+)\s+writes?$")
 _TITLE_SIZE = re.compile(r"(?:\b(one|two|\d+)\s+)?\b(\d+)kB writes?\b")
 _COUNTS = {"one": 1, "two": 2}
+_LIMIT = 2**63
 
 
 def detect(text: str) -> float:
@@ -85,16 +87,22 @@ def detect(text: str) -> float:
     return 0.0
 
 
-def _section_params(title: str) -> dict:
-    """Read the parameters a section title states: its normalised name, write size and count."""
+def _section_params(title: str, path: str, lineno: int) -> dict:
+    """Read the parameters a section title states: its normalised name, write size and count.
+
+    A size or count too large for the 64-bit parameter column raises ParseError at the title's
+    line (the rows that carry it come later).
+    """
     name = title.replace("Non-Sync'ed", "Non-sync'ed")
     params: dict = {"p_section": name}
     m = _TITLE_SIZE.search(title)
     if m and "different write sizes" not in title:
-        params["p_write_size"] = int(m.group(2)) * 1024
+        params["p_write_size"] = integer(m.group(2), path, lineno, "write size (kB)",
+                                         limit=_LIMIT // 1024) * 1024
         count = m.group(1)
         if count:
-            params["p_writes"] = _COUNTS.get(count) or int(count)
+            params["p_writes"] = _COUNTS.get(count) or integer(count, path, lineno, "writes",
+                                                               limit=_LIMIT)
     return params
 
 
@@ -136,7 +144,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             new_run_if_needed()
             seen = True
             header_seen_in_trial = True
-            run["p_seconds_per_test"] = integer(m.group(1), path, lineno, "seconds per test")
+            run["p_seconds_per_test"] = integer(m.group(1), path, lineno, "seconds per test", limit=_LIMIT)
             continue
         if stripped.startswith("O_DIRECT supported") or stripped.startswith("Direct I/O is not supported"):
             if not header_seen_in_trial:
@@ -150,7 +158,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             if m:
                 seen = True
                 header_seen_in_trial = False
-                section = _section_params(m.group(1))
+                section = _section_params(m.group(1), path, lineno)
             # Other unindented lines are the sections' remarks or the "* This file system
             # ... does not support direct I/O" footnote.
             continue
@@ -187,5 +195,5 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         rows_in_trial += 1
         seen = True
     if not seen:
-        raise ParseError(path, 1, "no pg_test_fsync output found (no 'seconds per test', 'O_DIRECT' or 'Compare ...' line)")
+        raise ParseError(path, None, "no pg_test_fsync output found (no 'seconds per test', 'O_DIRECT' or 'Compare ...' line)")
     return rows.frame()

@@ -119,7 +119,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             if h:
                 if not ctx:
                     ctx = open_run()
-                ctx[param] = integer(h.group(1), path, lineno, param[2:])
+                ctx[param] = integer(h.group(1), path, lineno, param[2:], limit=2**63)  # on its own line
                 break
         if _TABLE.match(stripped):
             if not ctx or ctx.get("_has_rows"):
@@ -159,5 +159,5 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             rows.add(lineno, metric, value, unit, hib, raw, params)
     close_run()
     if not seen_table:
-        raise ParseError(path, 1, "no STREAM output found (no 'Function      Rate (GB/s)   Avg time     Min time     Max time' table)")
+        raise ParseError(path, None, "no STREAM output found (no 'Function      Rate (GB/s)   Avg time     Min time     Max time' table)")
     return rows.frame()

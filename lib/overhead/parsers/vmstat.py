@@ -141,7 +141,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                      warmup=bool(sample == 0 and averaged))
         sample += 1
     if not group_seen:
-        raise ParseError(path, 1, "not vmstat's report (no 'procs ---memory---' header)")
+        raise ParseError(path, None, "not vmstat's report (no 'procs ---memory---' header)")
     if first_stamp is not None and zone in _UTC:
         rows.fill("started_at", pd.Timestamp(first_stamp, tz="UTC"))
     return rows.frame()

@@ -59,6 +59,9 @@ _CMD = re.compile(r'^Command being timed: "(.*)"$')
 _EXITED = re.compile(r"^Command exited with non-zero status (\d+)$")
 _SIGNAL = re.compile(r"^Command terminated by signal (\d+)$")
 _SIDECAR = re.compile(r"^input_bytes=(\S*)$")
+# whole numbers are checked on the line that prints them: one too large for the 64-bit parameter
+# column is an error there, not on the first row of its report
+_LIMIT = 2**63
 
 # label -> (metric, unit, higher_is_better, kind)
 _FIELDS = {
@@ -231,20 +234,23 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
             if not m.group(1).isdigit():
                 raise ParseError(path, lineno, "sidecar line: expected input_bytes=<whole number "
                                  f"of bytes>, found {stripped!r}")
-            pending["input_bytes"] = (int(m.group(1)), lineno)
+            pending["input_bytes"] = (integer(m.group(1), path, lineno, "input_bytes", limit=_LIMIT), lineno)
             continue
         m = _EXITED.match(stripped)
         if m:
-            pending["status"] = integer(m.group(1), path, lineno, "exit status")
+            pending["status"] = integer(m.group(1), path, lineno, "exit status", limit=_LIMIT)
             continue
         m = _SIGNAL.match(stripped)
         if m:
-            pending["signal"] = integer(m.group(1), path, lineno, "signal")
+            pending["signal"] = integer(m.group(1), path, lineno, "signal", limit=_LIMIT)
             continue
         m = _CMD.match(stripped)
         if m:
             seen_cmd = True
             trial += 1
+            threads = command_params(m.group(1)).get("p_threads")
+            if threads is not None:  # checked here, on the line that states it
+                integer(threads, path, lineno, "threads", limit=_LIMIT)
             run = {"trial": trial, "command": m.group(1), "rows": [], "pending": pending}
             pending = {}
             continue
@@ -257,7 +263,7 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
             continue
         token = stripped[len(label) + 1:].strip()
         if label == "Exit status":
-            status = integer(token, path, lineno, "Exit status")
+            status = integer(token, path, lineno, "Exit status", limit=_LIMIT)
             _finish(rows, run, status, input_bytes)
             run = None
             continue
@@ -279,7 +285,7 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
         raw = f"{token} s" if kind == "seconds" else f"{token} kbytes" if kind == "kbytes" else token
         run["rows"].append((lineno, metric, value, unit, hib, raw))
     if not seen_cmd:
-        raise ParseError(path, 1, "no GNU time -v report found (no 'Command being timed:' line)")
+        raise ParseError(path, None, "no GNU time -v report found (no 'Command being timed:' line)")
     if not len(rows):
         raise ParseError(path, len(text.splitlines()) or 1,
                          "GNU time -v report cut off before its 'Exit status' line")

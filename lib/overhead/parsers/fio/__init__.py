@@ -87,7 +87,24 @@ its ``io=7354.4MB`` is not exact to 0.1 MB); ``raw`` keeps the printed token.
 Absent fields give no rows; JSON directions with no I/O, statistics with no samples (N=0) and
 fio's NaN constants give none either. A final line without a newline is ignored (a file cut in
 the middle of a line cannot be told from a complete one), except inside a JSON document, which
-delimits itself. Text that holds no fio report is a ParseError.
+delimits itself. Text that holds no fio output is a ParseError.
+
+Failed runs raise :class:`~overhead.parsers._common.RunFailed` (``path:line: the run did not
+finish: ...``), and no row of the file is kept:
+
+- a job that ended with an error: the text report's ``name: (groupid=0, jobs=1): err=28 (file:
+  io_u.c:1876, func=io_u error, error=No space left on device): ...`` line, or the JSON job's
+  ``"error" : 28`` line (the message then quotes fio's ``fio: pid=N, err=28/...`` line when the
+  file holds it). fio still prints that job's summary, but its figures cover the part it did
+  before failing (8 MiB of a 64 MiB job on a full disk), not the run as configured;
+- ``fio: terminating on signal N``: the run was stopped (SIGINT, SIGTERM) and the summaries
+  printed after that line measure a cut run;
+- the first such line in the file wins, whatever else the file holds: a file with one good
+  job and one failed job, or a complete run followed by a failed one, raises too, because
+  keeping only the good jobs would let the failure vanish from a comparison;
+- no job summary at all: the first ``fio: ...`` message (other than ``fio: note``) when fio
+  printed one, else (only the job lines, version and ``Starting N process``, as when fio was
+  killed with SIGKILL) line None.
 """
 
 
@@ -97,7 +114,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError
+from overhead.parsers._common import ParseError, RunFailed
 from overhead.parsers.fio import json as _json
 from overhead.parsers.fio._run import BENCHMARK, TOOL, Run
 from overhead.parsers.fio.text import TextReader
@@ -133,8 +150,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
 
     Raises
     ------
+    RunFailed
+        When the output is fio's but the run failed: a job ended with an error (err != 0),
+        fio stopped on a signal, or it printed only its header or its error messages (see
+        "Failed runs" in the module docstring).
     ParseError
-        When the text holds no fio report, a known line is malformed, or a JSON document is
+        When the text holds no fio output, a known line is malformed, or a JSON document is
         truncated (naming the line where the JSON broke).
     """
     run = Run(text, path)
@@ -159,9 +180,18 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if i > complete:
             break
         reader.line(line, i)
+    if run.failures:
+        line, what = min(run.failures)
+        raise RunFailed(path, line, what)
     if not run.found:
-        raise ParseError(path, 1, "no fio output found (no '<job>: (groupid=N, jobs=N)' report, "
-                                  "'Run status group' or JSON document with \"jobs\")")
+        if run.messages:
+            line, what = run.messages[0]
+            raise RunFailed(path, line, what)
+        if run.started:
+            raise RunFailed(path, None, "fio printed its header (job lines, version, 'Starting ...') "
+                                        "but no job summary: the jobs never finished")
+        raise ParseError(path, None, "no fio output found (no '<job>: (groupid=N, jobs=N)' report, "
+                                     "'Run status group' or JSON document with \"jobs\")")
     run.end_trial()
     return run.rows.frame()
 

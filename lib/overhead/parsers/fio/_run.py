@@ -9,6 +9,7 @@ job lines or JSON options said about each job.
 from __future__ import annotations
 
 import math
+import re
 
 from overhead.parsers._common import ParseError, Rows, integer
 
@@ -93,6 +94,28 @@ class Run:
         self.found = False  # saw any fio result
         self.index_counts: dict[tuple, int] = {}
         self.trial_start = 0  # first row of the run in progress
+        self.started = False  # saw fio's own header (a job line, "fio-3.33", "Starting N process")
+        self.messages: list[tuple[int, str]] = []  # fio's "fio: ..." lines: (line, text)
+        self.failures: list[tuple[int, str]] = []  # failed jobs and fatal signals: (line, what)
+
+    def fail(self, line: int, what: str) -> None:
+        """Record that the run failed at ``line`` (a job with err != 0, a fatal signal).
+
+        Parameters
+        ----------
+        line : int
+            The line that shows the failure.
+        what : str
+            What it shows (fio's own words).
+        """
+        self.failures.append((line, what))
+
+    def message(self, err: int) -> tuple[int, str] | None:
+        """Find fio's ``fio: pid=N, err=<err>/...`` line for error ``err`` (None: not printed)."""
+        for line, text in self.messages:
+            if re.match(rf"fio: pid=\d+, err={err}/", text):
+                return line, text
+        return None
 
     def new_run_if_needed(self, fmt: str | None = None) -> None:
         """Start a new run (trial) when the current one already has results (in ``fmt``).

@@ -74,12 +74,14 @@ def read_document(run: Run, lines: list[str], offsets: list[int], start: int) ->
     except RecursionError:
         raise ParseError(path, start + 1, "fio JSON output nests too deeply") from None
     last = bisect.bisect_right(offsets, end - 1) - 1
+    where = json_line_map(lines, start, last)
     if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):
-        raise ParseError(path, start + 1, "JSON document is not fio output (no \"jobs\" list)")
+        # the "jobs" line when there is one that is not a list, else the document's start
+        raise ParseError(path, where.get(("jobs",), start + 1),
+                         "JSON document is not fio output (no \"jobs\" list)")
     run.new_run_if_needed("json")
     run.run_results.add("json")
     run.found = True
-    where = json_line_map(lines, start, last)
     _JsonDoc(run, doc, where, start + 1).emit()
     return last
 
@@ -157,10 +159,18 @@ class _JsonDoc:
         name = job.get("jobname")
         group = self.num(job, "groupid", *w)
         if not isinstance(name, str) or group is None:
-            raise ParseError(self.path, self.line(*w), "JSON job: expected \"jobname\" and \"groupid\"")
+            bad = "jobname" if "jobname" in job and not isinstance(name, str) else None
+            raise ParseError(self.path, self.line(*w, bad) if bad else self.line(*w),
+                             "JSON job: expected \"jobname\" and \"groupid\"")
         group = small_int(group, self.path, self.line(*w, "groupid"), "groupid")
         jopts = job.get("job options") if isinstance(job.get("job options"), dict) else {}
         opts = {**gopts, **jopts}
+
+        def opt_line(key: str) -> int:
+            """Give the line of option ``key``: the job's own, else the global one."""
+            if key in jopts:
+                return self.line(*w, "job options", key)
+            return self.line("global options", key)
         kb1000 = str(opts.get("kb_base", "")).strip() == "1000"
         options: dict = {}
         if isinstance(opts.get("rw"), str):
@@ -168,7 +178,7 @@ class _JsonDoc:
         if isinstance(opts.get("ioengine"), str):
             options["ioengine"] = opts["ioengine"]
         if isinstance(opts.get("iodepth"), str) and opts["iodepth"].strip().isdigit():
-            options["iodepth"] = small_int(opts["iodepth"], self.path, self.line(*w), "iodepth")
+            options["iodepth"] = small_int(opts["iodepth"], self.path, opt_line("iodepth"), "iodepth")
         if isinstance(opts.get("bs"), str):
             sizes = [_option_bytes(s, kb1000) for s in opts["bs"].split(",")]
             if sizes and all(s is not None for s in sizes):
@@ -178,11 +188,19 @@ class _JsonDoc:
         numjobs = 1
         nj = opts.get("numjobs")
         if names.get((job.get("groupid"), name), 0) == 1 and isinstance(nj, str) and nj.strip().isdigit():
-            numjobs = small_int(nj, self.path, self.line(*w), "numjobs")
+            numjobs = small_int(nj, self.path, opt_line("numjobs"), "numjobs")
         desc = job.get("desc") if isinstance(job.get("desc"), str) else opts.get("description")
         error = self.num(job, "error", *w)
+        if error is not None:
+            error_line = self.line(*w, "error")
+            error = small_int(error, self.path, error_line, "error")
+            if error != 0:
+                # a job that stopped on an error: its figures cover what it did before failing
+                said = self.p.message(error)
+                self.p.fail(error_line, f"job {name!r} (group {group}) reports \"error\" : {error}"
+                            + (f"; fio printed at line {said[0]}: {said[1]}" if said else ""))
         ctx = self.p.context("json", group, name, numjobs=numjobs,
-                              error=small_int(error, self.path, self.line(*w, "error"), "error") if error is not None else None,
+                              error=error,
                               index=self.p.job_index("json", group, name),
                               description=desc if isinstance(desc, str) else None,
                               options=options, version=version)

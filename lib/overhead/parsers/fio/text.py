@@ -28,6 +28,11 @@ _HEADER = re.compile(r"^(?P<name>.*?): \(groupid=(?P<g>\d+), jobs=(?P<n>\d+)\): 
                      r"err=\s*(?P<err>-?\d+)")
 _GROUP = re.compile(r"^Run status group (?P<g>\d+) \(all jobs\):\s*$")
 _DISK_HEAD = re.compile(r"^Disk stats \(read/write\):\s*$")
+_STARTING = re.compile(r"^Starting \d+ (?:process|thread)(?:es|s)?(?: and \d+ (?:process|thread)(?:es|s)?)?\s*$")
+# fio's own messages ("fio: io_u error on file ...", "fio: pid=N, err=28/...", "fio: terminating
+# on signal 2"); "fio: note: ..." warnings are not failures
+_MESSAGE = re.compile(r"^fio: (?!note\b)\S.*$")
+_SIGNAL = re.compile(r"^fio: terminating on signal \d+\s*$")
 # lines of a job report
 _DESC = re.compile(r"^\s+Description\s*:\s*\[(?P<d>.*)\]\s*$")
 _DIR_OLD = re.compile(r"^\s+(?P<dir>read|write|trim|mixed)\s*:\s*io=(?P<io>\S+), bw=(?P<bw>\S+), "
@@ -189,6 +194,7 @@ class TextReader:
         run.new_run_if_needed()
         self.reset()
         legacy = "(R)" not in m.group("bs") and "(W)" not in m.group("bs")
+        run.started = True
         key = (small_int(m.group("g"), self.path, lineno, "g="), m.group("name"))
         run.jobdefs[key] = {
             "rw": m.group("rw").strip(), "ioengine": m.group("eng").strip(),
@@ -199,6 +205,23 @@ class TextReader:
         """Handle a version line (``fio-3.33`` or 2.x's bare ``2.0.8``)."""
         self.run.new_run_if_needed()
         self.run.version = m.group("v3") or m.group("v2")
+        if m.group("v3"):
+            self.run.started = True
+
+    def _on_starting(self, m: re.Match, lineno: int) -> None:
+        """Handle ``Starting 1 process`` (fio's header says the jobs started)."""
+        self.run.started = True
+
+    def _on_message(self, m: re.Match, lineno: int) -> None:
+        """Handle a ``fio: ...`` message; ``fio: terminating on signal N`` fails the run.
+
+        A run fio stopped on a signal did not run as configured: its summaries, printed after
+        this line, measure a cut run (a 10 s job stopped at 1.7 s), so none of it is kept.
+        """
+        text = m.string.strip()
+        self.run.messages.append((lineno, text))
+        if _SIGNAL.match(text):
+            self.run.fail(lineno, text)
 
     def _on_header(self, m: re.Match, lineno: int) -> None:
         """Handle a job report header: ``name: (groupid=N, jobs=N): err= 0: ...``."""
@@ -213,6 +236,9 @@ class TextReader:
                             index=run.job_index("text", g, name))
         self.ctx = self._block_context(self.block)
         run.run_results.add("text")
+        if self.block.error != 0:
+            # a job that stopped on an error: its figures cover what it did before failing
+            run.fail(lineno, m.string.strip())
 
     def _on_group(self, m: re.Match, lineno: int) -> None:
         """Handle ``Run status group N (all jobs):``."""
@@ -492,6 +518,8 @@ _TOP_LINES = (
     (_HEADER, TextReader._on_header),
     (_GROUP, TextReader._on_group),
     (_DISK_HEAD, TextReader._on_disk_head),
+    (_STARTING, TextReader._on_starting),
+    (_MESSAGE, TextReader._on_message),
 )
 
 #: Lines of a job report, tried in this order: (pattern, handler). A handler that returns
