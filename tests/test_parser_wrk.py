@@ -1,0 +1,163 @@
+"""wrk 4.1.0 (Debian 4.1.0-3+b2) reports made on this machine against loopback servers."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import value
+
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
+from parser_contract import check_all_prefixes, hypothesis_random_bytes
+
+TOOL = "wrk"
+KB, MB = 1024, 1024**2
+
+
+@pytest.fixture(scope="module")
+def fx(fixtures):
+    return fixtures / "wrk"
+
+
+def test_plain_report(fx):
+    df = parse_file(TOOL, fx / "t2_c10_d2.txt")
+    # "  2 threads and 10 connections"; "Running 2s test @ http://127.0.0.1:45921/file.bin"
+    assert set(df.p_threads) == {2} and set(df.p_connections) == {10} and set(df.trial) == {1}
+    assert set(df.p_url) == {"http://127.0.0.1:45921/file.bin"}
+    # "    Latency   511.91us    1.11ms  12.37ms   90.08%"
+    assert value(df, "latency_mean") == pytest.approx(511.91e-6)
+    assert value(df, "latency_sd") == pytest.approx(1.11e-3)
+    assert value(df, "latency_max") == pytest.approx(12.37e-3)
+    assert value(df, "latency_within_sd") == pytest.approx(90.08)
+    # "    Req/Sec    27.13k    13.63k   49.04k    57.50%"
+    assert value(df, "thread_request_rate_mean") == pytest.approx(27.13e3)
+    assert value(df, "thread_request_rate_sd") == pytest.approx(13.63e3)
+    assert value(df, "thread_request_rate_max") == pytest.approx(49.04e3)
+    assert value(df, "thread_request_rate_within_sd") == pytest.approx(57.50)
+    # "  107945 requests in 2.10s, 190.14MB read"
+    assert value(df, "complete_requests") == 107945
+    assert value(df, "test_time") == pytest.approx(2.10)
+    assert value(df, "total_transferred") == pytest.approx(190.14 * MB)
+    # "Requests/sec:  51469.59" / "Transfer/sec:     90.66MB"
+    assert value(df, "request_rate") == pytest.approx(51469.59)
+    assert value(df, "transfer_rate") == pytest.approx(90.66 * MB)
+    assert "latency_percentile" not in set(df.metric)  # no --latency
+    assert not {m for m in df.metric if m.startswith("socket_errors")}  # no "Socket errors:" line
+    assert df.set_index("metric").source["request_rate"].endswith("t2_c10_d2.txt:7")
+    assert df.set_index("metric").raw["transfer_rate"] == "90.66MB"
+    assert df.tool_version.isna().all()  # wrk prints no version
+
+
+def test_megabytes_are_binary(fx):
+    """wrk's MB is 1024**2 bytes (src/units.c binary_units): the bytes read per request are the
+    size of nginx's keep-alive response to GET /file.bin (1600 bytes of body, 247 of headers)."""
+    for name in ("t2_c10_d2.txt", "t2_c10_d2_latency.txt"):
+        df = parse_file(TOOL, fx / name)
+        per = value(df, "total_transferred") / value(df, "complete_requests")
+        assert per == pytest.approx(1847, abs=0.1)  # with 10**6-byte MB: 1761.5
+        # and the rates are the counts over the measured time (time printed to 10 ms)
+        t = value(df, "test_time")
+        assert value(df, "request_rate") == pytest.approx(value(df, "complete_requests") / t, rel=3e-3)
+        assert value(df, "transfer_rate") == pytest.approx(value(df, "total_transferred") / t, rel=3e-3)
+    # the 404 page: 146 bytes of body and 148 of headers ("34.99MB read" for 124809 answers)
+    df = parse_file(TOOL, fx / "t2_c10_d2_404.txt")
+    assert value(df, "total_transferred") / value(df, "complete_requests") == pytest.approx(294, abs=0.1)
+
+
+def test_latency_distribution(fx):
+    df = parse_file(TOOL, fx / "t2_c10_d2_latency.txt")
+    pct = df[df.metric == "latency_percentile"].set_index("p_percentile").value
+    # "     50%  112.00us" ... "     99%    1.09ms"
+    assert pct.to_dict() == pytest.approx({50.0: 112e-6, 75.0: 177e-6, 90.0: 271e-6, 99.0: 1.09e-3})
+    assert df[df.metric == "latency_percentile"].source.str.endswith(
+        (":7", ":8", ":9", ":10")).all()
+    assert df[df.metric != "latency_percentile"].p_percentile.isna().all()
+    assert value(df, "latency_max") == pytest.approx(7.99e-3)  # "    Latency   167.51us  307.31us   7.99ms"
+
+
+def test_non_2xx_responses(fx):
+    df = parse_file(TOOL, fx / "t2_c10_d2_404.txt")
+    # "  Non-2xx or 3xx responses: 124809": every answer was a 404
+    assert value(df, "non_2xx_responses") == value(df, "complete_requests") == 124809
+    assert value(df, "latency_percentile", p_percentile=99.0) == pytest.approx(125.91e-3)  # "99%  125.91ms"
+
+
+def test_socket_errors(fx):
+    df = parse_file(TOOL, fx / "t2_c50_d2_worker_connections8.txt")
+    # "  Socket errors: connect 0, read 32274, write 0, timeout 0" (nginx had worker_connections 8)
+    errs = {m: v for m, v in zip(df.metric, df.value, strict=True) if m.startswith("socket_errors")}
+    assert errs == {"socket_errors_connect": 0, "socket_errors_read": 32274,
+                    "socket_errors_write": 0, "socket_errors_timeout": 0}
+    assert set(df.p_connections) == {50}
+    slow = parse_file(TOOL, fx / "t2_c10_d3_timeout1s_slow.txt")
+    # "  Socket errors: connect 0, read 0, write 0, timeout 16"; "  68 requests in 3.01s, 113.82KB read"
+    assert value(slow, "socket_errors_timeout") == 16 and value(slow, "complete_requests") == 68
+    assert value(slow, "total_transferred") == pytest.approx(113.82 * KB)
+    assert value(slow, "transfer_rate") == pytest.approx(37.83 * KB)  # "Transfer/sec:     37.83KB"
+    # "    Req/Sec    22.92     16.02    70.00     62.50%": no prefix, plain requests/s
+    assert value(slow, "thread_request_rate_max") == 70.0
+
+
+def test_server_killed_mid_run_keeps_the_results(fx):
+    df = parse_file(TOOL, fx / "t2_c10_d3_server_killed.txt")
+    # "  32544 requests in 3.09s, 57.32MB read"; "  Socket errors: connect 0, read 15, write 46581, timeout 0"
+    assert value(df, "complete_requests") == 32544
+    assert value(df, "socket_errors_write") == 46581 and value(df, "socket_errors_read") == 15
+    assert value(df, "latency_percentile", p_percentile=90.0) == pytest.approx(2.22e-3)
+
+
+def test_failed_runs(fx):
+    with pytest.raises(RunFailed) as err:
+        parse_file(TOOL, fx / "refused.txt")
+    assert str(err.value).endswith("refused.txt:1: the run did not finish: "
+                                   "unable to connect to 127.0.0.1:45929 Connection refused")
+    with pytest.raises(RunFailed) as err:
+        parse_file(TOOL, fx / "t1_c4_d3_timeout1s_mute.txt")
+    # line 6: "  0 requests in 3.01s, 0.00B read" (a server that never answered)
+    assert str(err.value).endswith("t1_c4_d3_timeout1s_mute.txt:6: the run did not finish: "
+                                   "'0 requests in 3.01s, 0.00B read': no request completed")
+    head = (fx / "t2_c10_d2.txt").read_text().splitlines(keepends=True)[:2]
+    with pytest.raises(RunFailed, match=r"^h\.txt: the run did not finish: wrk printed its header "
+                       r"\('Running 2s test @ http://127\.0\.0\.1:45921/file\.bin'\) but no results$"):
+        parse_text(TOOL, "".join(head), "h.txt")
+
+
+def test_a_zero_request_run_beside_a_complete_one_keeps_the_complete_one(fx):
+    text = (fx / "t1_c4_d3_timeout1s_mute.txt").read_text() + (fx / "t2_c10_d2.txt").read_text()
+    df = parse_text(TOOL, text, "two")
+    assert set(df.trial) == {2}  # run 1 completed no request: none of its "0.00us" rows
+    assert value(df, "complete_requests") == 107945
+    assert df.source.str.startswith("two:").all() and min(int(s[4:]) for s in df.source) > 8
+
+
+def test_errors_name_the_line():
+    text = "Running 2s test @ http://x/\n  2 threads and 10 connections\n" \
+           "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n"
+    with pytest.raises(ParseError, match=r"^b\.txt:4: Latency mean: expected a time"):
+        parse_text(TOOL, text + "    Latency   511.91xs    1.11ms  12.37ms   90.08%\n", "b.txt")
+    with pytest.raises(ParseError, match=r"^b\.txt:4: expected 4 values"):
+        parse_text(TOOL, text + "    Latency   511.91us    1.11ms  12.37ms\n", "b.txt")
+    done = "    Latency   511.91us    1.11ms  12.37ms   90.08%\n  10 requests in 2.10s, 1.00MB read\n"
+    with pytest.raises(ParseError, match=r"^b\.txt:6: Transfer/sec: expected a size"):
+        parse_text(TOOL, text + done + "Transfer/sec:     90.66Mb\n", "b.txt")
+    with pytest.raises(ParseError, match=r"^b\.txt:6: Requests/sec: expected a number"):
+        parse_text(TOOL, text + done + "Requests/sec:  51x69.59\n", "b.txt")
+    with pytest.raises(ParseError, match=r"^n\.txt:1: no wrk output found"):
+        parse_text(TOOL, "hello\n", "n.txt")
+
+
+def test_detect(fx):
+    for path in sorted(fx.iterdir()):
+        if path.name != "README.md":
+            assert detect(path.read_text()) == TOOL, path.name
+
+
+@pytest.mark.parametrize("name", [
+    "t2_c10_d2.txt", "t2_c10_d2_latency.txt", "t2_c10_d2_404.txt",
+    "t2_c50_d2_worker_connections8.txt", "t2_c10_d3_timeout1s_slow.txt",
+    "t2_c10_d3_server_killed.txt",
+])
+def test_every_prefix(fx, name):
+    check_all_prefixes(TOOL, (fx / name).read_text())
+
+
+def test_random_bytes():
+    hypothesis_random_bytes(TOOL)()
