@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text, read_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text, read_text
 from overhead.parsers.dstat import _delay
 from parser_contract import check_all_prefixes, check_rows, hypothesis_random_bytes
 
@@ -189,11 +189,35 @@ def test_bad_number_names_the_line(fixtures):
         parse_text("dstat", text, "b.csv")
 
 
-def test_header_only_file_has_no_rows(fixtures):
+def test_header_only_file_is_a_failed_run(fixtures):
+    """A complete header without any sample is a run that stopped before its first sample."""
     text = "".join((fixtures / "dstat/dstat-cndy.csv").read_text().splitlines(keepends=True)[:6])
-    assert len(parse_text("dstat", text, "h.csv")) == 0
+    with pytest.raises(RunFailed) as err:
+        parse_text("dstat", text, "h.csv")
+    assert str(err.value) == ("h.csv: the run did not finish: dstat wrote its CSV header "
+                              "(lines 1-6, up to the column names) and no sample")
     with pytest.raises(ParseError, match=r"h\.csv:5: dstat CSV header ends before its column row"):
         parse_text("dstat", "".join(text.splitlines(keepends=True)[:5]), "h.csv")
+
+
+def test_debian_dstat_writes_only_the_header(fixtures):
+    """The unshimmed Debian dstat dies after the CSV header (NameError in showcsv): genuine
+    header-only file; detect() still calls it dstat's."""
+    path = fixtures / "dstat/dstat-header-only.csv"
+    with pytest.raises(RunFailed) as err:
+        parse_file("dstat", path, name="ho.csv")
+    assert str(err.value) == ("ho.csv: the run did not finish: dstat wrote its CSV header "
+                              "(lines 1-6, up to the column names) and no sample")
+    assert err.value.line is None
+    assert detect(path.read_text()) == "dstat"
+
+
+def test_interrupted_run_keeps_its_since_boot_sample(fixtures):
+    """SIGINT 0.3 s after start: dstat had already written its first (since-boot) line."""
+    df = parse_file("dstat", fixtures / "dstat/dstat-sigint.csv", name="si.csv")
+    # line 7: 29.481,15.549,53.560,1.346,0.063,17249430.592,28173201.581,0,0,0,0,4281.083,11742.683
+    assert len(df) == 13 and df.warmup.all() and set(df.source) == {"si.csv:7"}
+    assert at(df, 7, "disk_read").value == 17249430.592
 
 
 def test_detect(ibm, fixtures):
@@ -246,3 +270,103 @@ def test_live_dstat(tmp_path):
     assert {"cpu_usr", "cpu_idle", "disk_read", "interrupts"} <= set(df.metric)
     idle = df[(df.metric == "cpu_idle") & (df.p_sample > 0)].value
     assert ((idle >= 0) & (idle <= 100)).all()
+
+
+# ---- plain text (the terminal output) ----------------------------------------------------------
+
+KEYS = ["metric", "p_sample", "p_device", "p_cpu"]
+
+
+def keyed(df):
+    """Rows indexed by what they measure (NA device/cpu as 'total')."""
+    df = df.reindex(columns=sorted(set(df.columns) | set(KEYS)))
+    df["p_device"] = df.p_device.astype(object).where(df.p_device.notna(), "total")
+    df["p_cpu"] = df.p_cpu.astype(object).where(df.p_cpu.notna(), "total")
+    df["metric"] = df.metric.astype(str)
+    df["p_sample"] = df.p_sample.astype(int)
+    return df.set_index(KEYS).sort_index()
+
+
+def test_text_output(fixtures):
+    df = parse_file("dstat", fixtures / "dstat/dstat-tcdngy.txt", name="t.txt")
+    assert len(df) == 5 * 13 and sorted(set(df.p_sample)) == [0, 1, 2, 3, 4]
+    # line 3 (since boot): "24-11 19:27:50| 29  16  54   1   0|  16M   27M|   0     0 |   0     0 |4279    12k"
+    first = df[df.source == "t.txt:3"].set_index("metric")
+    assert first.warmup.all()
+    assert first.value[["cpu_usr", "cpu_idle", "disk_read", "disk_write", "interrupts",
+                        "context_switches"]].tolist() == [29, 54, 16 * 1024**2, 27 * 1024**2, 4279, 12000]
+    assert first.raw["disk_read"] == "16M" and first.unit["disk_read"] == "B/s"
+    # line 4: "24-11 19:27:51|  1   6  83  10   0| 192M  192M|   0     0 |   0     0 |1966  2740 "
+    second = df[df.source == "t.txt:4"].set_index("metric")
+    assert not second.warmup.any() and set(second.p_sample) == {1}
+    assert second.value[["cpu_wait", "disk_write", "context_switches"]].tolist() == [10, 192 * 1024**2, 2740]
+    assert "p_device" not in df.columns or df.p_device.isna().all()  # totals only
+    assert df.tool_version.isna().all() and df.started_at.isna().all()
+
+
+def test_text_and_csv_of_one_run_agree(fixtures):
+    """One dstat run wrote dstat-both.txt (its screen) and dstat-both.csv (--output): the same
+    rows, and every screen figure is the CSV value rounded to what dstat printed."""
+    text = keyed(parse_file("dstat", fixtures / "dstat/dstat-both.txt"))
+    csv_ = keyed(parse_file("dstat", fixtures / "dstat/dstat-both.csv"))
+    assert list(text.index) == list(csv_.index) and len(text) == 8 * 38
+    assert (text.unit == csv_.unit).all() and (text.warmup == csv_.warmup).all()
+    for key, row in text.iterrows():
+        raw = row.raw
+        digits = raw.rstrip("BkMGT")
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        base = 1024 if row.unit in ("B", "B/s") else 1000
+        scale = base ** "BkMGT".index(raw[-1]) if raw[-1] in "kMGT" else 1
+        assert abs(row.value - csv_.value[key]) <= 0.5 * 10**-decimals * scale + 1e-9, (key, raw, csv_.value[key])
+    # a few read off the files: line 4 of the text "... 298M  298M:   0     0 ..." (net/lo) and
+    # the CSV's 312629298 on its line 8; "185k  185k" packets on lo vs 184960
+    assert text.value[("net_recv", 1, "lo", "total")] == 298 * 1024**2
+    assert csv_.value[("net_recv", 1, "lo", "total")] == 312629298
+    assert text.value[("packets_recv", 1, "lo", "total")] == 185000
+    assert csv_.value[("packets_recv", 1, "lo", "total")] == 184960
+
+
+def test_terminal_capture_with_colours_and_repeated_headers(fixtures):
+    """From a terminal (script, 8 rows): colour codes, CRLF, the header again every 7 lines."""
+    df = parse_file("dstat", fixtures / "dstat/dstat-tty.txt", name="tty.txt")
+    assert sorted(set(df.p_sample)) == list(range(14)) and len(df) == 14 * 13
+    assert df[df.warmup].p_sample.unique().tolist() == [0]
+    # lines 10-11 repeat the header; line 12 is the 8th sample:
+    # "24-11 19:28:08| 54  12  35   0   0|  36k    0 |   0     0 |   0     0 |2541   938 " (colours removed)
+    row = df[df.source == "tty.txt:12"].set_index("metric")
+    assert set(row.p_sample) == {7}
+    assert row.value[["cpu_usr", "disk_read", "interrupts", "context_switches"]].tolist() == [54, 36 * 1024, 2541, 938]
+    color = parse_file("dstat", fixtures / "dstat/dstat-color.txt")  # --color, no time column
+    assert len(color) == 3 * 13 and color[color.metric == "cpu_idle"].value.tolist() == [54, 97, 99]
+
+
+def test_text_errors_name_the_line(fixtures):
+    lines = (fixtures / "dstat/dstat-tcdngy.txt").read_text().splitlines(keepends=True)
+    assert lines[5].startswith("24-11 19:27:53|  2   8  80  10")
+    bad = "".join(lines[:5]) + lines[5].replace(" 192M", " 19xM", 1) + "".join(lines[6:])
+    with pytest.raises(ParseError, match=r"^x\.txt:6: dsk/total/read: expected a dstat figure, found '19xM'$"):
+        parse_text("dstat", bad, "x.txt")
+    short = "".join(lines[:4]) + lines[4][:40] + "\n" + "".join(lines[5:])
+    with pytest.raises(ParseError, match=r"^x\.txt:5: dstat text line does not fit its header"):
+        parse_text("dstat", short, "x.txt")
+    unit = "".join(lines[:6]) + lines[6].replace("  2   2  88", " 2k   2  88", 1)
+    with pytest.raises(ParseError, match=r"^x\.txt:7: total cpu usage/usr: '2k' has a unit where dstat prints none$"):
+        parse_text("dstat", unit, "x.txt")
+    # the last line cut while being written (no newline) is dropped
+    cut = parse_text("dstat", "".join(lines[:6]) + lines[6][:30], "x.txt")
+    assert sorted(set(cut.p_sample)) == [0, 1, 2, 3]
+
+
+def test_csv_error_names_a_deep_line(fixtures):
+    text = (fixtures / "dstat/dstat-both.csv").read_text()
+    lines = text.splitlines(keepends=True)
+    assert lines[12].startswith("24-11 19:28:00,11.168,")
+    bad = "".join(lines[:12]) + lines[12].replace("2296,", "22x6,", 1) + "".join(lines[13:])
+    with pytest.raises(ParseError, match=r"^b\.csv:13: system/int: expected a number, found '22x6'$"):
+        parse_text("dstat", bad, "b.csv")
+
+
+@pytest.mark.parametrize("name", ["dstat-tcdngy.txt", "dstat-both.txt", "dstat-tty.txt", "dstat-color.txt",
+                                  "dstat-both.csv"])
+def test_every_prefix_of_text_fixtures(fixtures, name):
+    check_all_prefixes("dstat", (fixtures / "dstat" / name).read_text())

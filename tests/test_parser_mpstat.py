@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 TOOL = "mpstat"
@@ -117,7 +117,7 @@ def test_errors(d):
         parse_text(TOOL, json_text[: len(json_text) // 2], "j.json")
     with pytest.raises(ParseError, match=r"^k\.json:14: mpstat JSON: usr of CPU all is not a number"):
         parse_text(TOOL, json_text.replace('"usr": 30.85', '"usr": "30.85"'), "k.json")
-    with pytest.raises(ParseError, match=r"^v\.txt:1: no mpstat CPU report"):
+    with pytest.raises(ParseError, match=r"^v\.txt: no mpstat CPU report"):
         parse_file(TOOL, d.parent / "vmstat" / "vmstat_1_3.txt", name="v.txt")
 
 
@@ -142,3 +142,133 @@ def test_live_mpstat(args):
     out = subprocess.run(["mpstat", *args], capture_output=True, text=True, timeout=30, check=True)
     df = parse_text(TOOL, out.stdout, "live")
     assert set(METRICS) <= set(df.metric) and "all" in set(df.p_cpu)
+
+
+# ---- interrupts (-I SUM / CPU / SCPU / ALL), text and JSON ---------------------------------
+
+def at(df, n):
+    """The rows read from line ``n``."""
+    return df[df.source.str.endswith(f":{n}")]
+
+
+def test_interrupts_sum(d):
+    df = parse_file(TOOL, d / "mpstat_I_SUM_P_ALL_1_2.txt")
+    assert set(df.metric) == {"interrupts", "interrupts_mean"} and set(df.unit) == {"Hz"}
+    # line 5: "19:26:00       0   2181.00"
+    row = at(df, 5).iloc[0]
+    assert (row.metric, row.value, row.p_cpu, row.p_sample, row.p_time, row.raw) == (
+        "interrupts", 2181.0, "0", 0, 0, "2181.00")
+    # line 11: "19:26:01       1   9793.00" (the second sample)
+    assert at(df, 11).iloc[0][["value", "p_sample", "p_time"]].tolist() == [9793.0, 1, 1]
+    # line 16: "Average:       1   9693.50": mpstat's average over equal intervals is their mean
+    mean = df[df.metric == "interrupts_mean"].set_index("p_cpu").value
+    per = df[df.metric == "interrupts"].groupby("p_cpu").value.mean()
+    assert mean["1"] == 9693.5 and ((mean - per).abs() <= 0.005).all()
+    assert df[df.metric == "interrupts_mean"].p_sample.isna().all()
+    assert df.started_at.iloc[0].isoformat() == "2026-11-24T19:26:00+00:00"
+    one = parse_file(TOOL, d / "mpstat_I_SUM_1_2.txt")
+    assert one[one.metric == "interrupts"].p_cpu.tolist() == ["all", "all"]
+
+
+def test_interrupts_per_irq_and_softirq(d):
+    soft = parse_file(TOOL, d / "mpstat_I_SCPU_1_2.txt")
+    assert set(soft.metric) == {"softirqs", "softirqs_mean"} and "p_irq" not in soft.columns
+    # line 5: "19:26:04       1       0.00      31.00       0.00       0.00   13289.00 ..."
+    row = at(soft, 5).set_index("p_softirq")
+    assert row.value[["HI", "TIMER", "BLOCK", "SCHED"]].tolist() == [0, 31, 13289, 161]
+    assert set(row.p_cpu) == {"1"} and set(row.p_sample) == {0}
+    assert set(soft.p_softirq) == {"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+                                   "TASKLET", "SCHED", "HRTIMER", "RCU"}
+    # line 9: "Average:       1 ... 12262.00 ..." = (13289 + 11235) / 2
+    avg = at(soft, 9).set_index("p_softirq").value
+    assert avg["BLOCK"] == 12262.0 and at(soft, 9).metric.eq("softirqs_mean").all()
+    irq = parse_file(TOOL, d / "mpstat_I_CPU_1_2.txt")
+    assert set(irq.metric) == {"interrupts_by_irq", "interrupts_by_irq_mean"}
+    assert len(irq) == 6 * 35  # 35 columns "24/s" ... "PIW/s", 4 sample lines and 2 averages
+    # line 7: "19:26:03       1       0.00 ... 1.00 (31/s) ..."
+    row = at(irq, 7).set_index("p_irq")
+    assert row.value["31"] == 1.0 and set(row.p_sample) == {1} and set(row.p_cpu) == {"1"}
+    assert {"24", "LOC", "RES", "CAL", "NMI"} <= set(irq.p_irq)
+    assert at(irq, 9).set_index("p_irq").value["31"] == 0.5  # "Average:       1 ... 0.50"
+
+
+def test_interrupts_all_text_and_json(d):
+    text = parse_file(TOOL, d / "mpstat_I_ALL_1_2.txt")
+    # -I ALL: the sum, per-IRQ and softirq tables of one interval are one sample
+    assert sorted(set(text.p_sample.dropna())) == [0, 1]
+    per_sample = text[text.p_sample == 0].groupby("metric").size().to_dict()
+    assert per_sample == {"interrupts": 1, "interrupts_by_irq": 2 * 35, "softirqs": 2 * 10}
+    js = parse_file(TOOL, d / "mpstat_json_I_ALL_1_2.json")
+    assert set(js.metric) == {"interrupts", "interrupts_by_irq", "softirqs"}
+    assert len(js) == 2 * (1 + 2 * 35 + 2 * 10)
+    # line 14: {"cpu": "all", "intr": 13052.00}
+    assert at(js, 14).iloc[0][["metric", "value", "p_cpu", "p_sample"]].tolist() == [
+        "interrupts", 13052.0, "all", 0]
+    # line 38: {"name": "LOC", "value": 351.00} (CPU 0); line 75: {"name": "LOC", "value": 295.00} (CPU 1)
+    assert at(js, 38).iloc[0][["metric", "p_irq", "p_cpu", "value"]].tolist() == [
+        "interrupts_by_irq", "LOC", "0", 351.0]
+    assert at(js, 75).iloc[0][["p_irq", "p_cpu", "value"]].tolist() == ["LOC", "1", 295.0]
+    # line 109: {"name": "NET_RX", "value": 0.00} of CPU 1's soft-interrupts
+    row = at(js, 109).iloc[0]
+    assert (row.metric, row.p_softirq, row.p_cpu, row.value, row.raw) == ("softirqs", "NET_RX", "1", 0, "0.00")
+    assert js.started_at.iloc[0].isoformat() == "2026-11-24T19:26:08+00:00"  # "timestamp": "19:26:08"
+    summed = parse_file(TOOL, d / "mpstat_json_I_SUM_P_ALL_1_2.json")
+    # line 23: {"cpu": "0", "intr": 3701.00}
+    assert at(summed, 23).iloc[0][["value", "p_cpu", "p_sample", "p_time"]].tolist() == [3701.0, "0", 1, 1]
+
+
+def test_utilisation_and_interrupts_together(d):
+    df = parse_file(TOOL, d / "mpstat_u_I_SUM_1_1.txt")
+    assert set(df[df.p_sample == 0].metric) == {*METRICS, "interrupts"}
+    # line 7: "19:26:12     all   8655.00"; line 4: "... all   29.59 ..."
+    assert at(df, 7).value.tolist() == [8655.0] and at(df, 4).set_index("metric").value["cpu_usr"] == 29.59
+
+
+def test_killed_before_the_first_report(d):
+    """mpstat writes its first report after one interval: killed at 0.3 s, the banner alone."""
+    banner = "'Linux 6.18.44-fc-v669 (vm) 11/24/26 _x86_64_ (2 CPU)'"
+    for name in ("mpstat_1_5_killed.txt", "mpstat_I_ALL_1_5_interrupted.txt"):
+        with pytest.raises(RunFailed) as err:
+            parse_file(TOOL, d / name, name="k.txt")
+        assert str(err.value) == f"k.txt: the run did not finish: only the banner {banner}, no report"
+    with pytest.raises(RunFailed) as err:
+        parse_file(TOOL, d / "mpstat_json_1_5_interrupted.json", name="k.json")
+    assert str(err.value) == ("k.json: the run did not finish: the JSON document ends after its "
+                              "header ('\"statistics\": ['), before any report")
+    # the banner is iostat's too, but iostat writes a blank line after it at once: a banner and
+    # one newline is mpstat's; the JSON header (iostat's is the same) goes to mpstat
+    for name in ("mpstat_1_5_killed.txt", "mpstat_I_ALL_1_5_interrupted.txt",
+                 "mpstat_json_1_5_interrupted.json"):
+        assert detect((d / name).read_text()) == TOOL, name
+    assert (d / "mpstat_1_5_killed.txt").read_text().endswith("(2 CPU)\n")
+
+
+def test_errors_name_the_wrong_line(d):
+    lines = (d / "mpstat_P_ALL_1_2.txt").read_text().splitlines(keepends=True)
+    assert lines[9].startswith("00:15:05       0   64.00")
+    bad = "".join(lines[:9]) + lines[9].replace("35.00", "35.O0") + "".join(lines[10:])
+    with pytest.raises(ParseError, match=r"^p\.txt:10: %sys: expected a number, found '35\.O0'$"):
+        parse_text(TOOL, bad, "p.txt")
+    irq = (d / "mpstat_I_CPU_1_2.txt").read_text().splitlines(keepends=True)
+    bad = "".join(irq[:6]) + irq[6].replace("1.00", "1.0x", 1) + "".join(irq[7:])
+    with pytest.raises(ParseError, match=r"^i\.txt:7: 31/s: expected a number, found '1\.0x'$"):
+        parse_text(TOOL, bad, "i.txt")
+    js = (d / "mpstat_json_I_ALL_1_2.json").read_text()
+    lines = js.splitlines(keepends=True)
+    assert '"LOC", "value": 295.00' in lines[74]
+    bad = "".join(lines[:74]) + lines[74].replace("295.00", '"295.00"') + "".join(lines[75:])
+    with pytest.raises(ParseError, match=r"^j\.json:75: mpstat JSON: value of LOC \(CPU 1\) is not a number$"):
+        parse_text(TOOL, bad, "j.json")
+    bad = js.replace('"intr": 11688.00', '"intr": "11688.00"')
+    with pytest.raises(ParseError, match=r"^j\.json:122: mpstat JSON: intr of CPU all is not a number$"):
+        parse_text(TOOL, bad, "j.json")
+
+
+@pytest.mark.parametrize("name", ["mpstat_I_ALL_1_2.txt", "mpstat_I_SCPU_1_2.txt",
+                                  "mpstat_u_I_SUM_1_1.txt", "mpstat_json_I_SUM_P_ALL_1_2.json"])
+def test_every_prefix_of_interrupts(d, name):
+    check_all_prefixes(TOOL, (d / name).read_text())
+
+
+def test_every_prefix_of_interrupts_json(d):
+    check_all_prefixes(TOOL, (d / "mpstat_json_I_ALL_1_2.json").read_text(), limit=60)

@@ -61,8 +61,40 @@ dstat file by hand, which starts at ``"Host:"``, or a table derived by other scr
 ParseError. An empty field gives no row (never a 0); "nan"/"inf" give no row. A data line with
 the wrong number of fields raises ParseError, except the last line of a session with too few
 fields all of which are numbers: a sample cut off while being written, which is dropped; a last
-line without its newline is dropped too (it may be cut inside a number). A file whose header is complete but that
-has no samples gives no rows.
+line without its newline is dropped too (it may be cut inside a number). A file whose header is
+complete but that has no sample raises RunFailed: dstat writes the header when it starts, so the
+run stopped before its first sample reached the file (Debian's dstat 0.7.4 under Python 3 does
+exactly this: it dies with a NameError in ``showcsv`` after the header).
+
+Plain-text output (what dstat prints on its terminal, ``dstat -tcdngy 1 5 > file``)::
+
+    ----system---- --total-cpu-usage-- -dsk/total- -net/total- ---paging-- ---system--
+         time     |usr sys idl wai stl| read  writ| recv  send|  in   out | int   csw
+    24-11 19:27:50| 29  16  54   1   0|  16M   27M|   0     0 |   0     0 |4279    12k
+
+The first line holds the group names, centred over their columns with dashes for blanks (cut
+to the group's width), the second the column names; ``|`` separates groups and ``:`` the
+repeated groups of one kind (``-N lo,total``: ``---net/lo-- -net/total-``, ``recv  send: recv
+send``). The text gives the same metrics, units and p_device/p_cpu as the CSV for the same
+columns, read off the screen figures: dstat rounds them to the column width and scales them
+with a suffix, by 1024 for bytes (``B``, ``k``, ``M``, ``G``...: dsk, net, paging, swap,
+memory usage) and by 1000 for counts and rates (``k``, ``M``...: system int/csw, io, pkt, tcp
+sockets); cpu, load avg and procs have no suffix. So a text value agrees with the CSV value of
+the same run to within half a unit of its last printed digit. A value dstat shows as ``-``
+(negative) gives no row; ``--bits`` output (``b`` suffix, decimal) is refused. The first line
+after the header is the since-boot average (warmup = True, as in the CSV); p_sample counts
+the sample lines. Not in the text: tool_version, host, started_at (the time column has no
+year), p_session.
+
+Redirected to a file, dstat prints no colours and the header once (its header, colour and
+intermediate-update features are on only for a terminal). Captured from a terminal (``script``)
+or with ``--color``, the text holds ANSI escape codes, which are removed, and the header is
+repeated every few lines (a header may differ from the previous one if the terminal was
+resized: each one applies to the lines after it). Lines before the first header (dstat's "You
+did not select any stats, using -cdngy by default.") are skipped; a " missed N ticks" note at
+the end of a line is ignored. A line that does not fit its header raises ParseError naming it
+(a cut last line without its newline is dropped). Terminal captures with a delay above 1 s
+(intermediate updates overwriting the line with cursor moves) are not supported.
 
 Speed: the samples are read with pyarrow's CSV reader and reshaped with numpy, with no Python
 loop per value; the largest file in the IBM tree (38,908 lines, 544,614 rows) parses in about
@@ -81,7 +113,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from overhead.parsers._common import ParseError, Rows
+from overhead.parsers._common import ParseError, Rows, RunFailed
 from overhead.parsers._datestamp import started_at as parse_date
 
 TOOL = "dstat"
@@ -124,11 +156,14 @@ _LONG_WITH_ARG = {"--output", "--pidfile"}
 
 
 def detect(text: str) -> float:
-    """Tell whether ``text`` is a dstat CSV file.
+    """Tell whether ``text`` is a dstat CSV file or dstat's plain-text output.
 
-    Returns 1 when the first line is dstat's own, else 0.
+    Returns 1 when the first line is dstat's CSV first line, or when one of the first lines
+    and the next are a dstat text header (group names over column names), else 0.
     """
-    return 1.0 if _FIRST.match(text[:200].split("\n", 1)[0].rstrip("\r")) else 0.0
+    if _FIRST.match(text[:200].split("\n", 1)[0].rstrip("\r")):
+        return 1.0
+    return 1.0 if _text_header(_plain_lines(text[:20000])[:8]) is not None else 0.0
 
 
 def _fields(line: str) -> list[str]:
@@ -357,6 +392,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         When the text is not a dstat CSV file or a sample is malformed.
     """
     lines = text.splitlines()
+    if not _FIRST.match(lines[0] if lines else ""):
+        plain = _plain_lines(text)
+        if _text_header(plain) is not None:
+            return _parse_text(plain, path, cut_last=not text.endswith(("\n", "\r")))
     version, sessions = _sessions(lines, path)
     if not sessions:
         raise ParseError(path, len(lines), "dstat CSV header ends before its column row")
@@ -405,6 +444,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                              started_at=stamps[idx] if stamps is not None else None,
                              host=s.host, p_session=n, p_sample=sample[idx], p_device=device,
                              p_cpu=int(cpu) if cpu is not None else None)
+    if not len(rows):
+        last = sessions[-1]
+        raise RunFailed(path, None, f"dstat wrote its CSV header (lines 1-{last.first}, up to the "
+                        "column names) and no sample")
     return rows.frame()
 
 
@@ -427,3 +470,148 @@ def _first_bad(raw: pa.Array) -> int:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 return k
     return 0
+
+
+# ---- plain text (the terminal output) ----------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]|\x1b\][^\x07]*\x07")
+_MISSED = re.compile(r"\s+missed \d+ ticks\s*$")
+_TITLE = re.compile(r"^[^\s|]+(?: [^\s|]+)*$")
+_VALUE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([BkMGTPEZYb]?)$")
+_SUFFIX = {"": 0, "B": 0, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6, "Z": 7, "Y": 8}
+# the base of a group's screen suffixes (dstat's plugin scale): None = printed without a unit
+_TEXT_BASE: tuple[tuple[re.Pattern, int | None], ...] = (
+    (re.compile(r"^(?:total cpu usage|cpu\d+ usage|load avg|procs)$"), None),
+    (re.compile(r"^(?:net/|dsk/)|^(?:paging|swap|memory usage)$"), 1024),
+    (re.compile(r"^(?:pkt/|io/)|^(?:system|tcp sockets)$"), 1000),
+)
+_DEVICE_GROUP = re.compile(r"^(?:net|dsk|pkt|io)/")
+_CLOCKS = (["time"], ["epoch"])  # the clock columns (-t, -T): printed with blanks, not read
+
+
+def _plain_lines(text: str) -> list[str]:
+    """Split the text into lines without ANSI escape codes (colours, cursor moves)."""
+    if "\x1b" not in text:
+        return text.splitlines()
+    return [_ANSI.sub("", line) for line in text.splitlines()]
+
+
+class _Column:
+    """One column of a text header: its group, name and character range."""
+
+    __slots__ = ("group", "name", "start", "end")
+
+    def __init__(self, group: str, name: str, start: int, end: int):
+        self.group, self.name, self.start, self.end = group, name, start, end
+
+
+def _header_at(title: str, subtitle: str) -> list[tuple[str, str, int, int]] | None:
+    """Read one header pair: (group, column names, start, end) per group segment; None if not one."""
+    title = title.rstrip().removesuffix(">")
+    subtitle = subtitle.rstrip("\r\n").removesuffix(">")
+    if "|" not in subtitle or not _TITLE.match(title) or "-" not in title:
+        return None
+    out = []
+    pos = 0
+    for plugin in subtitle.split("|"):
+        for part in plugin.split(":"):
+            start, end = pos, pos + len(part)
+            pos = end + 1
+            name = title[start:end]
+            if not name.strip() or " " in name.strip("- ") or not part.strip():
+                return None
+            if end < len(title) and title[end] not in " -":
+                return None
+            group = name.strip("-")
+            if not _DEVICE_GROUP.match(group):
+                group = group.replace("-", " ")
+            out.append((group, part, start, end))
+    if pos - 1 < len(title.rstrip()):
+        return None
+    return out
+
+
+def _text_header(lines: list[str]) -> int | None:
+    """Find the first dstat text header in ``lines``: the index of its title line, or None."""
+    for i in range(len(lines) - 1):
+        if lines[i].strip() and _header_at(lines[i], lines[i + 1]) is not None:
+            return i
+    return None
+
+
+def _columns(segments: list[tuple[str, str, int, int]]) -> list[tuple[_Column, list[str]]]:
+    """Give each segment of a header with its column names."""
+    return [(_Column(group, "", start, end), part.split()) for group, part, start, end in segments]
+
+
+def _text_base(group: str) -> tuple[bool, int | None]:
+    """Tell whether a group's screen figures are known, and their suffix base (None: no suffix)."""
+    for pattern, base in _TEXT_BASE:
+        if pattern.search(group):
+            return True, base
+    return False, None
+
+
+def _screen_value(token: str, base: int | None, path: str, line: int, what: str) -> float:
+    """Convert a screen figure such as ``16M``, ``5252k``, ``6617B``, ``17.1G`` or ``29``."""
+    m = _VALUE.match(token)
+    if not m:
+        raise ParseError(path, line, f"{what}: expected a dstat figure, found {token!r}")
+    digits, suffix = m.groups()
+    if suffix == "b":
+        raise ParseError(path, line, f"{what}: {token!r} is in bits (dstat --bits), which is not supported")
+    if suffix and base is None:
+        raise ParseError(path, line, f"{what}: {token!r} has a unit where dstat prints none")
+    if suffix == "B" and base != 1024:
+        raise ParseError(path, line, f"{what}: {token!r} counts bytes in a column of counts")
+    return float(digits) * (base or 1) ** _SUFFIX[suffix]
+
+
+def _parse_text(lines: list[str], path: str, *, cut_last: bool) -> pd.DataFrame:
+    """Parse dstat's plain-text output (ANSI codes already removed from ``lines``)."""
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
+    start = _text_header(lines)
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    layout: list[tuple[_Column, list[str]]] | None = None
+    width = 0
+    sample = 0
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        if i + 1 < len(lines):
+            header = _header_at(line, lines[i + 1])
+            if header is not None:
+                layout = _columns(header)
+                width = header[-1][3]
+                i += 2
+                continue
+        lineno = i + 1
+        data = _MISSED.sub("", line.rstrip("\r")).removesuffix(">")
+        fits = len(data.rstrip()) <= width and all(
+            seg.end >= len(data) or data[seg.end] in "|:>" for seg, _ in layout[:-1])
+        tokens = [data[seg.start:seg.end].split() for seg, _ in layout] if fits else []
+        if not fits or any(len(t) != len(names) for t, (_, names) in zip(tokens, layout, strict=True)
+                           if names not in _CLOCKS):
+            if i == last and cut_last:
+                break  # a line cut while dstat wrote it
+            raise ParseError(path, lineno, "dstat text line does not fit its header "
+                             f"(columns {' | '.join(' '.join(n) for _, n in layout)}): {line.strip()[:80]!r}")
+        for (seg, names), values in zip(layout, tokens, strict=True):
+            known, base = _text_base(seg.group)
+            if not known or names in _CLOCKS:
+                continue
+            for name, token in zip(names, values, strict=True):
+                mapped = _mapping(seg.group, name)
+                if mapped is None or token == "-":
+                    continue
+                metric, unit, device, cpu = mapped
+                value = _screen_value(token, base, path, lineno, f"{seg.group}/{name}")
+                rows.add(lineno, metric, value, unit, None, token, warmup=sample == 0,
+                         p_sample=sample, p_device=device,
+                         p_cpu=int(cpu) if cpu is not None else None)
+        sample += 1
+        i += 1
+    return rows.frame()

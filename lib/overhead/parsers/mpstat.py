@@ -26,9 +26,29 @@ of its interval). mpstat prints local time without a zone: it is stored as UTC, 
 the project's runners. Dates: "11/22/26" (C locale, mm/dd/yy), "2026-11-22"
 (S_TIME_FORMAT=ISO); times "00:15:01" or "12:15:01 AM". host from "(vm)" / "nodename".
 
-Other mpstat reports (-I interrupts, -n nodes) have columns this parser does not know: their
-rows are skipped; text without any CPU utilisation header raises ParseError, as does a data
-line whose fields do not match its header. A truncated last line is dropped.
+Interrupts (``-I SUM``, ``-I CPU``, ``-I SCPU``, ``-I ALL``, text and JSON; rates per second,
+unit Hz, as vmstat's and dstat's ``interrupts``), per sample and CPU (p_cpu, p_sample,
+p_time as above): ``interrupts`` (the "intr/s" table, JSON "sum-interrupts": all interrupts
+of the CPU, or of all CPUs for p_cpu "all"); ``interrupts_by_irq`` with p_irq (the "-I CPU"
+table, JSON "individual-interrupts": one column per line of /proc/interrupts, "24/s",
+"LOC/s"... -> p_irq "24", "LOC"); ``softirqs`` with p_softirq (the "-I SCPU" table, JSON
+"soft-interrupts": "NET_RX/s" -> p_softirq "NET_RX"). In the text, a per-CPU table is the
+softirq one when all its columns are softirq names (HI, TIMER, NET_TX, NET_RX, BLOCK,
+BLOCK_IOPOLL, IRQ_POLL, TASKLET, SCHED, HRTIMER, RCU), else the per-IRQ one. The "Average:"
+tables give the same metrics with the suffix ``_mean``.
+
+Other mpstat reports (-n nodes, -A's other blocks) have columns this parser does not know:
+their rows are skipped; text without any CPU utilisation or interrupt header raises
+ParseError, as does a data line whose fields do not match its header. A truncated last line
+is dropped.
+
+Failed runs: mpstat writes its first report after one interval; killed before it, the output
+is the banner alone (text) or the JSON header up to ``"statistics": [`` (with SIGINT as with
+SIGTERM): both raise RunFailed. The banner is iostat's too, but iostat follows it with a blank
+line at once while mpstat writes a newline only before a report: a banner and one newline is
+mpstat's for detect(), a banner without its newline a tie it refuses. The JSON header is byte
+for byte iostat's (``iostat -y -o JSON`` killed early): detect() prefers mpstat, which always
+waits an interval before its first report.
 """
 
 from __future__ import annotations
@@ -39,7 +59,8 @@ from datetime import date, datetime, timedelta
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers.iostat import banner_only
 
 TOOL = "mpstat"
 BENCHMARK = "mpstat"
@@ -51,7 +72,13 @@ _COLUMNS = {
 }
 _JSON_KEYS = {k[1:]: v for k, v in _COLUMNS.items()}
 _BANNER = re.compile(r"^Linux\s+\S+\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+)\s")
+_FULL_BANNER = re.compile(r"^Linux\s+\S+\s+\([^)]*\)\s+\S+\s+\S+\s+\(\d+ CPU\)\s*$")
 _TIME = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})$")
+_JSON_REPORTS = ("cpu-load", "sum-interrupts", "individual-interrupts", "soft-interrupts")
+_JSON_HEADER_END = re.compile(r'"statistics":\s*\[\s*$')
+#: softirq names of /proc/softirqs (the columns of "mpstat -I SCPU")
+_SOFTIRQS = {"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "BLOCK_IOPOLL", "IRQ_POLL", "TASKLET",
+             "SCHED", "HRTIMER", "RCU"}
 
 
 def detect(text: str) -> float:
@@ -60,11 +87,29 @@ def detect(text: str) -> float:
     Returns a confidence from 0 (not mpstat output) to 1.
     """
     head = text[:20000]
-    if '"sysstat"' in head and '"cpu-load"' in head:
+    if '"sysstat"' in head and any(f'"{k}"' in head for k in _JSON_REPORTS):
         return 1.0
     if re.search(r"^\S+(?:\s+[AP]M)?\s+CPU\s+%usr\s", head, re.M) and "%idle" in head:
         return 1.0
-    return 0.0
+    if re.search(r"^\S+(?:\s+[AP]M)?\s+CPU\s+intr/s\s*$", head, re.M):
+        return 1.0
+    if re.search(r"^\S+(?:\s+[AP]M)?\s+CPU(?:\s+\S+/s)+\s*$", head, re.M) and _FULL_BANNER.match(
+            head.split("\n", 1)[0]):
+        return 1.0  # the -I CPU and -I SCPU tables
+    if _json_header_only(text):
+        return 0.1  # the JSON header alone: iostat's is the same, but iostat rarely leaves it
+    return {"mpstat": 0.5, "either": 0.1}.get(banner_only(text), 0.0)
+
+
+def _banner_only(text: str) -> bool:
+    """Tell whether ``text`` is a sysstat banner line and nothing but blank lines."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return len(lines) == 1 and bool(_FULL_BANNER.match(lines[0]))
+
+
+def _json_header_only(text: str) -> bool:
+    """Tell whether ``text`` is a sysstat JSON header cut after ``"statistics": [``."""
+    return text.lstrip().startswith('{"sysstat"') and bool(_JSON_HEADER_END.search(text))
 
 
 def _parse_date(token: str) -> date | None:
@@ -134,21 +179,56 @@ def _started(day: date | None, secs: int | None):
     return pd.Timestamp(datetime.combine(day, datetime.min.time()) + timedelta(seconds=secs), tz="UTC")
 
 
+def _table(names: list[str]) -> str | None:
+    """Tell what a "CPU ..." header's table holds: "cpu", "sum", "irq", "softirq" or None."""
+    if any(n in _COLUMNS for n in names):
+        return "cpu"
+    if names == ["intr/s"]:
+        return "sum"
+    if names and all(n.endswith("/s") and len(n) > 2 for n in names):
+        return "softirq" if all(n[:-2] in _SOFTIRQS for n in names) else "irq"
+    return None
+
+
+def _add_text_values(rows: Rows, table: str, header: list[str], rest: list[str], base: dict,
+                     suffix: str, path: str, lineno: int) -> None:
+    """Add the rows of one data line of a table of kind ``table``."""
+    if table == "cpu":
+        for name, token in zip(header, rest[1:], strict=True):
+            metric = _COLUMNS.get(name)
+            if metric is not None:
+                rows.add(lineno, metric + suffix, number(token, path, lineno, name), "%", None,
+                         token, base)
+        return
+    if table == "sum":
+        token = rest[1]
+        rows.add(lineno, "interrupts" + suffix, number(token, path, lineno, "intr/s"), "Hz", None,
+                 token, base)
+        return
+    metric, param = ("softirqs", "p_softirq") if table == "softirq" else ("interrupts_by_irq", "p_irq")
+    for name, token in zip(header, rest[1:], strict=True):
+        rows.add(lineno, metric + suffix, number(token, path, lineno, name), "Hz", None, token,
+                 base, **{param: name[:-2]})
+
+
 def _parse_text(text: str, path: str) -> pd.DataFrame:
     """Parse the text report."""
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     host = None
+    banner: str | None = None
     day: date | None = None
     header: list[str] | None = None  # column names after CPU
+    table: str | None = None  # what the current header's table holds (see _table)
     clock = _Clock()
     sample = -1
     sample_time: int | None = None  # wall time of the current sample
-    cpus_in_sample: set[str] = set()
+    cpus_in_table: set[str] = set()  # CPUs of the current table (a new sample when one repeats)
     first_secs: int | None = None
     seen = False
     lines = list(numbered(text))
     last = max((n for n, line in lines if line.strip()), default=0)
     truncated_tail = not text.endswith("\n")
+    p_time = None
     for lineno, line in lines:
         tokens = line.split()
         if not tokens:
@@ -157,6 +237,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         if b:
             host = b.group("host")
             day = _parse_date(b.group("date"))
+            banner = " ".join(tokens)
             continue
         average = tokens[0] == "Average:"
         if average:
@@ -171,12 +252,13 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         if not rest:
             continue
         if rest[0] == "CPU":
-            names = rest[1:]
-            header = names if any(n in _COLUMNS for n in names) else None
-            if header is not None:
+            header = rest[1:]
+            table = _table(header)
+            cpus_in_table = set()
+            if table is not None:
                 seen = True
             continue
-        if header is None:
+        if table is None:
             continue
         if len(rest) != len(header) + 1:
             if lineno == last and truncated_tail:
@@ -184,27 +266,25 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, lineno, f"expected CPU and {len(header)} values ({' '.join(header)}), found {len(rest)} fields")
         cpu = rest[0]
         if not average:
-            if secs != sample_time or cpu in cpus_in_sample:
+            if secs != sample_time or cpu in cpus_in_table:
                 sample += 1
                 sample_time = secs
-                cpus_in_sample = set()
                 p_time = clock.elapsed(secs)
                 if first_secs is None:
                     first_secs = secs
-            cpus_in_sample.add(cpu)
+                cpus_in_table = set()
+            cpus_in_table.add(cpu)
         base = {"p_cpu": cpu}
         if host:
             base["host"] = host
         if not average:
             base.update(p_sample=sample, p_time=p_time)
-        for name, token in zip(header, rest[1:], strict=True):
-            metric = _COLUMNS.get(name)
-            if metric is None:
-                continue
-            rows.add(lineno, metric + ("_mean" if average else ""),
-                     number(token, path, lineno, name), "%", None, token, base)
+        _add_text_values(rows, table, header, rest, base, "_mean" if average else "", path, lineno)
     if not seen:
-        raise ParseError(path, 1, "no mpstat CPU report found (no '<time> CPU %usr ... %idle' header)")
+        if banner is not None and _banner_only(text):
+            raise RunFailed(path, None, f"only the banner {banner!r}, no report")
+        raise ParseError(path, None, "no mpstat CPU report found (no '<time> CPU %usr ... %idle' or "
+                         "'<time> CPU intr/s' header)")
     rows.fill("started_at", _started(day, first_secs))
     return rows.frame()
 
@@ -218,6 +298,9 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
     try:
         doc = json.loads(text, parse_float=_Token, parse_int=_Token)
     except json.JSONDecodeError as exc:
+        if _json_header_only(text):
+            raise RunFailed(path, None, "the JSON document ends after its header "
+                            "('\"statistics\": ['), before any report") from None
         raise ParseError(path, exc.lineno, f"invalid or truncated mpstat JSON: {exc.msg}") from None
     try:
         hosts = doc["sysstat"]["hosts"]
@@ -250,7 +333,7 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
         if not isinstance(stats, list):
             raise ParseError(path, 1, "mpstat JSON: statistics is not a list")
         for sample, st in enumerate(stats):
-            if not isinstance(st, dict) or "cpu-load" not in st:
+            if not isinstance(st, dict) or not any(k in st for k in _JSON_REPORTS):
                 continue
             stamp = str(st.get("timestamp", ""))
             lineno = line_of(f'"timestamp": "{stamp}"')
@@ -260,22 +343,52 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
             p_time = clock.elapsed(t[0])
             if first_secs is None:
                 first_secs = t[0]
-            loads = st["cpu-load"]
-            if not isinstance(loads, list):
-                raise ParseError(path, lineno, "mpstat JSON: cpu-load is not a list")
-            for load in loads:
-                if not isinstance(load, dict):
-                    raise ParseError(path, lineno, "mpstat JSON: a cpu-load entry is not an object")
-                cpu = str(load.get("cpu"))
-                ln = line_of(f'"cpu": "{cpu}"')
-                for key, metric in _JSON_KEYS.items():
-                    if key not in load:
-                        continue
-                    token = load[key]
-                    if not isinstance(token, _Token):
-                        raise ParseError(path, ln, f"mpstat JSON: {key} of CPU {cpu} is not a number")
-                    rows.add(ln, metric, number(token, path, ln, key), "%", None, token,
-                             p_cpu=cpu, p_sample=sample, p_time=p_time,
-                             host=str(host) if host else None)
+            base = {"p_sample": sample, "p_time": p_time, "host": str(host) if host else None}
+            for report in (k for k in st if k in _JSON_REPORTS):
+                lineno = line_of(f'"{report}"')
+                entries = st[report]
+                if not isinstance(entries, list):
+                    raise ParseError(path, lineno, f"mpstat JSON: {report} is not a list")
+                for entry in entries:
+                    if not isinstance(entry, dict):
+                        raise ParseError(path, lineno, f"mpstat JSON: a {report} entry is not an object")
+                    cpu = str(entry.get("cpu"))
+                    ln = line_of(f'"cpu": "{cpu}"')
+                    lineno = ln
+                    _add_json_entry(rows, report, entry, cpu, ln, line_of, base, path)
         rows.fill("started_at", _started(day, first_secs), host_start)
     return rows.frame()
+
+
+def _add_json_entry(rows: Rows, report: str, entry: dict, cpu: str, ln: int, line_of, base: dict,
+                    path: str) -> None:
+    """Add the rows of one CPU's entry of a JSON report (cpu-load or an interrupts list)."""
+    if report == "cpu-load":
+        for key, metric in _JSON_KEYS.items():
+            if key not in entry:
+                continue
+            token = entry[key]
+            if not isinstance(token, _Token):
+                raise ParseError(path, ln, f"mpstat JSON: {key} of CPU {cpu} is not a number")
+            rows.add(ln, metric, number(token, path, ln, key), "%", None, token, base, p_cpu=cpu)
+        return
+    intr = entry.get("intr")
+    if report == "sum-interrupts":
+        if not isinstance(intr, _Token):
+            raise ParseError(path, ln, f"mpstat JSON: intr of CPU {cpu} is not a number")
+        rows.add(ln, "interrupts", number(intr, path, ln, "intr"), "Hz", None, intr, base, p_cpu=cpu)
+        return
+    if not isinstance(intr, list):
+        raise ParseError(path, ln, f"mpstat JSON: intr of CPU {cpu} in {report} is not a list")
+    metric, param = (("softirqs", "p_softirq") if report == "soft-interrupts"
+                     else ("interrupts_by_irq", "p_irq"))
+    for item in intr:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise ParseError(path, ln, f"mpstat JSON: an interrupt of CPU {cpu} without its name")
+        name = item["name"]
+        il = line_of(f'"name": "{name}"')
+        token = item.get("value")
+        if not isinstance(token, _Token):
+            raise ParseError(path, il, f"mpstat JSON: value of {name} (CPU {cpu}) is not a number")
+        rows.add(il, metric, number(token, path, il, name), "Hz", None, token, base, p_cpu=cpu,
+                 **{param: name})
