@@ -14,6 +14,9 @@ from overhead.parsers import ParseError, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 TOOL = "hyperfine"
+EXPORTS = ["export_sleep_true.csv", "export_sleep_true.md", "export_sleep_true.json",
+           "export_sleep_true.txt", "export_scan.csv", "export_scan.md", "export_true_n.csv",
+           "export_true_n.md", "export_sleep_s.csv", "export_sleep_s.md"]
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +132,7 @@ def test_aborted_run_is_an_error(fx):
     with pytest.raises(ParseError, match=r"failing_aborted\.txt:2: hyperfine reported an error.*"
                                          r"non-zero exit code: 1"):
         parse_file(TOOL, fx / "failing_aborted.txt")
-    with pytest.raises(ParseError, match=r"failing_aborted\.json:1: no hyperfine result"):
+    with pytest.raises(ParseError, match=r"failing_aborted\.json: no hyperfine result"):  # empty file: no line
         parse_file(TOOL, fx / "failing_aborted.json")  # hyperfine left an empty export
 
 
@@ -146,19 +149,81 @@ def test_malformed_input_names_the_line(fx):
         parse_text(TOOL, js.replace("1.10062679966", '"x"'), "t.json")
     with pytest.raises(ParseError, match=r"^t\.json:1: not a hyperfine JSON export"):
         parse_text(TOOL, '{"jobs": []}', "t.json")
-    with pytest.raises(ParseError, match=r"^t\.txt:1: no hyperfine result"):
-        parse_text(TOOL, "hello\n", "t.txt")
+    with pytest.raises(ParseError, match=r"^t\.txt: no hyperfine result"):
+        parse_text(TOOL, "hello\n", "t.txt")  # not hyperfine output: no line is the wrong one
+
+
+def test_error_lines_point_at_the_wrong_line(fx):
+    js = (fx / "sleep_seconds.json").read_text()
+    n = len(js.splitlines())
+    # text after the document: the line where it starts (after two blank lines), not the
+    # document's last line
+    with pytest.raises(ParseError, match=rf"^t\.json:{n + 3}: malformed JSON: text after the end"):
+        parse_text(TOOL, js.rstrip("\n") + "\n\n\nwarning: x\n", "t.json")
+    csv = (fx / "export_sleep_true.csv").read_text().splitlines()
+    csv[2] = csv[2].replace("0.00005420533600000001", "x")
+    with pytest.raises(ParseError, match=r"^c\.csv:3: mean: expected a number, found 'x'"):
+        parse_text(TOOL, "\n".join(csv), "c.csv")
+    md = (fx / "export_sleep_true.md").read_text().replace("| 0.1 ± 0.1 |", "| 0.1 ± |")
+    with pytest.raises(ParseError, match=r"^m\.md:4: Mean \[ms\]: expected"):
+        parse_text(TOOL, md, "m.md")
+
+
+def test_csv_export_same_names_as_json(fx):
+    csv = parse_file(TOOL, fx / "export_sleep_true.csv")
+    js = parse_file(TOOL, fx / "export_sleep_true.json")  # the same run's JSON export
+    summary = js[js.metric != "wall_time"]
+    for df in (csv, summary):
+        assert set(df.metric) == {"wall_time_mean", "wall_time_sd", "wall_time_percentile",
+                                  "wall_time_min", "wall_time_max", "user_time_mean",
+                                  "system_time_mean"}
+    for cmd in ("sleep 0.01", "true"):
+        for metric in set(csv.metric):
+            assert one(csv, metric, p_command=cmd).value == one(summary, metric, p_command=cmd).value
+    # line 2: "sleep 0.01,0.01146531734,0.0000893084832112832,0.01151309234,..."
+    mean = one(csv, "wall_time_mean", p_command="sleep 0.01")
+    assert mean.value == 0.01146531734 and mean.raw == "0.01146531734" and mean.source.endswith(":2")
+    assert one(csv, "wall_time_percentile", p_command="sleep 0.01").p_percentile == 50.0
+    # line 3: "true,...,0,0.00010657999999999978,0,0,..." (median, system, min printed as 0)
+    assert one(csv, "wall_time_percentile", p_command="true").value == 0.0
+    scan = parse_file(TOOL, fx / "export_scan.csv")  # "parameter_n" column: p_n, as in JSON
+    assert one(scan, "wall_time_mean", p_n=2).value == 0.20181122435333335
+    assert one(scan, "wall_time_mean", p_n=2).p_command == "sleep 0.2"
+
+
+def test_markdown_export_units(fx):
+    md = parse_file(TOOL, fx / "export_sleep_true.md")
+    # "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |"
+    # "| `sleep 0.01` | 11.5 ± 0.1 | 11.3 | 11.5 | 211.52 ± 317.80 |"
+    assert one(md, "wall_time_mean", p_command="sleep 0.01").value == pytest.approx(0.0115)
+    assert one(md, "wall_time_sd", p_command="sleep 0.01").value == pytest.approx(0.0001)
+    assert one(md, "wall_time_min", p_command="sleep 0.01").value == pytest.approx(0.0113)
+    assert one(md, "wall_time_max", p_command="true").raw == "0.2 ms"
+    assert set(md.metric) == {"wall_time_mean", "wall_time_sd", "wall_time_min", "wall_time_max"}
+    # the same run's JSON, rounded to the 0.1 ms the table prints
+    js = parse_file(TOOL, fx / "export_sleep_true.json")
+    for metric in ("wall_time_mean", "wall_time_min", "wall_time_max"):
+        assert one(md, metric, p_command="sleep 0.01").value == pytest.approx(
+            one(js, metric, p_command="sleep 0.01").value, abs=0.05e-3)
+    secs = parse_file(TOOL, fx / "export_sleep_s.md")  # --time-unit second: "Mean [s]"
+    # "| `sleep 0.3` | 0.302 ± 0.001 | 0.301 | 0.303 | 1.00 |"
+    assert one(secs, "wall_time_mean").value == 0.302 and one(secs, "wall_time_sd").value == 0.001
+    assert one(secs, "wall_time_mean").value == pytest.approx(
+        one(parse_file(TOOL, fx / "export_sleep_s.csv"), "wall_time_mean").value, abs=0.0005)
 
 
 def test_detect(fx):
     assert detect((fx / "sleep_scan.json").read_text()) == TOOL
     assert detect((fx / "seed001_L109-112.txt").read_text()) == TOOL
+    for name in EXPORTS:  # CSV: no tie with the other CSV parsers (dstat, perf -x, ...)
+        assert detect((fx / name).read_text()) == TOOL, name
 
 
 @pytest.mark.parametrize("name", [
     "true_runs10.json", "true_runs10.txt", "true_shell_none_runs10.json", "sleep_scan.json",
     "sleep_scan.txt", "failing_ignored.json", "failing_ignored.txt", "sleep_seconds.txt",
     "true_single_run.txt", "seed001_L23-26.txt", "seed001_L145-148.txt", "seed001_L315-318.txt",
+    *EXPORTS,
 ])
 def test_every_prefix(fx, name):
     check_all_prefixes(TOOL, (fx / name).read_text())

@@ -8,12 +8,16 @@ import subprocess
 import pytest
 from conftest import free_port, netserver
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from overhead.parsers.netperf import throughput_scale
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 TOOL = "netperf"
 NCPU = 2  # CPUs of the machine the fixtures were made on (netperf scales service demand by it)
+NEW = ["p0_tcp_rr.txt", "p0_tcp_rr_cpu.txt", "p0_udp_rr.txt", "p0_udp_rr_cpu.txt",
+       "p0_tcp_stream.txt", "p0_tcp_stream_cpu.txt", "p0_udp_stream_no_protocols.txt",
+       "v2_tcp_rr.txt", "v2_tcp_stream.txt", "sh_x_tcp_rr.txt", "sh_x_p0_tcp_stream_fg.txt",
+       "sh_x_p0_udp_rr_cpu.txt", "sh_x_p0_tcp_rr_v2.txt", "udp_stream_no_protocols.txt"]
 LAT = "MIN_LATENCY,MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,MAX_LATENCY,STDDEV_LATENCY"
 
 
@@ -170,9 +174,25 @@ def test_throughput_units():
         throughput_scale("furlongs")
 
 
+def test_refused_connection_is_a_failed_run(fx):
+    # refused.txt line 1, netperf's own words when no netserver listens on the port
+    with pytest.raises(RunFailed) as exc:
+        parse_file(TOOL, fx / "refused.txt", name="refused.txt")
+    assert str(exc.value) == ("refused.txt:1: the run did not finish: establish control: are you "
+                              "sure there is a netserver listening on 127.0.0.1 at port 12899?")
+    # through sh -x, the trace "+ timeout 10 netperf ... -P 0" is line 1, netperf's error line 2
+    with pytest.raises(RunFailed) as exc:
+        parse_file(TOOL, fx / "refused_sh_x_p0.txt", name="r.txt")
+    assert exc.value.line == 2 and exc.value.what == (
+        "establish control: are you sure there is a netserver listening on 127.0.0.1 at port 45115?")
+    # a banner and nothing after it (netperf killed before its result): failed, no line
+    banner = (fx / "tcp_rr.txt").read_text().splitlines()[0] + "\n"
+    with pytest.raises(RunFailed, match=r"^b\.txt: the run did not finish: netperf printed no "
+                                         r"result after 'MIGRATED TCP REQUEST/RESPONSE TEST"):
+        parse_text(TOOL, banner, "b.txt")
+
+
 def test_errors(fx):
-    with pytest.raises(ParseError, match=r"refused\.txt:1: netperf reported an error.*establish control"):
-        parse_file(TOOL, fx / "refused.txt")
     rr = (fx / "tcp_rr.txt").read_text()
     with pytest.raises(ParseError, match=r"^b\.txt:7: request/response result: expected a number"):
         parse_text(TOOL, rr.replace("51641.32", "51641.x2"), "b.txt")
@@ -181,13 +201,115 @@ def test_errors(fx):
     stream = (fx / "tcp_stream.txt").read_text()
     with pytest.raises(ParseError, match=r"^b\.txt:5: unknown netperf throughput unit"):
         parse_text(TOOL, stream.replace("10^6bits/sec", "furlongs/sec"), "b.txt")
-    with pytest.raises(ParseError, match=r"^n\.txt:1: no netperf result"):
-        parse_text(TOOL, "hello\n", "n.txt")
+    with pytest.raises(ParseError, match=r"^n\.txt: no netperf result") as exc:
+        parse_text(TOOL, "hello\n", "n.txt")  # not netperf output at all: no line to blame
+    assert not isinstance(exc.value, RunFailed)
+
+
+def test_error_names_the_header_line_after_a_warning(fx):
+    # netperf's "enable_enobufs failed: getprotobyname" (line 2) sits between the banner and
+    # the header; a bad unit in the header's third line is line 5, not line 4
+    text = (fx / "udp_stream_no_protocols.txt").read_text().replace("10^6bits/sec", "furlongs/sec")
+    with pytest.raises(ParseError, match=r"^u\.txt:5: UDP_STREAM throughput in|^u\.txt:5: unknown"):
+        parse_text(TOOL, text, "u.txt")
+    # a -P 0 line that does not have the shape its command (-t TCP_STREAM) says: that line
+    bad = (fx / "sh_x_p0_tcp_stream_fg.txt").read_text().replace("8.40", "8.40 1")
+    with pytest.raises(ParseError, match=r"^s\.txt:2: netperf -P 0 TCP_STREAM result line: "
+                                         r"expected 5 or 9 fields, found 6"):
+        parse_text(TOOL, bad, "s.txt")
+
+
+def test_p0_without_command_states_only_what_the_numbers_say(fx):
+    # -P 0 prints no banner and no header: which test ran and the unit of the rate (-f) are
+    # not in the file. The shape tells request/response (6 or 10 fields, then the 2 remote
+    # socket sizes) from stream (5 or 9): elapsed time, CPU %, socket and message sizes are
+    # read; the rate is not (it could be Trans/s or any -f unit), nor RR service demand.
+    rr = parse_file(TOOL, fx / "p0_tcp_rr_cpu.txt")
+    # "16384  131072 1       1      2.00    37152.87  100.00 100.00 53.832  53.832"
+    assert by_metric(rr).value.to_dict() == {"elapsed_time": 2.00, "cpu_util_local": 100.00,
+                                             "cpu_util_remote": 100.00}
+    row = rr.iloc[0]
+    assert (row.p_send_socket, row.p_recv_socket, row.p_request_size, row.p_response_size,
+            row.p_remote_send_socket, row.p_remote_recv_socket) == (16384, 131072, 1, 1, 16384, 131072)
+    assert rr.p_test.isna().all() and set(rr.trial) == {1}
+    udp = parse_file(TOOL, fx / "p0_udp_rr.txt")  # "212992 212992 1  1  2.00  35778.01" + "212992 212992"
+    assert by_metric(udp).value.to_dict() == {"elapsed_time": 2.00}
+    assert udp.p_remote_recv_socket.iloc[0] == 212992
+    st = by_metric(parse_file(TOOL, fx / "p0_tcp_stream_cpu.txt"))
+    # "131072  16384  16384    2.00       11524.98   100.00   100.00   1.422   1.422": stream
+    # service demand is per KB whatever -f is, so it is read
+    assert st.value["service_demand_local"] == pytest.approx(1.422e-6)
+    assert st.p_service_demand_per["service_demand_remote"] == "KB"
+    assert "throughput" not in st.index and st.p_message_size.iloc[0] == 16384
+    assert set(by_metric(parse_file(TOOL, fx / "p0_tcp_stream.txt")).index) == {"elapsed_time"}
+
+
+def test_p0_with_command_from_a_shell_trace(fx):
+    # "+ timeout 10 netperf -H 127.0.0.1 -p 43131 -l 2 -t TCP_STREAM -P 0 -f g" (sh -x), then
+    # "131072  16384  16384    2.00        8.40": -t and -f are known, so is the unit
+    st = parse_file(TOOL, fx / "sh_x_p0_tcp_stream_fg.txt")
+    m = by_metric(st)
+    assert m.value["throughput"] == 8.40e9 / 8 and m.raw["throughput"] == "8.40 10^9bits/s"
+    assert set(st.p_test) == {"TCP_STREAM"} and m.source["throughput"].endswith(":2")
+    rr = by_metric(parse_file(TOOL, fx / "sh_x_p0_udp_rr_cpu.txt"))
+    # "-t UDP_RR -P 0 -c -C" without -f: Trans/s and service demand per transaction
+    # "212992 212992 1       1      2.00    33753.18   100.00 100.00 59.254  59.254"
+    assert rr.value["transaction_rate"] == 33753.18
+    assert rr.value["service_demand_local"] == pytest.approx(59.254e-6)
+    assert rr.p_service_demand_per["service_demand_local"] == "transaction"
+    assert set(rr.p_test) == {"UDP_RR"}
+    # netperf's own definition (netlib.c): SD [us/Tr] = util% * 10000 / (Tr/s) * CPUs
+    assert 59.254 == pytest.approx(100.00 * 1e4 / 33753.18 * NCPU, abs=0.001)
+
+
+def test_verbose_block(fx):
+    rr = by_metric(parse_file(TOOL, fx / "v2_tcp_rr.txt"))
+    # line 12: "    8      0       0      0   13.494   74108.408 0.593     0.593" under
+    # "RoundTrip Latency usec/Tran", "Trans Rate per sec", "Throughput 10^6bits/s Outbound Inbound"
+    assert rr.value["rt_latency"] == pytest.approx(13.494e-6)
+    assert rr.value["throughput_outbound"] == 0.593e6 / 8 and rr.value["throughput_inbound"] == 0.593e6 / 8
+    assert rr.source["rt_latency"].endswith(":12")
+    assert rr.value["transaction_rate"] == 74108.41  # the result line's (line 7), not again at 12
+    assert rr.value["rt_latency"] == pytest.approx(1 / rr.value["transaction_rate"], rel=1e-4)
+    # one transaction of 1 byte each way: outbound = rate * 8 bits
+    assert 0.593e6 == pytest.approx(74108.408 * 8, rel=1e-3)
+    st = parse_file(TOOL, fx / "v2_tcp_stream.txt")
+    m = by_metric(st)
+    # line 12: "    8       8      0       0 6035685376  16384.00    368389   127631.33  47290"
+    assert m.value["bytes_transferred"] == 6035685376 and m.unit["bytes_transferred"] == "B"
+    assert (m.value["bytes_per_send"], m.value["sends"]) == (16384.00, 368389)
+    assert (m.value["bytes_per_recv"], m.value["recvs"]) == (127631.33, 47290)
+    assert m.value["mss"] == 65483 and m.source["mss"].endswith(":17")  # " 65483" under "Size (bytes)"
+    assert m.value["bytes_transferred"] / m.value["sends"] == pytest.approx(m.value["bytes_per_send"])
+    assert set(st.trial) == {1} and set(st.p_test) == {"TCP_STREAM"}
+    # -P 0 -v 2 through sh -x: the -v 2 block's rows belong to the result's trial
+    p0 = parse_file(TOOL, fx / "sh_x_p0_tcp_rr_v2.txt")
+    assert set(p0.trial) == {1} and set(p0.p_test) == {"TCP_RR"}
+    assert by_metric(p0).value["rt_latency"] == pytest.approx(38.567e-6)  # "38.567" usec/Tran
+
+
+def test_stray_lines_before_and_inside_the_report(fx):
+    # netperf's "enable_enobufs failed: getprotobyname" (no /etc/protocols) after the banner
+    df = parse_file(TOOL, fx / "udp_stream_no_protocols.txt")
+    recv = by_metric(df, p_side="recv")
+    assert recv.value["throughput"] == 18525.75e6 / 8  # line 8: "212992  2.00  70706  18525.75"
+    assert recv.value["messages"] == 70706
+    assert by_metric(df, p_side="send").value["messages"] == 136327
+    p0 = parse_file(TOOL, fx / "p0_udp_stream_no_protocols.txt")  # the warning is line 1
+    send = by_metric(p0, p_side="send")
+    # "212992   65507   2.00       115902      0    30366.9     100.00   0.540"
+    assert send.value["messages"] == 115902 and send.value["cpu_util_local"] == 100.00
+    assert send.source["messages"].endswith(":2") and "throughput" not in send.index
+    # a shell trace line before the banner
+    traced = by_metric(parse_file(TOOL, fx / "sh_x_tcp_rr.txt"))
+    assert traced.value["transaction_rate"] == 34876.46 and traced.source["transaction_rate"].endswith(":8")
 
 
 def test_detect(fx):
-    for name in ("tcp_rr.txt", "omni_tcp_rr_keyval.txt", "udp_stream.txt"):
-        assert detect((fx / name).read_text()) == TOOL
+    # a failed run is still netperf's output: auto-detection must give its RunFailed message
+    for name in ("tcp_rr.txt", "omni_tcp_rr_keyval.txt", "udp_stream.txt", "refused.txt",
+                 "refused_sh_x_p0.txt", *NEW):
+        assert detect((fx / name).read_text()) == TOOL, name
 
 
 @pytest.mark.parametrize("name", [
@@ -195,7 +317,7 @@ def test_detect(fx):
     "tcp_rr_cpu.txt", "tcp_stream_cpu.txt", "tcp_maerts_cpu.txt", "udp_stream_cpu.txt",
     "udp_rr_cpu_fk.txt", "tcp_stream_fM.txt", "tcp_rr_confidence.txt", "omni_tcp_rr_csv.txt",
     "omni_tcp_rr_human.txt", "omni_tcp_rr_keyval.txt", "omni_tcp_stream_cpu_keyval.txt",
-    "omni_tcp_stream_human_fg.txt", "omni_tcp_rr_human_all.txt",
+    "omni_tcp_stream_human_fg.txt", "omni_tcp_rr_human_all.txt", *NEW,
 ])
 def test_every_prefix(fx, name):
     check_all_prefixes(TOOL, (fx / name).read_text())

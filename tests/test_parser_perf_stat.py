@@ -129,8 +129,120 @@ def test_errors(d):
                 "     1.001079536              1,003.47 msec cpu-clock\n")
     with pytest.raises(ParseError, match=r"^i\.txt:1: perf stat interval mode"):
         parse_text(TOOL, interval, "i.txt")
-    with pytest.raises(ParseError, match=r"^m\.txt:1: no perf stat output"):
+    # not perf output at all: no line of it is "the" wrong one
+    with pytest.raises(ParseError, match=r"^m\.txt: no perf stat output"):
         parse_file(TOOL, d.parent / "mpstat" / "mpstat_1_3.txt", name="m.txt")
+
+
+def test_error_lines_point_at_the_wrong_line(d):
+    # a decimal point on line 13 of a file whose line 4 showed a decimal comma
+    text = (d / "gzip_de.txt").read_text().replace("0,211190696 seconds", "0.211190696 seconds")
+    with pytest.raises(ParseError, match=r"^g\.txt:13: numbers printed with a decimal point "
+                                         r"here, with a decimal comma on line 4"):
+        parse_text(TOOL, text, "g.txt")
+    # -j: a malformed object on line 3
+    lines = (d / "gzip_json.txt").read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace('"unit" : ""', '"unit" ""')
+    with pytest.raises(ParseError, match=r"^j\.txt:3: malformed perf stat -j line"):
+        parse_text(TOOL, "".join(lines), "j.txt")
+    # -x, (decimal comma): a line in another layout, line 2
+    de = (d / "gzip_de_csv.txt").read_text().splitlines(keepends=True)
+    de[1] = "34;;context-switches;202834197;100,00;167;/sec\n"
+    with pytest.raises(ParseError, match=r"^c\.txt:2: expected a perf stat -x line.*line 1 is in "
+                                         r"another layout"):
+        parse_text(TOOL, "".join(de), "c.txt")
+
+
+def test_json_lines(d):
+    df = parse_file(TOOL, d / "gzip_json.txt")
+    m = by_metric(df)
+    # line 1: {"counter-value" : "204.813062", "unit" : "msec", "event" : "task-clock", ...}
+    assert m == pytest.approx({"task_clock": 0.204813062, "context_switches": 45,
+                               "cpu_migrations": 1, "page_faults": 195})
+    assert df.set_index("metric").raw["context_switches"] == "45.000000"  # -j prints counts %f
+    assert df.set_index("metric").source["page_faults"].endswith(":4")
+    assert "cycles" not in m  # "counter-value" : "<not supported>"
+    # perf 6.1 -j's "metric-value" for task-clock (0.682151 "CPUs utilized") disagrees with the
+    # text report's (0.97 for the same command): metric values of -j are not read
+    assert "cpus_utilized" not in m
+    r3 = by_metric(parse_file(TOOL, d / "gzip_json_r3.txt"))
+    # {"counter-value" : "205.299766", "unit" : "msec", "event" : "task-clock", "variance" : 0.28,
+    assert r3["task_clock"] == pytest.approx(0.205299766) and r3["task_clock_rsd"] == 0.28
+    assert r3["context_switches_rsd"] == 16.50 and r3["cpu_migrations"] == 0
+
+
+def test_decimal_comma_locale(d):
+    # LC_NUMERIC=de_DE.UTF-8: "205,34 msec task-clock  #  0,972 CPUs utilized" and
+    # "0,211190696 seconds time elapsed": a decimal comma
+    m = by_metric(parse_file(TOOL, d / "gzip_de.txt"))
+    assert m == pytest.approx({"task_clock": 0.20534, "cpus_utilized": 0.972, "context_switches": 36,
+                               "cpu_migrations": 0, "page_faults": 193, "elapsed_time": 0.211190696,
+                               "user_time": 0.205651, "sys_time": 0.0})
+    r3 = by_metric(parse_file(TOOL, d / "gzip_de_r3.txt"))
+    # "206,77 msec task-clock  #  0,991 CPUs utilized  ( +-  0,04% )"
+    assert r3["task_clock_rsd"] == 0.04 and r3["context_switches_rsd"] == 5.63
+    assert r3["elapsed_time"] == 0.208639 and r3["elapsed_time_rsd"] == 0.15  # "0,208639 +- 0,000307"
+    # -j under de_DE is not even JSON ("pcnt-running" : 100,00): read pair by pair
+    j = by_metric(parse_file(TOOL, d / "gzip_json_de.txt"))
+    assert j["task_clock"] == pytest.approx(0.208073497) and j["page_faults"] == 196  # "196,000000"
+
+
+def test_decimal_comma_csv(d):
+    # -x, under de_DE: every decimal number spans two fields
+    # line 1: "202,83,msec,task-clock,202834197,100,00,1,CPUs utilized"
+    m = by_metric(parse_file(TOOL, d / "gzip_de_csv.txt"))
+    assert m == pytest.approx({"task_clock": 0.20283, "context_switches": 34, "cpu_migrations": 0,
+                               "page_faults": 193})
+    # perf prints the metric rounded there ("1,CPUs utilized", "0;CPUs utilized"): not read
+    assert "cpus_utilized" not in m
+    r3 = by_metric(parse_file(TOOL, d / "gzip_de_csv_r3.txt"))
+    # "204,85,msec,task-clock,0,35%,204850335,100,00,0,CPUs utilized": variance 0,35 %
+    assert r3["task_clock"] == pytest.approx(0.20485) and r3["task_clock_rsd"] == 0.35
+    assert r3["context_switches_rsd"] == 18.59  # "35,,context-switches,18,59%,..."
+    semi = by_metric(parse_file(TOOL, d / "gzip_de_csv_semicolon.txt"))
+    # -x';': "202,94;msec;task-clock;202940117;100,00;0;CPUs utilized"
+    assert semi == pytest.approx({"task_clock": 0.20294, "context_switches": 35, "cpu_migrations": 0,
+                                  "page_faults": 194})
+
+
+def test_hybrid_cpu_from_a_public_repository(d):
+    # KargJonas/tiled-matmul main.profile (see README): an Intel hybrid CPU, German locale
+    df = parse_file(TOOL, d / "hybrid_de_main.txt")
+    cyc = df[df.metric == "cycles"].set_index("p_pmu")
+    # line 6: "3.642.649.330      cpu_atom/cycles/   #    3,308 GHz   (0,68%)"
+    # line 7: "4.963.414.681      cpu_core/cycles/   #    4,508 GHz   (78,79%)"
+    assert cyc.value.to_dict() == {"cpu_atom": 3642649330, "cpu_core": 4963414681}
+    assert cyc.p_counter_running.to_dict() == {"cpu_atom": 0.68, "cpu_core": 78.79}
+    assert cyc.p_event.to_dict() == {"cpu_atom": "cpu_atom/cycles/", "cpu_core": "cpu_core/cycles/"}
+    ipc = df[df.metric == "instructions_per_cycle"].set_index("p_pmu").value
+    assert ipc.to_dict() == {"cpu_atom": 1.31, "cpu_core": 2.22}  # "1,31  insn per cycle"
+    ins = df[df.metric == "instructions"].set_index("p_pmu").value
+    assert ins["cpu_core"] / cyc.value["cpu_core"] == pytest.approx(2.22, abs=0.005)
+    tc = df[(df.metric == "task_clock")]
+    assert tc.value.iloc[0] == pytest.approx(1.10101) and tc.p_pmu.isna().all()  # "1.101,01 msec"
+    assert by_metric(df[df.p_pmu.isna() & (df.metric != "cpus_utilized")])["elapsed_time"] == pytest.approx(1.101976138)
+    assert df.set_index("metric").loc["llc_load_misses"].value.tolist() == [0, 11006799]  # "0" printed
+    par = parse_file(TOOL, d / "hybrid_de_parallel6.txt")
+    # "2.132,56 msec task-clock  #  8,392 CPUs utilized"; "0,254132990 seconds time elapsed"
+    pm = par[par.p_pmu.isna()].drop_duplicates("metric").set_index("metric").value
+    assert pm["task_clock"] == pytest.approx(2.13256) and pm["cpus_utilized"] == pytest.approx(8.392)
+    assert pm["task_clock"] / pm["elapsed_time"] == pytest.approx(8.392, abs=0.001)
+
+
+def test_locale_is_decided_from_evidence_not_guessed():
+    head = " Performance counter stats for 'x':\n\n"
+    # a decimal point shown by the elapsed line: "1.234 msec" is 1.234 ms
+    en = parse_text(TOOL, head + "    1.234 msec task-clock\n\n   0.5 seconds time elapsed\n")
+    assert by_metric(en)["task_clock"] == pytest.approx(0.001234)
+    # a decimal comma shown by the elapsed line: "1.234 msec" is 1234 ms
+    de = parse_text(TOOL, head + "    1.234 msec task-clock\n\n   0,5 seconds time elapsed\n")
+    assert by_metric(de)["task_clock"] == pytest.approx(1.234)
+    # nothing tells: no number rather than a guess
+    with pytest.raises(ParseError, match=r"^a\.txt:3: task-clock: '1\.234' reads differently"):
+        parse_text(TOOL, head + "    1.234 msec task-clock\n", "a.txt")
+    # whole counts are unambiguous: "1.234.567" groups thousands, as does "1,37,80,113" (en_IN)
+    assert by_metric(parse_text(TOOL, head + " 1.234.567  cycles\n"))["cycles"] == 1234567
+    assert by_metric(parse_text(TOOL, head + " 1,37,80,113  cycles\n"))["cycles"] == 13780113
 
 
 def test_detect(d):
@@ -139,7 +251,11 @@ def test_detect(d):
 
 
 @pytest.mark.parametrize("name", ["gzip.txt", "gzip_r3.txt", "gzip_csv_r3.txt", "xz_o_file.txt",
-                                  "system_wide_sleep1.txt"])
+                                  "system_wide_sleep1.txt", "gzip_json.txt", "gzip_json_r3.txt",
+                                  "gzip_json_de.txt", "gzip_de.txt", "gzip_de_r3.txt",
+                                  "gzip_de_csv.txt", "gzip_de_csv_r3.txt",
+                                  "gzip_de_csv_semicolon.txt", "hybrid_de_main.txt",
+                                  "hybrid_de_parallel6.txt"])
 def test_every_prefix(d, name):
     check_all_prefixes(TOOL, (d / name).read_text())
 

@@ -1,4 +1,4 @@
-"""hyperfine: its ``--export-json`` file and its human text report.
+"""hyperfine: its ``--export-json``, ``--export-csv`` and ``--export-markdown`` files and its text report.
 
 **JSON** (``hyperfine --export-json out.json ...``; hyperfine 1.15 as Debian ships it writes, per
 command, ``command``, ``mean``, ``stddev``, ``median``, ``user``, ``system``, ``min``, ``max``,
@@ -20,6 +20,25 @@ Every row of a command carries ``p_command``, ``p_runs`` (number of timed runs),
 ``p_<name>`` per entry of ``parameters`` (a value such as "1" or "0.5" becomes a number, others
 stay strings). A ``null`` (``stddev`` of a single run) gives no row. ``raw`` is the number exactly
 as written in the file and ``source`` its line.
+
+**CSV** (``--export-csv``; header ``command,mean,stddev,median,user,system,min,max`` then one
+``parameter_<name>`` column per ``-P``/``-L`` parameter; every time in seconds, whatever
+``--time-unit`` says): per command the JSON export's summary rows under the same names
+(``wall_time_mean``, ``wall_time_sd``, ``wall_time_percentile`` with p_percentile 50,
+``wall_time_min``, ``wall_time_max``, ``user_time_mean``, ``system_time_mean``), with
+``p_command`` and ``p_<name>`` per parameter. The CSV has no run count and no single times:
+no p_runs, no ``wall_time`` rows.
+
+**Markdown** (``--export-markdown``)::
+
+    | Command | Mean [ms] | Min [ms] | Max [ms] | Relative |
+    |:---|---:|---:|---:|---:|
+    | `sleep 0.01` | 11.5 ± 0.1 | 11.3 | 11.5 | 211.52 ± 317.80 |
+
+Each column's unit is in its header (ms by default, s with ``--time-unit second``; µs and ns
+are read too): ``wall_time_mean`` and ``wall_time_sd`` (the "± sd" part), ``wall_time_min``,
+``wall_time_max`` in seconds, ``p_command`` without its backquotes. "Relative" is a ratio of the
+means (like the text summary) and is not read.
 
 **Text report** (what hyperfine prints; ``--style basic``, or the same text copied from a
 terminal)::
@@ -67,16 +86,20 @@ _Q = r"(\S+) (s|ms|µs|μs|us|ns)"  # a quantity as hyperfine prints it: "11.2 m
 _BENCH = re.compile(r"^Benchmark #?(\d+): (.*?)\s*$")
 _TIME_MEAN = re.compile(
     rf"^Time \(mean ± σ\):\s+{_Q}\s+±\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
+_CSV_HEADER = "command,mean,stddev,median,user,system,min,max"
 _TIME_ABS = re.compile(rf"^Time \(abs ≡\):\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
 _RANGE = re.compile(rf"^Range \(min … max\):\s+{_Q}\s+…\s+{_Q}\s+(\d+) runs?$")
 
 
 def detect(text: str) -> float:
-    """Tell whether ``text`` is hyperfine output (JSON export or text report).
+    """Tell whether ``text`` is hyperfine output (JSON, CSV or Markdown export, text report).
 
     Returns a confidence from 0 (not hyperfine output) to 1.
     """
     head = text[:20000]
+    first = head.lstrip().split("\n", 1)[0].rstrip()
+    if first.startswith(_CSV_HEADER) or _MD_HEADER.match(first):
+        return 1.0
     if "Time (mean ± σ):" in head or "Time (abs ≡):" in head:
         return 1.0
     if head.lstrip().startswith("{") and '"results"' in head and '"times"' in head \
@@ -102,7 +125,114 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """
     if text.lstrip().startswith("{"):
         return _parse_json(text, path)
+    first = text.lstrip().split("\n", 1)[0].rstrip()
+    if first.startswith(_CSV_HEADER):
+        return _parse_csv(text, path)
+    if _MD_HEADER.match(first):
+        return _parse_markdown(text, path)
     return _parse_text(text, path)
+
+
+# --------------------------------------------------------------------------- CSV export
+
+#: CSV column -> (metric, extra parameters), the names the JSON export gives the same figures
+_CSV_METRICS = {
+    "mean": ("wall_time_mean", {}), "stddev": ("wall_time_sd", {}),
+    "median": ("wall_time_percentile", {"p_percentile": 50.0}),
+    "user": ("user_time_mean", {}), "system": ("system_time_mean", {}),
+    "min": ("wall_time_min", {}), "max": ("wall_time_max", {}),
+}
+
+
+def _parse_csv(text: str, path: str) -> pd.DataFrame:
+    """Parse an ``--export-csv`` file: one row per command, every time in seconds."""
+    import csv
+
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL, dtypes={"p_percentile": "Float64"})
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip())
+    # csv handles the quoting hyperfine applies to commands holding commas or quotes; a
+    # record spanning lines (a command with a newline) is refused, as its line is unclear
+    header = None
+    for idx in range(start, len(lines)):
+        lineno = idx + 1
+        if not lines[idx].strip():
+            continue
+        try:
+            (fields,) = list(csv.reader([lines[idx]], strict=True))
+        except (csv.Error, ValueError):
+            raise ParseError(path, lineno, "malformed hyperfine CSV line") from None
+        if header is None:
+            header = fields
+            unknown = [h for h in header if h not in _CSV_METRICS and h != "command"
+                       and not h.startswith("parameter_")]
+            if unknown:
+                raise ParseError(path, lineno, f"unknown hyperfine CSV column(s) {unknown}")
+            continue
+        if len(fields) != len(header):
+            raise ParseError(path, lineno, f"hyperfine CSV line has {len(fields)} fields, its "
+                             f"header (line {start + 1}) {len(header)}")
+        ctx: dict = {}
+        for name, value in zip(header, fields, strict=True):
+            if name == "command":
+                ctx["p_command"] = value
+            elif name.startswith("parameter_") and value != "":
+                ctx[_param_name(name[len("parameter_"):])] = _param_value(value)
+        for name, value in zip(header, fields, strict=True):
+            if name in _CSV_METRICS and value != "":
+                metric, extra = _CSV_METRICS[name]
+                rows.add(lineno, metric, number(value, path, lineno, name), "s", False, value,
+                         ctx, **extra)
+    return rows.frame()
+
+
+# --------------------------------------------------------------------------- Markdown export
+
+_MD_HEADER = re.compile(r"^\|\s*Command\s*\|\s*Mean \[(s|ms|µs|μs|us|ns)\]\s*\|")
+_MD_CELL = re.compile(r"^(?P<mean>\S+)(?:\s+±\s+(?P<sd>\S+))?$")
+_MD_COLUMNS = {"Mean": "wall_time_mean", "Min": "wall_time_min", "Max": "wall_time_max"}
+
+
+def _parse_markdown(text: str, path: str) -> pd.DataFrame:
+    """Parse an ``--export-markdown`` table (every time in the unit its header states)."""
+    rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
+    columns: list[tuple[str, str | None]] | None = None  # (name, unit) per column
+    for lineno, line in numbered(text):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not (stripped.startswith("|") and stripped.endswith("|")):
+            raise ParseError(path, lineno, "expected a Markdown table row '| ... |'")
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", stripped[1:-1])]
+        if columns is None:
+            columns = []
+            for cell in cells:
+                m = re.fullmatch(r"(\w+)(?: \[(\S+)\])?", cell)
+                if not m or (m.group(2) is not None and m.group(2) not in _UNITS):
+                    raise ParseError(path, lineno, f"unexpected hyperfine Markdown column {cell!r}")
+                columns.append((m.group(1), m.group(2)))
+            continue
+        if re.fullmatch(r"[:\-| ]+", stripped):
+            continue  # the alignment row
+        if len(cells) != len(columns):
+            raise ParseError(path, lineno, f"hyperfine Markdown row has {len(cells)} cells, its "
+                             f"header {len(columns)}")
+        ctx: dict = {}
+        for (name, _unit), cell in zip(columns, cells, strict=True):
+            if name == "Command":
+                ctx["p_command"] = cell[1:-1] if len(cell) > 1 and cell[0] == cell[-1] == "`" else cell
+        for (name, unit), cell in zip(columns, cells, strict=True):
+            if name not in _MD_COLUMNS or unit is None:
+                continue  # Command, and Relative (a ratio of the means, as in the text summary)
+            m = _MD_CELL.match(cell)
+            if not m:
+                raise ParseError(path, lineno, f"{name} [{unit}]: expected '<t>[ ± <sd>]', found {cell!r}")
+            rows.add(lineno, _MD_COLUMNS[name], _seconds(m.group("mean"), unit, path, lineno, name),
+                     "s", False, f"{m.group('mean')} {unit}", ctx)
+            if m.group("sd") is not None and name == "Mean":
+                rows.add(lineno, "wall_time_sd", _seconds(m.group("sd"), unit, path, lineno, "±"),
+                         "s", False, f"± {m.group('sd')} {unit}", ctx)
+    return rows.frame()
 
 
 # --------------------------------------------------------------------------- text report
@@ -185,8 +315,8 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     if not seen_time:
         if error is not None:
             raise ParseError(path, error[0], f"hyperfine reported an error and no result: {error[1]}")
-        raise ParseError(path, 1, "no hyperfine result found (no 'Time (mean ± σ):' line and not "
-                         "a JSON export)")
+        raise ParseError(path, None, "no hyperfine result found (no 'Time (mean ± σ):' line and "
+                         "not a JSON, CSV or Markdown export)")
     return rows.frame()
 
 
@@ -226,7 +356,8 @@ def _load_json(text: str, path: str):
     except RecursionError:
         raise ParseError(path, 1, "JSON nested too deeply for a hyperfine export") from None
     if text[end:].strip():
-        raise ParseError(path, text.count("\n", 0, end) + 1,
+        extra = end + len(text[end:]) - len(text[end:].lstrip())  # where the extra text starts
+        raise ParseError(path, text.count("\n", 0, extra) + 1,
                          "malformed JSON: text after the end of the document")
     lines = text.split("\n")
     where = json_line_map(lines, 0, len(lines) - 1)

@@ -50,19 +50,47 @@ p_data_direction (DIRECTION, e.g. "Send|Recv"), p_selector (see transaction_rate
 p_percentile and p_test on every row (NA where they do not apply), p_confidence_level and p_confidence_achieved
 when ``-i``/``-I`` asked for confidence intervals (False when netperf printed "!!! WARNING
 Desired confidence was not achieved"). "-nan", blank values and netperf's -1 "not measured"
-give no row. Text with no result raises ParseError (quoting netperf's error, e.g.
-"establish control: are you sure there is a netserver listening ...", when there is one).
-Output made with ``-P 0`` (no banner, no headers) can only be read in the key=value form: the
-classic and CSV forms need their header lines to say what each number is.
+give no row.
+
+**-v 2** adds blocks after the result: request/response tests ``rt_latency`` (s, "RoundTrip
+Latency usec/Tran"), ``throughput_outbound`` and ``throughput_inbound`` (B/s, in the unit its
+header prints) and ``transaction_rate`` only when the result line gave none; stream tests
+``bytes_transferred`` (B), ``bytes_per_send``/``bytes_per_recv`` (B, averages), ``sends``/
+``recvs`` (count; TCP_MAERTS prints recvs first, the header says which) and ``mss`` (B,
+"Maximum Segment Size"). Alignments and offsets are not stored.
+
+**-P 0** (no banner, no header lines) leaves only numbers. A shell trace of the command
+(``sh -x``: "+ netperf ... -t TCP_RR -f g", also under ``timeout``/``env``; or "$ netperf ...")
+says which test ran (``-t``, TCP_STREAM when absent, netperf's default) and the unit (``-f``;
+request/response without ``-f`` reports Trans/s, stream 10^6bits/s): with it every value is
+read as from the classic table, and a line that does not have the test's shape raises.
+Without a command line the test is unknown (``p_test`` NA) and only what the numbers say by
+themselves is read: the shape tells request/response (6 or 10 fields, then the 2 remote
+socket sizes), stream (5 or 9) and UDP_STREAM (6 or 8, then the receive side), and gives
+elapsed time, CPU utilization, socket/message/request sizes and stream service demand (always
+per KB); the rate/throughput and request/response service demand are not read, as their unit
+(``-f``) is not in the file (``-f k`` and Trans/s print alike). A 6-field line with no second
+line is not read. Several -P 0 results in a row are trials 1, 2, ...
+
+**Stray lines** are skipped: netperf's warnings such as "enable_enobufs failed:
+getprotobyname" (printed after the banner by UDP_STREAM when /etc/protocols is missing, as in
+minimal container images), "!!!" notes, and a wrapper's lines before the output (shell trace
+lines, anything before the banner that is not a result).
+
+**Failed runs**: when nothing is a result and netperf printed an error ("establish control:
+are you sure there is a netserver listening on ...", "netperf: ...", "send_omni: ..."),
+:class:`RunFailed` names that line and quotes it; a banner or netperf command line followed by
+no result is RunFailed without a line. Text with no sign of netperf raises ParseError.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
 
 TOOL = "netperf"
 BENCHMARK = "netperf"
@@ -70,6 +98,8 @@ BENCHMARK = "netperf"
 _TITLE = re.compile(r"^(?:MIGRATED )?(.+?) TEST from \S+ .* to \S+ .*$")
 _CONF = re.compile(r"\+/-[0-9.]+% @ *([0-9.]+)% conf\.")
 _KEYVAL = re.compile(r"^([A-Z][A-Z0-9_]*)=(.*)$")
+_TRACE = re.compile(r"^(?:\++|\$) (.*)$")  # a shell's trace ("+ netperf ...") or prompt
+_WARNING = re.compile(r"^[A-Za-z_]+ failed: [A-Za-z_]+$")  # "enable_enobufs failed: getprotobyname"
 _ERRORS = ("establish control", "establish_control", "netperf: ", "send_omni", "recv_omni",
            "Invalid", "netperf: receive_response")
 
@@ -130,6 +160,15 @@ _OMNI_INT_PARAMS = {
 }
 _OMNI_STR_PARAMS = {"PROTOCOL": "p_protocol", "DIRECTION": "p_data_direction",
                     "SOCKET_TYPE": "p_socket_type"}
+#: -f letter -> the unit netperf prints for it (netlib.c format_units)
+_FORMATS = {"b": "10^0bits", "k": "10^3bits", "m": "10^6bits", "g": "10^9bits", "B": "Bytes",
+            "K": "KBytes", "M": "MBytes", "G": "GBytes"}
+_RR_TESTS = {"TCP_RR", "UDP_RR", "TCP_CRR", "TCP_CC", "SCTP_RR", "UDP_CRR"}
+_STREAM_TESTS = {"TCP_STREAM", "TCP_MAERTS", "TCP_SENDFILE", "SCTP_STREAM"}
+#: netperf's -P 0 result lines: test kind -> field counts (without, with -c/-C)
+_BARE_FIELDS = {"rr": (6, 10), "stream": (5, 9), "udp_stream": (6, 8)}
+_VERBOSE = ("Alignment", "Maximum")
+_DECIMAL = re.compile(r"^-?[0-9]+(?:\.[0-9]+)?$")  # the blocks -v 2 adds after a result
 _MISSING = ("", "-nan", "nan", "NaN", "-NaN", "inf", "-inf")
 
 
@@ -146,6 +185,14 @@ def detect(text: str) -> float:
         return 0.9
     if "are you sure there is a netserver listening" in head:
         return 0.5  # netperf's own error: let its parser say so
+    lines = [ln.strip() for ln in head.splitlines() if ln.strip()]
+    if any(_command(ln) is not None for ln in lines[:50]) and any(
+            _is_numbers(ln.split()) for ln in lines):
+        return 0.9  # a shell trace of a netperf command, then -P 0 result lines
+    numeric = [ln.split() for ln in lines if not _stray(ln) and not ln.startswith(_VERBOSE)]
+    if numeric and all(_is_numbers(t) for t in numeric[:20]) and any(
+            _bare_kind(None, len(t), u) for t, u in zip(numeric, [*numeric[1:], None], strict=True)):
+        return 0.3  # nothing but -P 0 result lines (and netperf's -v 2 blocks)
     return 0.0
 
 
@@ -168,52 +215,64 @@ def throughput_scale(unit: str) -> float | None:
         For a unit netperf does not print (not a ParseError: the caller knows the line).
     """
     u = unit.strip()
-    m = re.match(r"^10\^([369])bits(?:/s|/sec)?$", u)
+    m = re.match(r"^10\^([0369])bits(?:/s|/sec)?$", u)
     if m:
         return 10 ** int(m.group(1)) / 8
-    m = re.match(r"^([KMG])Bytes(?:/s|/sec)?$", u)
+    m = re.match(r"^([KMG]?)Bytes(?:/s|/sec)?$", u)
     if m:
-        return 1024.0 ** ("KMG".index(m.group(1)) + 1)
+        return 1024.0 ** " KMG".index(m.group(1) or " ")
     if u in ("Trans/s", "Trans/sec", "Tran/s"):
         return None
     raise ValueError(unit)
 
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
-    """Parse netperf output (classic tables or omni selectors) into tidy rows.
+    """Parse netperf output (classic tables, ``-P 0`` lines or omni selectors) into tidy rows.
 
     Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
     tidy rows out); the rows are described in the module docstring.
 
     Raises
     ------
+    RunFailed
+        When the text is netperf's output but holds no result: netperf's error (quoted, with
+        its line), or a banner or command line with nothing after it.
     ParseError
-        When no result is found (quoting netperf's error message if it printed one), a
-        result line is malformed, or a whole-number parameter is out of the 64-bit range.
+        When the text is not netperf output, a result line is malformed, or a whole-number
+        parameter is out of the 64-bit range.
     """
-    blocks: list[tuple[int | None, str | None, list[tuple[int, str]]]] = []
+    blocks: list[tuple[int | None, str | None, list[tuple[int, str]], dict | None]] = []
     current: list[tuple[int, str]] = []
     title: tuple[int | None, str | None] = (None, None)
+    command: dict | None = None
+    seen: tuple[int, str] | None = None  # the first banner or netperf command line
     error: tuple[int, str] | None = None
     for lineno, line in numbered(text):
-        m = _TITLE.match(line.strip())
-        if m:
+        stripped = line.strip()
+        cmd = _command(stripped)
+        m = None if cmd is not None else _TITLE.match(stripped)
+        if cmd is not None or m:
             if current or title[0] is not None:
-                blocks.append((*title, current))
-            title, current = (lineno, line.strip()), []
+                blocks.append((*title, current, command))
+            current = []
+            if cmd is not None:  # a shell trace of the command: it says what follows is
+                command, title = cmd, (None, None)
+            else:
+                title = (lineno, stripped)
+            seen = seen or (lineno, stripped)
             continue
-        if error is None and line.strip().startswith(_ERRORS):
-            error = (lineno, line.strip())
+        if error is None and stripped.startswith(_ERRORS):
+            error = (lineno, stripped)
         current.append((lineno, line))
     if current or title[0] is not None:
-        blocks.append((*title, current))
+        blocks.append((*title, current, command))
 
     # every row carries p_percentile and p_test (NA where they do not apply), so that the
     # frame of a cut-off output has the same columns as the whole one
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL,
                 dtypes={"p_percentile": "Float64", "p_test": "string"})
     trials: dict[str | None, int] = {}
-    for title_line, title_text, lines in blocks:
+    for title_line, title_text, lines, cmd in blocks:
         ctx: dict = {}
         if title_text is not None:
             name = _TITLE.match(title_text).group(1)
@@ -224,27 +283,78 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 ctx["p_confidence_level"] = number(c.group(1), path, title_line, "confidence level")
                 ctx["p_confidence_achieved"] = not any(
                     "Desired confidence was not achieved" in ln for _, ln in lines)
+        elif cmd is not None:
+            ctx["p_test"] = cmd["test"]
         start = len(rows)
-        _block(rows, lines, ctx)
+        if _block(rows, lines, ctx, cmd, trials, title_text is not None):
+            continue  # -P 0 lines: _bare counted the trials of its results
         if len(rows) > start:
             key = ctx.get("p_test")
             trials[key] = trials.get(key, 0) + 1
             rows.fill("trial", trials[key], start)
     if not len(rows):
         if error is not None:
-            raise ParseError(path, error[0], f"netperf reported an error and no result: {error[1]}")
-        raise ParseError(path, 1, "no netperf result found (no test banner with a result table, "
-                         "omni CSV/columns, or key=value selectors)")
+            raise RunFailed(path, error[0], error[1])
+        if seen is not None:
+            raise RunFailed(path, None, f"netperf printed no result after {seen[1]!r} (line "
+                            f"{seen[0]})")
+        raise ParseError(path, None, "no netperf result found (no test banner with a result "
+                         "table, -P 0 result lines, omni CSV/columns, or key=value selectors)")
     return rows.frame()
 
 
-def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict) -> None:
-    """Add the rows of one test's output (the lines after its banner)."""
-    body = [(n, ln) for n, ln in lines
-            if not ln.strip().startswith("!!!") and not ln.strip().startswith("Interim result")]
+def _command(line: str) -> dict | None:
+    """Read the options of a netperf command line shown by a shell trace (``+ netperf ...``).
+
+    Returns ``{"test": ..., "fmt": ...}`` (the ``-t`` test, TCP_STREAM when not given as
+    netperf defaults to it; the ``-f`` letter or None), or None when ``line`` is not such a
+    line.
+    """
+    m = _TRACE.match(line)
+    if not m or "netperf" not in m.group(1):
+        return None
+    try:
+        words = shlex.split(m.group(1))
+    except ValueError:
+        return None
+    at = next((i for i, w in enumerate(words) if w.rsplit("/", 1)[-1] == "netperf"), None)
+    if at is None:
+        return None
+    opts: dict = {"test": "TCP_STREAM", "fmt": None}
+    args = words[at + 1:]
+    i = 0
+    while i < len(args) and args[i] != "--":  # global options only (test options follow --)
+        for flag, key in (("-t", "test"), ("-f", "fmt")):
+            if args[i] == flag and i + 1 < len(args):
+                opts[key] = args[i + 1]
+                i += 1
+                break
+            if args[i].startswith(flag) and len(args[i]) > 2:
+                opts[key] = args[i][2:]
+                break
+        i += 1
+    opts["test"] = opts["test"].upper()
+    return opts
+
+
+def _stray(line: str) -> bool:
+    """Tell whether ``line`` is none of netperf's results: its warnings, a wrapper's trace."""
+    s = line.strip()
+    return (s.startswith(("!!!", "Interim result")) or bool(_WARNING.match(s))
+            or bool(_TRACE.match(s)))
+
+
+def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None,
+           trials: dict, banner: bool) -> bool:
+    """Add the rows of one test's output (the lines after its banner, or a part without one).
+
+    ``cmd`` is the last command line shown before the part (or None). Returns
+    True when the part was read as ``-P 0`` lines, whose trials are counted here.
+    """
+    body = [(n, ln) for n, ln in lines if not _stray(ln)]
     content = [(n, ln) for n, ln in body if ln.strip()]
     if not content:
-        return
+        return False
     first = content[0][1].strip()
     if any(_KEYVAL.match(ln.strip()) for _, ln in content):  # -k output
         values = {}
@@ -259,18 +369,26 @@ def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict) -> None:
         _classic(rows, body, ctx, "stream")
     elif first.startswith("Socket") and "Messages" in first:
         _classic(rows, body, ctx, "udp_stream")
-    elif "," in first:
+    elif "," in first and any(h.strip() in _HEADERS for h in first.split(",")):
         _omni_csv(rows, content, ctx)
+    elif not banner:  # -P 0 lines, or a wrapper's text
+        _bare(rows, content, ctx, cmd, trials)
+        return True
     else:
         _omni_human(rows, body, ctx)
+    return False
 
 
 # --------------------------------------------------------------------------- classic tables
 
 
-def _split_table(body: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Split a table into its header lines (up to the first blank line) and data lines."""
-    header: list[str] = []
+def _split_table(body: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list[tuple[int, list[str]]]]:
+    """Split a table into its header lines (up to the first blank line) and data lines.
+
+    Header lines keep their numbers; data lines stop at a ``-v 2`` block ("Alignment ...",
+    "Maximum Segment Size"), which :func:`_verbose` reads.
+    """
+    header: list[tuple[int, str]] = []
     data: list[tuple[int, list[str]]] = []
     state = "lead"
     for n, ln in body:
@@ -281,10 +399,12 @@ def _split_table(body: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int
                 continue
         if state == "header":
             if ln.strip():
-                header.append(ln)
+                header.append((n, ln))
                 continue
             state = "data"
             continue
+        if ln.strip().startswith(_VERBOSE):
+            break
         if ln.strip():
             data.append((n, ln.split()))
     return header, data
@@ -304,16 +424,16 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
     header, data = _split_table(body)
     if not data:
         return
-    header_text = " ".join(header)
-    first = next(n for n, ln in body if ln.strip())  # line number of the first header line
+    header_text = " ".join(ln for _, ln in header)
     has_cpu = "CPU" in header_text or "Utilization" in header_text
     sd_per = "transaction" if "us/Tr" in header_text else "KB" if "us/KB" in header_text else None
 
     def unit_at(index: int, position: int) -> tuple[str, float | None]:
         """Read the unit word at ``position`` of header line ``index`` and its scale."""
-        words = header[index].split() if len(header) > index else []
+        hn, text = header[min(index, len(header) - 1)]
+        words = text.split() if len(header) > index else []
         unit = words[position] if len(words) > position else ""
-        return unit, _unit_scale(unit, path, first + index)
+        return unit, _unit_scale(unit, path, hn)
 
     def nums(tokens: list[str], n: int, what: str, lineno: int) -> list[float]:
         """Read the ``n`` numbers of a data line."""
@@ -360,6 +480,8 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
             rate(v[5], tokens[5], unit + "/s", scale, lineno, base)
         if has_cpu:
             cpu(v[6:], tokens[6:], lineno, ("local", "remote"), base)
+        _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base,
+                 "Trans." in header_text)
         return
 
     if kind == "stream":
@@ -371,12 +493,13 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         rate(v[4], tokens[4], unit, scale, lineno, base)
         if has_cpu:
             cpu(v[5:], tokens[5:], lineno, ("local", "remote"), base)
+        _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base, False)
         return
 
     # UDP_STREAM: sending side line, then receiving side line
     unit, scale = unit_at(2, 5)
     if scale is None:
-        raise ParseError(path, first + 2, f"UDP_STREAM throughput in {unit!r}")
+        raise ParseError(path, header[min(2, len(header) - 1)][0], f"UDP_STREAM throughput in {unit!r}")
     v = nums(tokens, 8 if has_cpu else 6, "UDP_STREAM send-side", lineno)
     params = {"p_send_socket": int(v[0]), "p_message_size": int(v[1])}
     second = None
@@ -400,6 +523,240 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         rate(rv[3], rtok[3], unit, scale, rn, recv)
         if has_cpu:
             cpu(rv[4:], rtok[4:], rn, ("remote",), recv)
+
+
+# --------------------------------------------------------------------------- -P 0 and -v 2
+
+
+def _numbers(path: str, lineno: int, tokens: list[str], what: str) -> list[float]:
+    """Read every token of a result line as a number."""
+    return [number(t, path, lineno, what) for t in tokens]
+
+
+def _is_numbers(tokens: list[str]) -> bool:
+    """Tell whether every token is a plain decimal number (a -P 0 result line)."""
+    return bool(tokens) and all(_DECIMAL.match(t) for t in tokens)
+
+
+def _bare_kind(cmd: dict | None, n: int, following: list[str] | None) -> str | None:
+    """Say which table a -P 0 line of ``n`` fields belongs to (None: cannot tell).
+
+    With the command line, its ``-t`` says it. Without, the shapes tell request/response
+    (6 or 10 fields, then the 2 remote socket sizes), stream (5 or 9) and UDP_STREAM (6 or 8,
+    then a receive line of 4 or 6); a 6-field line with no second line is either.
+    """
+    if cmd is not None:
+        test = cmd["test"]
+        return ("rr" if test in _RR_TESTS else "udp_stream" if test == "UDP_STREAM"
+                else "stream" if test in _STREAM_TESTS else None)
+    m = len(following) if following is not None else None
+    if n == 10 or (n == 6 and m == 2):
+        return "rr"
+    if n in (5, 9):
+        return "stream"
+    if (n, m) in ((6, 4), (8, 6)):
+        return "udp_stream"
+    return None
+
+
+def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | None,
+          trials: dict) -> None:
+    """Add the rows of ``-P 0`` result lines (no banner, no header lines).
+
+    Which number is which follows from the test kind (the shape of the lines, or ``-t`` of a
+    command line shown before them); the units of the rate and of service demand are set by
+    ``-f``, which only a command line shows: without one, those values give no row.
+    """
+    path = rows.path
+    i = 0
+    last: tuple[dict, bool] | None = None  # the last result's parameters, and whether it had a rate
+    begun: list[int] = []  # first row of each result (its -v 2 rows follow it)
+
+    def number_trials() -> None:
+        """Give each result's rows (its -v 2 block's included) their trial."""
+        key = ctx.get("p_test")
+        for k, start in enumerate(begun):
+            trials[key] = trials.get(key, 0) + 1
+            rows.fill("trial", trials[key], start, begun[k + 1] if k + 1 < len(begun) else None)
+
+    while i < len(content):
+        n, line = content[i]
+        tokens = line.split()
+        if line.strip().startswith(_VERBOSE):
+            if last is None:
+                i += 1
+                continue
+            i = _verbose_at(rows, content, i, *last)
+            continue
+        if not _is_numbers(tokens):
+            i += 1  # a wrapper's line
+            continue
+        nxt = content[i + 1][1].split() if i + 1 < len(content) else None
+        following = nxt if nxt is not None and _is_numbers(nxt) else None
+        kind = _bare_kind(cmd, len(tokens), following)
+        if kind is None:
+            i += 1
+            continue
+        if len(tokens) not in _BARE_FIELDS[kind]:
+            raise ParseError(path, n, f"netperf -P 0 {ctx.get('p_test', kind)} result line: "
+                             f"expected {' or '.join(map(str, _BARE_FIELDS[kind]))} fields, "
+                             f"found {len(tokens)}: {line.strip()!r}")
+        start = len(rows)
+        fmt = None if cmd is None else cmd["fmt"]
+        if cmd is None:
+            unit = None  # -f is not shown: the rate's unit is unknown
+        elif kind == "rr" and fmt is None:
+            unit = "Trans/s"  # request/response tests report transactions unless -f is given
+        else:
+            unit = _FORMATS.get(fmt or "m")  # netperf's default -f is m (10^6bits/s)
+        i, last = _bare_result(rows, content, i, kind, ctx, unit, following)
+        begun.append(start)
+    number_trials()
+
+
+def _bare_result(rows: Rows, content: list[tuple[int, str]], i: int, kind: str, ctx: dict,
+                 unit: str | None, following: list[str] | None) -> tuple[int, tuple[dict, bool]]:
+    """Read one -P 0 result starting at ``content[i]``; return the next index and its context.
+
+    ``unit`` is the rate's unit ("Trans/s", "10^6bits", ...; None when no command line
+    stated the options).
+    """
+    path = rows.path
+    n, line = content[i]
+    tokens = line.split()
+    v = _numbers(path, n, tokens, "netperf -P 0 result")
+    cpu = len(tokens) == _BARE_FIELDS[kind][1]
+    scale = None if unit in (None, "Trans/s") else _unit_scale(unit, path, n)
+    have_rate = False
+
+    def add_rate(lineno: int, value: float, token: str, base: dict) -> None:
+        nonlocal have_rate
+        if unit == "Trans/s":
+            rows.add(lineno, "transaction_rate", value, "tx/s", True, f"{token} Trans/s", base)
+            have_rate = True
+        elif scale is not None:
+            rows.add(lineno, "throughput", value * scale, "B/s", True, f"{token} {unit}/s", base)
+
+    def add_cpu(lineno: int, util: float, sd: float, toks: list[str], side: str, per: str | None,
+                base: dict) -> None:
+        if util >= 0:
+            rows.add(lineno, f"cpu_util_{side}", util, "%", False, f"{toks[0]} %", base)
+        if sd >= 0 and per is not None:
+            rows.add(lineno, f"service_demand_{side}", sd * 1e-6, "s", False,
+                     f"{toks[1]} us/{'KB' if per == 'KB' else 'Tr'}", base,
+                     p_service_demand_per=per)
+
+    if kind == "rr":
+        base = {**ctx, "p_send_socket": int(v[0]), "p_recv_socket": int(v[1]),
+                "p_request_size": int(v[2]), "p_response_size": int(v[3])}
+        nxt = i + 1
+        if following is not None and len(following) == 2:
+            rv = _numbers(path, content[i + 1][0], following, "netperf remote socket sizes")
+            base.update(p_remote_send_socket=int(rv[0]), p_remote_recv_socket=int(rv[1]))
+            nxt = i + 2
+        rows.add(n, "elapsed_time", v[4], "s", None, f"{tokens[4]} secs.", base)
+        add_rate(n, v[5], tokens[5], base)
+        if cpu:
+            # service demand is per transaction without -f, per KB with it
+            per = None if unit is None else "transaction" if unit == "Trans/s" else "KB"
+            add_cpu(n, v[6], v[8], [tokens[6], tokens[8]], "local", per, base)
+            add_cpu(n, v[7], v[9], [tokens[7], tokens[9]], "remote", per, base)
+        return nxt, (base, have_rate)
+    if kind == "stream":
+        base = {**ctx, "p_recv_socket": int(v[0]), "p_send_socket": int(v[1]),
+                "p_message_size": int(v[2])}
+        rows.add(n, "elapsed_time", v[3], "s", None, f"{tokens[3]} secs.", base)
+        add_rate(n, v[4], tokens[4], base)
+        if cpu:  # stream service demand is always per KB
+            add_cpu(n, v[5], v[7], [tokens[5], tokens[7]], "local", "KB", base)
+            add_cpu(n, v[6], v[8], [tokens[6], tokens[8]], "remote", "KB", base)
+        return i + 1, (base, False)
+    # UDP_STREAM: the sending side's line, then the receiving side's (when not cut off)
+    params = {"p_send_socket": int(v[0]), "p_message_size": int(v[1])}
+    second = None
+    if following is not None and len(following) == len(tokens) - 2:
+        rn = content[i + 1][0]
+        second = (rn, following, _numbers(path, rn, following, "netperf -P 0 UDP_STREAM receive side"))
+        params["p_recv_socket"] = int(second[2][0])
+    send = {**ctx, **params, "p_side": "send"}
+    rows.add(n, "elapsed_time", v[2], "s", None, f"{tokens[2]} secs", send)
+    rows.add(n, "messages", v[3], "count", None, f"{tokens[3]} #", send)
+    rows.add(n, "message_errors", v[4], "count", False, f"{tokens[4]} #", send)
+    add_rate(n, v[5], tokens[5], send)
+    if cpu:
+        add_cpu(n, v[6], v[7], tokens[6:8], "local", "KB", send)
+    if second is None:
+        return i + 1, (send, False)
+    rn, rtok, rv = second
+    recv = {**ctx, **params, "p_side": "recv"}
+    rows.add(rn, "elapsed_time", rv[1], "s", None, f"{rtok[1]} secs", recv)
+    rows.add(rn, "messages", rv[2], "count", None, f"{rtok[2]} #", recv)
+    add_rate(rn, rv[3], rtok[3], recv)
+    if cpu:
+        add_cpu(rn, rv[4], rv[5], rtok[4:6], "remote", "KB", recv)
+    return i + 2, (recv, False)
+
+
+def _verbose(rows: Rows, content: list[tuple[int, str]], base: dict, have_rate: bool) -> None:
+    """Add the rows of the -v 2 blocks among ``content`` (non-blank lines after a result)."""
+    i = 0
+    while i < len(content):
+        if content[i][1].strip().startswith(_VERBOSE):
+            i = _verbose_at(rows, content, i, base, have_rate)
+        else:
+            i += 1
+
+
+def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
+                have_rate: bool) -> int:
+    """Read the -v 2 block whose first header line is ``content[i]``; return the next index.
+
+    Request/response: alignments and offsets, round-trip latency (usec/Tran), the transaction
+    rate (added only when the result line gave none: ``have_rate`` False) and the outbound
+    and inbound throughput in the unit of its header. Stream: alignments and offsets, bytes
+    transferred, then bytes per send/recv and their count in the order of the header
+    (TCP_MAERTS swaps them). "Maximum Segment Size (bytes)": the MSS.
+    """
+    path = rows.path
+    if i + 3 >= len(content):
+        return len(content)  # cut off before its value line
+    head = [ln for _, ln in content[i:i + 3]]
+    vn, vline = content[i + 3]
+    tok = vline.split()
+    if head[0].strip().startswith("Maximum"):
+        v = _numbers(path, vn, tok, "maximum segment size")
+        if len(v) != 1:
+            raise ParseError(path, vn, f"netperf maximum segment size: expected 1 field, found {len(v)}")
+        rows.add(vn, "mss", v[0], "B", None, f"{tok[0]} bytes", base)
+        return i + 4
+    if not head[1].strip().startswith("Local"):
+        return i + 1  # not the alignment block after all
+    if "Latency" in head[1]:  # request/response
+        v = _numbers(path, vn, tok, "netperf -v 2 request/response line")
+        if len(v) != 8:
+            raise ParseError(path, vn, f"netperf -v 2 request/response line: expected 8 fields, "
+                             f"found {len(v)}")
+        unit = head[1].split()[-1]
+        scale = _unit_scale(unit, path, content[i + 1][0])
+        rows.add(vn, "rt_latency", v[4] * 1e-6, "s", False, f"{tok[4]} usec/Tran", base)
+        if not have_rate:
+            rows.add(vn, "transaction_rate", v[5], "tx/s", True, f"{tok[5]} Trans/s", base)
+        if scale is not None:
+            rows.add(vn, "throughput_outbound", v[6] * scale, "B/s", True, f"{tok[6]} {unit}", base)
+            rows.add(vn, "throughput_inbound", v[7] * scale, "B/s", True, f"{tok[7]} {unit}", base)
+        return i + 4
+    if "Xfered" in head[1]:  # stream: Bytes Xfered, Bytes Per <X> (avg), <X>s, ... <Y>s
+        words = head[0].split()
+        v = _numbers(path, vn, tok, "netperf -v 2 stream line")
+        if len(v) != 9 or len(words) != 7:
+            raise ParseError(path, vn, f"netperf -v 2 stream line: expected 9 fields, found {len(v)}")
+        rows.add(vn, "bytes_transferred", v[4], "B", None, f"{tok[4]} bytes", base)
+        for k, word in ((5, words[4]), (7, words[6])):
+            op = word.lower().rstrip("s")  # "send" or "recv"
+            rows.add(vn, f"bytes_per_{op}", v[k], "B", None, f"{tok[k]} bytes/{op}", base)
+            rows.add(vn, f"{op}s", v[k + 1], "count", None, f"{tok[k + 1]} {word}", base)
+        return i + 4
+    return i + 4  # alignments and offsets only (TCP_CRR): nothing measured
 
 
 # --------------------------------------------------------------------------- omni output
