@@ -9,7 +9,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 TOOL = "hpcc"
@@ -47,17 +47,26 @@ def test_run_context(np1):
 
 def test_hpl_table_line_and_summary_agree(np1, fx):
     # line 365: "WR11C2R4        1000    80     1     1               0.12              5.714e+00"
-    hpl = one(np1, "hpl", "flop_rate")
+    hpl = one(np1, "hpl", "flop_rate", p_section="hpl")
     assert hpl.value == pytest.approx(5.714e9) and hpl.unit == "FLOP/s"
     assert (hpl.p_n, hpl.p_nb, hpl.p_p, hpl.p_q) == (1000, 80, 1, 1)
     assert hpl.p_variant == "WR11C2R4" and hpl.p_check == "PASSED"
     assert hpl.source.endswith("hpccoutf_np1.txt:365")
-    assert one(np1, "hpl", "solve_time").value == pytest.approx(0.12)
+    assert one(np1, "hpl", "solve_time", p_section="hpl").value == pytest.approx(0.12)
     assert one(np1, "hpl", "residual").value == pytest.approx(0.0071960)  # line 367
-    # the summary repeats it: HPL_Tflops=0.00571369, HPL_time=0.116941
+    # the summary repeats it at full precision: line 401 "HPL_Tflops=0.00571369",
+    # line 402 "HPL_time=0.116941", with HPL_N=1000, HPL_NB=80, HPL_nprow=1, HPL_npcol=1
+    best = one(np1, "hpl", "flop_rate", p_section="summary")
+    assert best.value == 0.00571369e12 and best.raw == "HPL_Tflops=0.00571369"
+    assert best.source.endswith(":401") and (best.p_n, best.p_nb, best.p_p, best.p_q) == (1000, 80, 1, 1)
+    time = one(np1, "hpl", "solve_time", p_section="summary")
+    assert time.value == 0.116941 and time.source.endswith(":402")
+    assert best.value == pytest.approx(hpl.value, rel=1e-3)  # the table's 5.714 rounds it
     text = (fx / "hpccoutf_np1.txt").read_text()
-    assert summary_value(text, "HPL_Tflops") * 1e12 == pytest.approx(hpl.value, rel=1e-3)
-    assert len(np1[np1.benchmark == "hpl"]) == 3  # not counted twice
+    assert summary_value(text, "HPL_time") == time.value
+    # one row per p_section: 3 from the HPL table, 2 from the summary
+    assert np1[np1.benchmark == "hpl"].p_section.value_counts().to_dict() == {"hpl": 3, "summary": 2}
+    assert set(np1[np1.benchmark != "hpl"].p_section) == {"summary"}
 
 
 def test_stream(np1):
@@ -102,7 +111,8 @@ def test_other_components(np1):
 
 def test_two_processes_latency_bandwidth(fx):
     df = parse_file(TOOL, fx / "hpccoutf_np2.txt")
-    assert one(df, "hpl", "flop_rate").p_q == 2
+    assert one(df, "hpl", "flop_rate", p_section="hpl").p_q == 2
+    assert one(df, "hpl", "flop_rate", p_section="summary").p_q == 2  # HPL_npcol=2
     lat = one(df, "latency_bandwidth", "latency_min", p_kernel="ping_pong")
     assert lat.value == pytest.approx(0.234907e-6)  # MinPingPongLatency_usec=0.234907
     # the section says "Max Ping Pong Latency: 0.000239 msecs" (line 335)
@@ -116,8 +126,8 @@ def test_two_processes_latency_bandwidth(fx):
 
 def test_appended_runs(fx):
     df = parse_file(TOOL, fx / "hpccoutf_np1_two_runs.txt")
-    hpl = df[(df.benchmark == "hpl") & (df.metric == "flop_rate")].set_index("trial").value
-    assert hpl.to_dict() == pytest.approx({1: 5.865e9, 2: 5.719e9})
+    hpl = df[(df.benchmark == "hpl") & (df.metric == "flop_rate") & (df.p_section == "hpl")]
+    assert hpl.set_index("trial").value.to_dict() == pytest.approx({1: 5.865e9, 2: 5.719e9})
     starts = df.groupby("trial").started_at.first()
     assert starts.loc[2] > starts.loc[1]
     assert len(df[df.benchmark == "stream"]) == 16
@@ -139,7 +149,8 @@ def test_errors(fx):
         parse_text(TOOL, bad, "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:\d+: StarSTREAM_Copy: expected a number"):
         parse_text(TOOL, text.replace("StarSTREAM_Copy=30.7847", "StarSTREAM_Copy=fast"), "b.txt")
-    with pytest.raises(ParseError, match=r"^h\.txt:12: HPCC output holds no result"):
+    # the banner alone (the first 12 lines): HPCC's output, no result -> a failed run, no line
+    with pytest.raises(RunFailed, match=r"^h\.txt: the run did not finish: HPCC output holds no result"):
         parse_text(TOOL, "".join(lines[:12]), "h.txt")
     with pytest.raises(ParseError, match=r"^n\.txt:1: not HPCC output"):
         parse_text(TOOL, "Copy: 1 2 3 4\n", "n.txt")
@@ -167,5 +178,6 @@ def test_live_hpcc(fx, tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     df = parse_file(TOOL, tmp_path / "hpccoutf.txt")
-    assert one(df, "hpl", "flop_rate").p_n == 1000
+    assert one(df, "hpl", "flop_rate", p_section="hpl").p_n == 1000
+    assert one(df, "hpl", "flop_rate", p_section="summary").p_n == 1000
     assert len(df[df.benchmark == "stream"]) == 8

@@ -45,6 +45,52 @@ def test_vm_log_blocks_and_aborted_block(ibm):
     assert f[f.p_block == 7].p_cpus.iloc[0] == 2  # tuned VM exposes two sockets
 
 
+def test_performance_summary_average_and_maximum(ibm):
+    df = parse_file("linpack", ibm / "linpack/results/linux.two-socket.interleavedalloc.log")
+    # line 41 "Size   LDA    Align.  Average  Maximal", line 42 "45000  45000  1       290.8286 292.3367"
+    summ = df[df.metric.isin(["flop_rate_mean", "flop_rate_max"])]
+    assert summ.set_index("metric").value.to_dict() == {"flop_rate_mean": 290.8286e9,
+                                                        "flop_rate_max": 292.3367e9}
+    assert set(summ.source.str.rsplit(":", n=1).str[1]) == {"42"}
+    assert (summ.p_problem_size == 45000).all() and (summ.p_lda == 45000).all() and (summ.p_align == 1).all()
+    assert summ.trial.isna().all() and summ.p_check.isna().all() and summ.p_block_complete.all()
+    assert set(summ.unit) == {"FLOP/s"} and summ.raw.tolist() == [
+        "290.8286 GFlops (Average)", "292.3367 GFlops (Maximal)"]
+    # LINPACK's own average and maximum agree with the ten trials above them
+    f = flops(df)
+    assert summ.set_index("metric").value["flop_rate_mean"] == pytest.approx(f.value.mean(), abs=5e4)
+    assert summ.set_index("metric").value["flop_rate_max"] == f.value.max()
+
+
+def test_performance_summary_per_block(ibm):
+    df = parse_file("linpack", ibm / "linpack/results/vm.log")
+    mean = df[df.metric == "flop_rate_mean"].set_index("p_block").value / 1e9
+    # lines 33, 82, 220: "132.2345 132.2345", "130.2833 132.9015", "284.1987 286.1081";
+    # block 6 (line 147) was aborted before its summary: no row
+    assert mean.to_dict() == {1: 132.2345, 2: 130.2833, 7: 284.1987}
+    top = df[df.metric == "flop_rate_max"].set_index("p_block").value / 1e9
+    assert top.to_dict() == {1: 132.2345, 2: 132.9015, 7: 286.1081}
+    assert df[df.metric == "flop_rate_mean"].source.str.rsplit(":", n=1).str[1].tolist() == ["33", "82", "220"]
+
+
+def test_malformed_summary_and_header_lines_name_their_line(ibm):
+    lines = (ibm / "linpack/results/vm.log").read_text().splitlines(keepends=True)
+    bad = lines.copy()
+    bad[81] = "45000  45000  1       130.2833\n"  # line 82 without its Maximal
+    with pytest.raises(ParseError, match=r"^v\.log:82: malformed LINPACK performance summary line"):
+        parse_text("linpack", "".join(bad), "v.log")
+    bad = lines.copy()
+    bad[81] = "45000  45000  1       13O.2833 132.9015\n"  # a letter O for a zero
+    with pytest.raises(ParseError, match=r"^v\.log:82: Average GFlops: expected a number"):
+        parse_text("linpack", "".join(bad), "v.log")
+    # line 20 "Number of trials to run                     : 1" cut before its colon
+    # (an IndexError before: the header reader assumed the colon)
+    bad = lines.copy()
+    bad[19] = "Number of trials to run      \n"
+    with pytest.raises(ParseError, match=r"^v\.log:20: Number of trials to run has no value"):
+        parse_text("linpack", "".join(bad), "v.log")
+
+
 def test_not_linpack_is_a_parse_error(ibm):
     with pytest.raises(ParseError) as err:
         parse_file("linpack", ibm / "Stream/results/linux.log")

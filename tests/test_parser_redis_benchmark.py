@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from conftest import free_port, redis_server
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text, read_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text, read_text
 from overhead.parsers import redis_benchmark as rb
 from overhead.schema import validate
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
@@ -190,8 +190,11 @@ def test_truncated_transcript_keeps_complete_tests(transcripts):
 
 def test_wrapper_lines_alone_are_not_a_result(transcripts):
     head = "\n".join(transcripts["run_native_20140716_2211.txt"].split("\n")[:12])
-    with pytest.raises(ParseError, match=r"^w\.txt:8: no complete redis-benchmark test result"):
+    # line 8 "====== PING_INLINE ======" and its header, then the file stops: no test finished
+    with pytest.raises(RunFailed) as err:
         parse_text(TOOL, head, "w.txt")
+    assert str(err.value) == ("w.txt: the run did not finish: the 'PING_INLINE' test that starts "
+                              "at line 8 never finished, and no test before it")
 
 
 def test_unexpected_line_in_a_block_names_the_line(transcripts):
@@ -206,8 +209,9 @@ def test_unexpected_line_in_a_block_names_the_line(transcripts):
 
 
 def test_other_tools_output_is_a_parse_error(ibm):
-    with pytest.raises(ParseError, match=r"vm\.log:1: no complete redis-benchmark"):
+    with pytest.raises(ParseError, match=r"vm\.log:1: not redis-benchmark output") as err:
         parse_file(TOOL, ibm / "linpack/results/vm.log")
+    assert not isinstance(err.value, RunFailed)
     assert rb.detect(read_text(ibm / "linpack/results/vm.log")) == 0.0
     assert rb.detect(read_text(ibm / "fio/results/linux.log")) == 0.0
 
@@ -319,7 +323,10 @@ def test_redis7_csv(fixtures):
 
 def test_redis7_quiet(fixtures):
     text = fixture_text(fixtures, "quiet_c20.txt")
-    assert rb.detect(text) == 0.9 and detect(text) == TOOL
+    # its progress updates (" \rSET: rps=0.0 (overall: -nan) avg_msec=-nan ...") are redis-benchmark's own
+    assert rb.detect(text) == 1.0 and detect(text) == TOOL
+    # without them, its last -q line alone ("MSET (10 keys): 93023.26 requests per second, ..."): 0.9
+    assert rb.detect(text.split("\r")[-1]) == 0.9
     df = parse_text(TOOL, text, "q.txt")
     tp = df[df.metric == "throughput"]
     # line 5 "... \rLRANGE_100 (first 100 elements): 77821.02 requests per second, p50=0.175 msec"
@@ -338,9 +345,81 @@ def test_csv_errors_name_the_line(fixtures):
     text = fixture_text(fixtures, "csv_c50.txt").replace('"GET","168067.22",', '"GET",', 1)
     with pytest.raises(ParseError, match=r"^c\.csv:3: CSV row: expected 8 double-quoted fields"):
         parse_text(TOOL, text, "c.csv")
+    # a header that is not one (line 1 with something before it): the error is on line 1, not
+    # on line 2, whose eight fields would otherwise be blamed as a bad two-column line
+    text = "x" + fixture_text(fixtures, "csv_c50.txt")
+    with pytest.raises(ParseError, match=r"^c\.csv:1: malformed --csv header"):
+        parse_text(TOOL, text, "c.csv")
+    text = fixture_text(fixtures, "old_csv_redis_1.csv").replace('"GET","546448.06"', '"GET",546448.06')
+    with pytest.raises(ParseError, match=r"^o\.csv:2: CSV line: expected"):
+        parse_text(TOOL, text, "o.csv")
+    text = fixture_text(fixtures, "old_csv_redis_1.csv").replace('"GET","546448.06"', '"GET","546,448.06"')
+    with pytest.raises(ParseError, match=r"^o\.csv:2: requests per second: expected a number"):
+        parse_text(TOOL, text, "o.csv")
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent / "fixtures/redis-benchmark").glob("*.txt")))
+# ---- the two-column CSV of redis-benchmark before 6.2 (boramalper/pydis) ------------------------
+
+def test_old_two_column_csv(fixtures):
+    text = fixture_text(fixtures, "old_csv_redis_1.csv")
+    assert rb.detect(text) == 0.9 and detect(text) == TOOL
+    df = parse_text(TOOL, text, "o.csv")
+    validate(df)
+    # line 1 "SET","452488.69"; line 11 "LPUSH (needed to benchmark LRANGE)","370370.34";
+    # line 16 "MSET (10 keys)","196078.44"
+    assert set(df.metric) == {"throughput"} and set(df.unit) == {"req/s"} and len(df) == 16
+    row = at(df, 1).iloc[0]
+    assert (row.p_test, row.p_command, row.value, row.raw) == (
+        "SET", "SET", 452488.69, "452488.69 requests per second")
+    assert bool(row.higher_is_better) and row.p_section == "summary"  # as the --csv rps of redis 7
+    assert at(df, 11).iloc[0][["p_test", "p_command", "value"]].tolist() == [
+        "LPUSH (needed to benchmark LRANGE)", "LPUSH", 370370.34]
+    assert at(df, 16).iloc[0][["p_test", "p_command", "value"]].tolist() == ["MSET (10 keys)", "MSET", 196078.44]
+    # it states nothing else: no latency, no clients, no requests
+    assert not any(c in df.columns for c in ("p_clients", "p_requests", "p_percentile"))
+    pydis = parse_text(TOOL, fixture_text(fixtures, "old_csv_pydis_1.csv"), "p.csv")
+    # line 12 "LRANGE_100 (first 100 elements)","25575.45"
+    assert at(pydis, 12).iloc[0][["p_test", "p_command", "value"]].tolist() == [
+        "LRANGE_100 (first 100 elements)", "LRANGE", 25575.45]
+
+
+# ---- failed runs, made here (see fixtures/redis-benchmark/README.md) ----------------------------
+
+@pytest.mark.parametrize(("name", "line", "error"), [
+    ("refused.txt", 1, "Could not connect to Redis at 127.0.0.1:49557: Connection refused"),
+    ("refused_csv.txt", 1, "Could not connect to Redis at 127.0.0.1:49557: Connection refused"),
+    ("killed_set.txt", 1, "Error: Connection reset by peer"),
+    ("killed_set_csv.txt", 1, "Error: Server closed the connection"),
+])
+def test_failed_run_names_the_tools_error(fixtures, name, line, error):
+    text = fixture_text(fixtures, name)
+    assert detect(text) == TOOL  # still recognised as redis-benchmark's output
+    with pytest.raises(RunFailed) as err:
+        parse_text(TOOL, text, name)
+    assert str(err.value) == (f"{name}:{line}: the run did not finish: redis-benchmark printed "
+                              f"{error!r} before any test finished")
+    assert (err.value.line, err.value.path) == (line, name)
+
+
+def test_killed_server_keeps_the_finished_tests(fixtures):
+    df = parse_text(TOOL, fixture_text(fixtures, "killed_after_ping.txt"), "k.txt")
+    # PING_INLINE finished ("  throughput summary: 45934.77 requests per second", line 81);
+    # SET was running when the server went away (line 85 "...\rError: Connection reset by peer")
+    assert set(df.p_test) == {"PING_INLINE"}
+    assert summary(df)[("PING_INLINE", "throughput", None)] == 45934.77
+    assert summary(df)[("PING_INLINE", "latency_max", None)] == pytest.approx(319.743e-3)
+    # ... its last row is line 84 "        0.772     0.096     0.527     1.695     3.503   319.743"
+    assert df.source.str.rsplit(":", n=1).str[1].astype(int).max() == 84
+    csv = parse_text(TOOL, fixture_text(fixtures, "killed_after_ping_csv.txt"), "k.csv")
+    # line 1 "Error: Connection reset by peer" (standard error, unbuffered), line 3
+    # "PING_INLINE","85130.54","0.318","0.072","0.303","0.495","0.687","4.703"
+    assert set(csv.p_test) == {"PING_INLINE"} and set(csv.source) == {"k.csv:3"}
+    assert summary(csv)[("PING_INLINE", "throughput", None)] == 85130.54
+
+
+@pytest.mark.parametrize("name", sorted(
+    p.name for p in (Path(__file__).parent / "fixtures/redis-benchmark").glob("*.*")
+    if p.name != "README.md" and not p.name.startswith(("refused", "killed_set"))))
 def test_every_prefix_of_redis7_fixtures(fixtures, name):
     check_all_prefixes(TOOL, fixture_text(fixtures, name))
 

@@ -12,9 +12,12 @@ Rows, with ``benchmark`` naming the HPCC component:
   ``WR11C2R4  1000  80  1  1  0.12  5.714e+00``): ``flop_rate`` (FLOP/s = Gflops x 1e9),
   ``solve_time`` (s) and ``residual`` (the scaled residual, ratio), with p_n, p_nb, p_p, p_q
   (process grid), p_variant (the encoded variant, e.g. WR11C2R4), p_check (PASSED/FAILED) and
-  p_scope = "mpi". A table line is reported once its residual line has been read (or the
-  section ended without checks). The summary's ``HPL_Tflops`` repeats the best table line and
-  is used only when the file has no HPL table.
+  p_scope = "mpi", p_section = "hpl". A table line is reported once its residual line has been
+  read (or the section ended without checks). The summary repeats the best test at full
+  precision (``HPL_Tflops=0.00571369``, ``HPL_time=0.116941`` for the table's ``0.12`` s and
+  ``5.714e+00`` Gflops): ``flop_rate`` and ``solve_time`` again, with p_section = "summary" and
+  p_n, p_nb, p_p, p_q from ``HPL_N``, ``HPL_NB``, ``HPL_nprow``, ``HPL_npcol``. Select one
+  p_section when averaging over files (the two rows describe the same solve).
 - ``stream``: ``bandwidth`` (B/s) from ``StarSTREAM_<Kernel>`` / ``SingleSTREAM_<Kernel>`` with
   p_kernel (copy/scale/add/triad) and p_scope (star/single), p_vector_size, p_threads. HPCC's
   STREAM GB/s is 10^9 bytes/s: STREAM/stream.c computes ``1e-9 * bytes * array_elements /
@@ -34,11 +37,16 @@ Rows, with ``benchmark`` naming the HPCC component:
   for p_kernel = natural_ring / random_ring.
 
 Every row has p_kernel (for hpl, ptrans, dgemm and fft it repeats the component's name).
-Summary rows carry p_procs (CommWorldProcs) and p_success (the summary's ``Success``). HPCC
+Summary rows carry p_section = "summary", p_procs (CommWorldProcs) and p_success (the summary's
+``Success``); every value is read as the summary prints it (``StarSTREAM_Triad=30.0767``: six
+significant digits, where the STREAM section prints ``30.076741``; for HPL the summary is the
+more precise of the two). HPCC
 writes -1 for a figure it did not measure (e.g. latency with one process): no row. Other summary
 keys (times, error counts, norms, machine epsilons, sizeof, compile switches) are not read, nor
 are the per-section texts that the summary repeats. A summary without its ``End of Summary
-section.`` line (file cut off) gives no rows.
+section.`` line (file cut off) gives no rows. A file with HPCC's banner but no result at all
+(the run stopped, or the file was cut, before the HPL table and the summary) raises
+:class:`~overhead.parsers._common.RunFailed`.
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, integer, number, numbered
 
 TOOL = "hpcc"
 
@@ -139,7 +147,6 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     seen_hpcc = False
     section: str | None = None
     hpl_pending: dict | None = None  # last HPL table row, waiting for its residual line
-    hpl_rows = 0  # HPL table rows of the run in progress
     summary: dict[str, tuple[str, int]] | None = None
 
     def base() -> dict:
@@ -150,14 +157,13 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         return out
 
     def flush_hpl(check: str | None = None, resid: tuple[str, int] | None = None) -> None:
-        nonlocal hpl_pending, hpl_rows
+        nonlocal hpl_pending
         if hpl_pending is None:
             return
         p = hpl_pending
         hpl_pending = None
-        hpl_rows += 1
         params = {"p_variant": p["variant"], "p_n": p["n"], "p_nb": p["nb"], "p_p": p["p"],
-                  "p_q": p["q"], "p_scope": "mpi", "p_kernel": "hpl"}
+                  "p_q": p["q"], "p_scope": "mpi", "p_kernel": "hpl", "p_section": "hpl"}
         if check is not None:
             params["p_check"] = check
         common = {**base(), "benchmark": "hpl", **params}
@@ -176,7 +182,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             seen_hpcc = True
             trial += 1
             run = {"tool_version": m.group(1)}
-            section, summary, hpl_rows = None, None, 0
+            section, summary = None, None
             continue
         if not run:
             if _BEGIN.match(stripped):  # output without the banner (e.g. a copied excerpt)
@@ -205,7 +211,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             if section == "HPL":
                 flush_hpl()
             if section == "Summary" and summary is not None:
-                _summary_rows(rows, summary, base(), hpl_rows == 0)
+                _summary_rows(rows, summary, base())
                 summary = None
             section = None
             continue
@@ -237,13 +243,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         raise ParseError(path, 1, "not HPCC output (no 'HPC Challenge Benchmark' banner and no "
                          "'Begin of Summary section.')")
     if not len(rows):
-        raise ParseError(path, len(text.splitlines()) or 1,
-                         "HPCC output holds no result (cut off before the HPL table and the summary)")
+        raise RunFailed(path, None, "HPCC output holds no result (it stops before the HPL table "
+                                    "and the summary)")
     return rows.frame()
 
 
-def _summary_rows(rows: Rows, summary: dict[str, tuple[str, int]], base: dict,
-                  use_hpl: bool) -> None:
+def _summary_rows(rows: Rows, summary: dict[str, tuple[str, int]], base: dict) -> None:
     """Add the rows of one run's summary (key -> (value text, line))."""
     path = rows.path
 
@@ -257,7 +262,7 @@ def _summary_rows(rows: Rows, summary: dict[str, tuple[str, int]], base: dict,
         value = num(key)
         return int(value) if value is not None and value >= 0 and value.is_integer() else None
 
-    common = dict(base)
+    common = {**base, "p_section": "summary"}
     procs = whole("CommWorldProcs")
     if procs is not None:
         common["p_procs"] = procs
@@ -277,14 +282,13 @@ def _summary_rows(rows: Rows, summary: dict[str, tuple[str, int]], base: dict,
         rows.add(lineno, metric, value * scale, unit, hib, f"{key}={tok}", common,
                  benchmark=benchmark, **params)
 
-    if use_hpl:
-        hpl = {"p_scope": "mpi", "p_kernel": "hpl"}
-        for key, param in (("HPL_N", "p_n"), ("HPL_NB", "p_nb"), ("HPL_nprow", "p_p"),
-                           ("HPL_npcol", "p_q")):
-            if whole(key) is not None:
-                hpl[param] = whole(key)
-        add("HPL_Tflops", "hpl", "flop_rate", "FLOP/s", 1e12, True, hpl)
-        add("HPL_time", "hpl", "solve_time", "s", 1.0, False, hpl)
+    hpl = {"p_scope": "mpi", "p_kernel": "hpl"}
+    for key, param in (("HPL_N", "p_n"), ("HPL_NB", "p_nb"), ("HPL_nprow", "p_p"),
+                       ("HPL_npcol", "p_q")):
+        if whole(key) is not None:
+            hpl[param] = whole(key)
+    add("HPL_Tflops", "hpl", "flop_rate", "FLOP/s", 1e12, True, hpl)
+    add("HPL_time", "hpl", "solve_time", "s", 1.0, False, hpl)
     for key, (benchmark, metric, unit, scale, hib, fixed) in _SUMMARY.items():
         params = dict(fixed)
         for skey, param in _SUMMARY_PARAMS.get(benchmark, ()):

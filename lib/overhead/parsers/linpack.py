@@ -15,6 +15,16 @@ Rows per trial: ``flop_rate`` (FLOP/s), ``solve_time`` (s), ``residual`` and
 ``residual_norm`` (ratio). Parameters: p_problem_size, p_lda, p_align, p_block (1-based block
 number in the file), p_block_complete, p_trials_requested, p_numa (numactl options),
 p_cpu_ghz, p_cpus, p_cores, p_threads, p_check (pass/fail).
+
+The block's ``Performance Summary (GFlops)`` gives, per problem size, one
+``flop_rate_mean`` and one ``flop_rate_max`` row (FLOP/s; LINPACK's own "Average" and
+"Maximal" over the size's trials, as printed, to four decimals of GFlops)::
+
+    Size   LDA    Align.  Average  Maximal
+    45000  45000  1       290.8286 292.3367
+
+with p_problem_size, p_lda, p_align and the block's parameters, but no trial number and no
+p_check.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ _RUNNING = re.compile(r"^Running linpack(?: with numaopts <\s*(.*?)\s*>)?, start
 _TRIAL = re.compile(
     r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+(\S+)\s+(\S+)\s+(pass|fail)\s*$"
 )
+_SUMMARY_ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$")
 _HEADER = {
     "CPU frequency:": "cpu_ghz",
     "Number of CPUs:": "cpus",
@@ -78,6 +89,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         block_trials = 0
 
     in_table = False
+    in_summary = False  # inside a "Performance Summary" table
     for lineno, line in numbered(text):
         stripped = line.strip()
         if stripped.startswith("-----") and set(stripped) == {"-"}:
@@ -105,8 +117,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             continue
         for key, param in _HEADER.items():
             if stripped.startswith(key):
-                token = stripped.split(":", 1)[1].split()
-                if not token:
+                _, colon, value = stripped.partition(":")
+                token = value.split()
+                if not colon or not token:
                     raise ParseError(path, lineno, f"{key} has no value")
                 if param == "cpu_ghz":
                     ctx["p_cpu_ghz"] = number(token[0], path, lineno, key)
@@ -119,7 +132,15 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             continue
         if stripped.startswith("Performance Summary"):
             in_table = False
+            in_summary = True
             continue
+        if in_summary:
+            if not stripped or (stripped.startswith("Size") and "Average" in stripped):
+                continue
+            if stripped[0].isdigit():
+                _summary_row(rows, stripped, lineno, ctx)
+                continue
+            in_summary = False
         if stripped.startswith("Residual checks") or stripped.startswith("End of tests"):
             if block_trials:
                 close_block(True)
@@ -154,3 +175,20 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if not seen_linpack:
         raise ParseError(path, 1, "no Intel LINPACK output found (no 'Timing linear equation system solver' table)")
     return rows.frame()
+
+
+def _summary_row(rows: Rows, stripped: str, lineno: int, ctx: dict) -> None:
+    """Add the two rows of one ``Performance Summary`` line (average and maximum GFlops)."""
+    path = rows.path
+    m = _SUMMARY_ROW.match(stripped)
+    if not m:
+        raise ParseError(path, lineno, "malformed LINPACK performance summary line (expected "
+                         f"'<size> <LDA> <align> <average> <maximal>'): {stripped!r}")
+    size, lda, align = (integer(m.group(i), path, lineno, n) for i, n in
+                        ((1, "size"), (2, "LDA"), (3, "align")))
+    params = {k: v for k, v in ctx.items() if not k.startswith("_")}
+    params.update(p_problem_size=size, p_lda=lda, p_align=align)
+    for metric, group, what in (("flop_rate_mean", 4, "Average"), ("flop_rate_max", 5, "Maximal")):
+        gflops = number(m.group(group), path, lineno, f"{what} GFlops")
+        rows.add(lineno, metric, gflops * 1e9, "FLOP/s", True, f"{m.group(group)} GFlops ({what})",
+                 params)

@@ -27,9 +27,9 @@ runs several invocations into one file).
    (-> ``started_at`` of the following run, CDT/CST converted to UTC) and ``[DBG] Run #N:
    Connections C.`` (-> ``trial`` = ``p_run`` = N, and ``p_connections`` = C, the script's own
    statement of the ``-c`` it passed; it always equals ``p_clients`` in the IBM files).
-2. ``--csv`` (redis 7): a header ``"test","rps","avg_latency_ms","min_latency_ms",...`` then one
-   row per test. (The headerless two-column CSV of redis <= 6 is not recognised: there is no
-   genuine sample of it to test against.)
+2. ``--csv`` (redis 6.2 and later): a header ``"test","rps","avg_latency_ms","min_latency_ms",...``
+   then one row per test; before 6.2, no header and two columns, ``"SET","452488.69"`` (the
+   test and its requests per second).
 3. ``-q``: ``SET: 108342.37 requests per second, p50=0.231 msec`` (7.x) or without the p50
    (older versions).
 
@@ -52,6 +52,15 @@ Rows per test (``benchmark`` = "redis"):
 
 Milliseconds are converted to seconds. ``-nan``/``inf`` values produce no row.
 
+Failed runs: redis-benchmark writes its errors to standard error (the files here are both
+streams, as a terminal shows them): ``Could not connect to Redis at 127.0.0.1:P: Connection
+refused`` (no server; redis 7 then prints ``WARNING: Could not fetch server CONFIG`` and waits
+for ever), or ``Error: Server closed the connection`` / ``Error: Connection reset by peer``
+(the server went away during a test; with ``--csv`` the error comes before the header, standard
+output being buffered). A text with such an error and no complete test raises
+:class:`~overhead.parsers._common.RunFailed` naming the error's line; one with complete tests
+before the error keeps their rows (the test in progress when the server went away gives none).
+
 Parameters: ``p_test`` (the test title exactly as printed, e.g. ``LRANGE_100 (first 100
 elements)``), ``p_command`` (the Redis command it issues: the title's first word, upper case,
 with ``PING_INLINE``/``PING_BULK`` -> ``PING`` and ``LRANGE_100`` etc. -> ``LRANGE``),
@@ -66,8 +75,10 @@ is a parameter here: whoever launched the command must record them. The ``--csv`
 modes do not state the number of clients or the payload either.
 
 ``source`` line numbers count ``\n``-terminated lines (as ``grep -n`` and ``sed -n`` do), so
-a progress line full of ``\r`` is one line. A text with no complete test result raises
-ParseError; so does an unexpected line inside a test block or a malformed CSV row.
+a progress line full of ``\r`` is one line. A text that is redis-benchmark output (a test
+header, progress updates, a CSV header, an error of the tool) without any complete test raises
+RunFailed; text that is none of these raises ParseError, as do an unexpected line inside a test
+block and a malformed CSV row.
 
 Speed: the canonical 2.x block is matched by one regular expression over the whole text; any
 other text (wrapper lines, redis 6/7 blocks, CSV, ``-q``, malformed or truncated blocks) goes
@@ -82,7 +93,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows
+from overhead.parsers._common import ParseError, Rows, RunFailed
 from overhead.parsers._datestamp import started_at
 
 TOOL = "redis-benchmark"
@@ -123,6 +134,12 @@ _RPS = re.compile(r"^(\S+) requests per second\s*$")
 _THROUGHPUT_SUMMARY = re.compile(r"^\s+throughput summary: (\S+) requests per second\s*$")
 _QUIET = re.compile(r"^(\S.*?): (\S+) requests per second(?:, p50=(\S+) msec)?\s*$")
 _CSV_HEADER = re.compile(r'^"test","rps"(?:,"[a-z0-9_]+")*\s*$')
+# the headerless two-column CSV of redis-benchmark before 6.2: "SET","452488.69"
+_OLD_CSV = re.compile(r'^"([^"]+)","([^"]*)"\s*$')
+_OLD_CSV_DETECT = re.compile(r'^"[A-Z][A-Z0-9_]*(?: \([^"]*\))?","\d+(?:\.\d+)?"$')
+# the tool's own errors (on standard error): no server, or the server went away
+_ERROR = re.compile(r"^(?:Could not connect to Redis at \S+: .+|Error: .+)$")
+_PROGRESS = re.compile(r"(?:^|\r)[^\r\n:]+: rps=\S+ \(overall: \S+\) avg_msec=")
 _RUN = re.compile(r"^\[DBG\] Run #(\d+): Connections (\d+)\.\s*$")
 _DBG_DATE = re.compile(r"^\[DBG\] (?:Start: |End: )?(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \w+ \d{4})\s*$")
 _SUMMARY_METRICS = {"avg": "latency_mean", "min": "latency_min", "max": "latency_max"}
@@ -144,6 +161,13 @@ def detect(text: str) -> float:
         return 1.0
     if head.startswith('"test","rps",') or '\n"test","rps",' in head:
         return 1.0
+    if "\nWARNING: Could not fetch server CONFIG" in head and head.startswith("Could not connect to Redis at "):
+        return 1.0
+    if _PROGRESS.search(head[:20000]):
+        return 1.0  # redis 6/7 progress updates ("SET: rps=44973.0 (overall: 44973.0) avg_msec=...")
+    lines = head[:20000].splitlines()[:50]
+    if lines and all(_OLD_CSV_DETECT.match(x) for x in lines if x.strip()) and lines[0].strip():
+        return 0.9
     if " requests per second" in head:
         for line in head.replace("\r", "\n").split("\n"):
             if " requests per second" in line and _QUIET.match(line):
@@ -190,6 +214,7 @@ class _Parser:
         self.date: pd.Timestamp | None = None
         self.block: dict | None = None  # the open test block of the state machine
         self.csv_columns: list[str] | None = None
+        self.error: tuple[int, str] | None = None  # the tool's first error message and its line
 
     def test_params(self, test: str) -> dict:
         """Start the parameters of test ``test``: the run's, its title and its command."""
@@ -352,6 +377,18 @@ class _Parser:
                     self.latency(pending, stem, token, n, f"{token} msec ({name})")
         self.emit(pending, self.test_params(fields[0]))
 
+    def old_csv_row(self, line: str, n: int) -> None:
+        """Read one ``"TEST","RPS"`` line of the headerless CSV of redis-benchmark before 6.2."""
+        m = _OLD_CSV.match(line)
+        if m is None:
+            raise ParseError(self.path, n, "CSV line: expected '\"<test>\",\"<requests per second>\"' "
+                                           f"or a '\"test\",\"rps\",...' header, found {line.strip()[:80]!r}")
+        test, token = m.groups()
+        rps = _value(token, self.path, n, "requests per second")
+        if rps is not None:
+            self.emit([(("throughput", rps, "req/s", True, n, f"{token} requests per second"),
+                        _SUMMARY)], self.test_params(test))
+
     def quiet_row(self, m: re.Match, n: int) -> None:
         """Read one ``-q`` line (matched by ``_QUIET``)."""
         pending: list = []
@@ -365,6 +402,11 @@ class _Parser:
 
     def line(self, line: str, n: int) -> None:
         """Read one line (the text after its last carriage return), numbered ``n``."""
+        if line[:1] in ("C", "E") and _ERROR.match(line):
+            if self.error is None:
+                self.error = (n, line.strip())
+            self.block = None  # a test in progress when the server went away never ends
+            return
         if self.block is not None:
             m = _HEADER.match(line)
             if m:  # a new test before the last one ended: the old block was cut off
@@ -396,6 +438,11 @@ class _Parser:
             self.csv_columns = _csv_fields(line.strip())
         elif c == '"' and self.csv_columns is not None:
             self.csv_row(line, n)
+        elif c == '"':
+            self.old_csv_row(line, n)
+        elif '"test","rps"' in line:
+            raise ParseError(self.path, n, "malformed --csv header (expected it to start with "
+                                           f"'\"test\",\"rps\"'): {line.strip()[:80]!r}")
         elif " requests per second" in line:
             m = _QUIET.match(line)
             if m:
@@ -444,8 +491,15 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         n += text.count("\n", start, pos)
     p.lines(text[pos:], n)
     if not len(p.rows):
-        where = p.block["line"] if p.block is not None else 1
-        raise ParseError(path, where, "no complete redis-benchmark test result found (expected "
-                                      "'====== TEST ======' blocks ending in 'N requests per second' "
-                                      "or a latency summary, a --csv table, or -q lines)")
+        if p.error is not None:
+            raise RunFailed(path, p.error[0], f"redis-benchmark printed {p.error[1]!r} before "
+                                              "any test finished")
+        if p.block is not None:
+            raise RunFailed(path, None, f"the {p.block['test']!r} test that starts at line "
+                                        f"{p.block['line']} never finished, and no test before it")
+        if p.csv_columns is not None or detect(text) > 0:
+            raise RunFailed(path, None, "no redis-benchmark test finished (no result line)")
+        raise ParseError(path, 1, "not redis-benchmark output (expected '====== TEST ======' "
+                                  "blocks ending in 'N requests per second' or a latency summary, "
+                                  "a --csv table, or -q lines)")
     return p.rows.frame()

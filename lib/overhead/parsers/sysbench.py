@@ -51,7 +51,9 @@ Summary rows (no p_time):
   (count), ``data_read``, ``data_written``, ``data_transferred`` (B), ``transfer_rate`` (B/s),
   ``request_rate`` (req/s).
 - fileio 1.0: ``read_rate``, ``write_rate``, ``fsync_rate`` (op/s), ``read_throughput``,
-  ``write_throughput`` (B/s); fileio prepare: ``prepare_time`` (s), ``prepare_throughput`` (B/s).
+  ``write_throughput`` (B/s); fileio prepare (1.0: "67108864 bytes written in 0.06 seconds
+  (1066.00 MiB/sec)."): ``prepare_data_written`` (B), ``prepare_time`` (s), ``prepare_throughput``
+  (B/s). sysbench 0.4's prepare prints no such line and gives no row.
 
 Time-series rows (``--report-interval``), each with ``p_time`` (s since start, as printed):
 ``threads_running`` (count, "thds"), ``transaction_rate`` (tx/s), ``query_rate``,
@@ -86,12 +88,14 @@ No row is made for: a percentile that sysbench did not compute (1.0 ``--percenti
 would be a guess.
 
 A file that is sysbench output without any statistic (``sysbench --version``, an OLTP ``prepare``
-or a fileio ``cleanup``) gives an empty frame; text with no sysbench header and no sysbench
+or a fileio ``cleanup``) gives an empty frame here (which :func:`overhead.parsers.parse_text`
+reports as a run without result, RunFailed); text with no sysbench header and no sysbench
 statistic raises ParseError, as does a recognised statistic whose value is malformed.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
@@ -472,7 +476,10 @@ class _Parser:
             if m:
                 self.stat_report()
                 self.set_test("fileio")
-                self.param("p_total_size", integer(m.group(1), self.path, lineno, "bytes"))
+                written = integer(m.group(1), self.path, lineno, "bytes written")
+                self.param("p_total_size", written)
+                self.add(lineno, "prepare_data_written", float(written), "B", None,
+                         f"{m.group(1)} bytes")
                 self.add(lineno, "prepare_time", self.num(m.group(2), lineno, "seconds"), "s",
                          False, f"{m.group(2)} seconds")
                 self.add(lineno, "prepare_throughput", self.num(m.group(3), lineno, "MiB/sec") * MIB,
@@ -485,11 +492,11 @@ class _Parser:
             if m:
                 self.set_test("fileio")
                 self.param("p_files", integer(m.group(1), self.path, lineno, "files"))
-                self.param("p_file_size", _whole(size_bytes(m.group(2), self.path, lineno, "file size")))
+                self.param("p_file_size", _size(m.group(2), self.path, lineno, "file size"))
                 return
             m = _TOTAL_FILE.match(seg)
             if m:
-                self.param("p_total_size", _whole(size_bytes(m.group(1), self.path, lineno, "total size")))
+                self.param("p_total_size", _size(m.group(1), self.path, lineno, "total size"))
             return
         if c0 == "R":
             m = _FILE_BYTES.match(seg)
@@ -541,7 +548,7 @@ class _Parser:
         if c0 == "B":
             m = _BLOCK.match(seg)
             if m:
-                self.param("p_block_size", _whole(size_bytes(m.group(1), self.path, lineno, "block size")))
+                self.param("p_block_size", _size(m.group(1), self.path, lineno, "block size"))
             return
         if c0 == "P":
             m = _FSYNC.search(seg)
@@ -616,7 +623,7 @@ def _size_param(name: str, test: str | None):
     def handler(self: _Parser, lineno: int, value: str) -> None:
         if self.report is not None:
             token = value.split()[0] if value.split() else value
-            self.param(name, _whole(size_bytes(token, self.path, lineno, name[2:])))
+            self.param(name, _size(token, self.path, lineno, name[2:]))
             if test:
                 self.set_test(test)
     return handler
@@ -630,6 +637,14 @@ def _text_param(name: str, test: str | None):
             if test:
                 self.set_test(test)
     return handler
+
+
+def _size(token: str, path: str, lineno: int, what: str) -> int | float:
+    """Read a size parameter in bytes (whole bytes when it is one); ParseError if not finite."""
+    value = size_bytes(token, path, lineno, what)
+    if not math.isfinite(value):
+        raise ParseError(path, lineno, f"{what}: {token!r} is not a finite size")
+    return _whole(value)
 
 
 def _whole(x: float) -> int | float:
