@@ -243,3 +243,68 @@ benchmarks:
     left = subprocess.run(["ps", "-o", "pid,stat,args", "-C", "redis-server"], capture_output=True,
                           text=True).stdout.splitlines()[1:]
     assert [p for p in left if "16379" in p and " Z" not in p] == []
+
+
+def test_iperf3_and_sockperf_clients_against_servers_inside(hosts, tmp_path):
+    """The two new load generators with server sides, as a campaign uses them: iperf3 and
+    sockperf run natively on the client host against servers started inside each environment
+    (loopback, Docker's NAT, QEMU's port forward); an iperf3 with no server to talk to is a
+    failed trial whose cause is what iperf3 printed (3.12 exits 0 after a -J failure)."""
+    h = ROOT / "data" / "hosts" / "ssh"
+    path = tmp_path / "net.yml"
+    path.write_text(f"""\
+name: net
+seed: 11
+trials: 1
+timeout: 120
+hosts:
+  local: {{address: 127.0.0.1, port: 2222, key_file: {h / 'id_ed25519'},
+          known_hosts: {h / 'known_hosts'}}}
+environments:
+  native: {{kind: native, host: local}}
+  docker-nat: {{kind: docker, host: local, net: nat, storage: overlay}}
+  vm: {{kind: vm, host: local, image: {ROOT / 'data' / 'hosts' / 'image' / 'current'},
+        ssh_port: {free_port()}, host_key_alias: overhead-local-vm, accel: tcg}}
+benchmarks:
+  iperf3:
+    runner: iperf3
+    client: local
+    server: "iperf3 -s -B {{listen}} -p 15201"
+    ready: "bash -c '</dev/tcp/{{host}}/15201'"
+    ports: [15201]
+    params: {{port: 15201, time: 2}}
+  sockperf:
+    runner: sockperf
+    client: local
+    server: "sockperf server -i {{listen}} -p 15211 --tcp"
+    ready: "bash -c '</dev/tcp/{{host}}/15211'"
+    ports: [15211]
+    params: {{port: 15211, tcp: "on", mode: ping-pong, time: 2}}
+  iperf3-no-server:
+    runner: iperf3
+    environments: [native]
+    params: {{port: {free_port()}, time: 1}}
+""")
+    raw = tmp_path / "raw"
+    result = run_campaign(inventory.load(path), raw_root=raw, progress=False)
+    # the engine sees iperf3's exit status 0 for the no-server trial: only its output says
+    assert result.done == 7 and result.failures == {}
+    ingest_campaign(raw / "net", tmp_path / "tidy")
+    rows = tidy_load(tmp_path / "tidy")
+    good = rows[(rows["benchmark"] == "iperf3") & (rows["metric"] == "goodput")
+                & rows["p_time"].isna() & (rows["p_side"] == "receiver")]
+    assert set(good["environment"]) == {"native", "docker", "vm"}
+    assert (good["value"] > 0).all() and len(good) == 3  # one stream, its receiver's summary
+    lat = rows[(rows["benchmark"] == "sockperf") & (rows["metric"] == "latency_mean")]
+    assert set(lat["environment"]) == {"native", "docker", "vm"}
+    assert lat["value"].between(1e-7, 1.0).all()  # seconds
+    trials = pd.read_parquet(tmp_path / "tidy" / "trials.parquet")
+    failed = trials[trials["status"] == "failed"]
+    assert list(failed["benchmark"]) == ["iperf3-no-server"]
+    cause = failed["cause"].iloc[0]
+    assert "the run did not finish: unable to connect to server: Connection refused" in cause
+    prov = pd.read_parquet(tmp_path / "tidy" / "provenance.parquet")
+    by_run = prov.set_index("run_id")
+    assert by_run.loc[failed["run_id"].iloc[0], "status"] == "failed"
+    assert by_run.loc[failed["run_id"].iloc[0], "failure"] == cause
+    assert set(by_run["status"]) == {"done", "failed"}
