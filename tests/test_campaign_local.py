@@ -279,7 +279,7 @@ benchmarks:
     server: "sockperf server -i {{listen}} -p 15211 --tcp"
     ready: "bash -c '</dev/tcp/{{host}}/15211'"
     ports: [15211]
-    params: {{port: 15211, tcp: "on", mode: ping-pong, time: 2}}
+    params: {{port: 15211, tcp: "on", test: ping-pong, time: 2}}
   iperf3-no-server:
     runner: iperf3
     environments: [native]

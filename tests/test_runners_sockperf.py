@@ -16,6 +16,7 @@ from conftest import free_port, require, serving, stop_process, value
 from test_runners import finished, run
 
 from overhead import runners
+from overhead.parsers import parse_file
 
 pytestmark = pytest.mark.tool
 
@@ -63,7 +64,7 @@ def number(text: str, pattern: str) -> float:
 def test_sockperf_declares_its_parameters():
     assert "sockperf" in runners.available()
     assert runners.declared_params(runners.script("sockperf")) == [
-        "host", "port", "mode", "tcp", "time", "msg_size", "mps"]
+        "host", "port", "test", "tcp", "time", "message_size", "mps"]
 
 
 @pytest.mark.parametrize("tcp", ["on", "off"])
@@ -72,16 +73,18 @@ def test_ping_pong_over_loopback(tmp_path, tcp):
     port = free_port()
     out = tmp_path / "t"
     with sockperf_server(port, tcp):
-        trial = finished("sockperf", out, port=port, mode="ping-pong", tcp=tcp, time=1,
-                         msg_size=64)
+        trial = finished("sockperf", out, port=port, test="ping-pong", tcp=tcp, time=1,
+                         message_size=64)
     meta, df = trial.meta, trial.measurements
     assert meta["command"] == (f"sockperf ping-pong -i 127.0.0.1 -p {port} -t 1"
                                f"{' --tcp' if tcp == 'on' else ''} -m 64")
     assert meta["tool_version"].startswith("sockperf, version 3.7")
-    assert meta["p_msg_size"] == "64" and "p_mps" not in meta  # mps=default passes none
+    assert meta["p_message_size"] == "64" and "p_mps" not in meta  # mps=default passes none
     assert set(df.tool_version) == {"3.7-no.git"}  # the report's banner
-    # the parser tells ping-pong from its counts; the runner knows it: they must agree
-    assert set(df.p_test) == {"ping-pong"} and set(df.p_mode) == {"ping-pong"}
+    # the parser tells ping-pong from its counts; the runner knows it: they must agree (the
+    # runner's test= and the parser's p_test are one column)
+    assert set(parse_file("sockperf", out / "output").p_test) == {meta["p_test"]} == {"ping-pong"}
+    assert set(df.p_test) == {"ping-pong"} and set(df.p_message_size) == {64}
     assert set(df.p_protocol) == {"TCP" if tcp == "on" else "UDP"}
     text = (out / "output").read_text()
     # the values are the report's numbers
@@ -105,10 +108,10 @@ def test_under_load_and_throughput(tmp_path):
     require("sockperf")
     port = free_port()
     with sockperf_server(port, "on"):
-        load = finished("sockperf", tmp_path / "ul", port=port, mode="under-load", time=1,
+        load = finished("sockperf", tmp_path / "ul", port=port, test="under-load", time=1,
                         mps=5000)
-        tp = finished("sockperf", tmp_path / "tp", port=port, mode="throughput", time=1,
-                      msg_size=1400, mps=20000)
+        tp = finished("sockperf", tmp_path / "tp", port=port, test="throughput", time=1,
+                      message_size=1400, mps=20000)
     df = load.measurements
     assert set(df.p_test) == {"under-load"} and set(df.p_mps) == {5000}
     # one reply every 100 messages (sockperf's --reply-every default)
@@ -140,10 +143,10 @@ def test_no_server_is_a_failed_trial_kept(tmp_path, tcp, line, message):
 
 
 @pytest.mark.parametrize(("params", "message"), [
-    ({"mode": "playback"}, "mode='playback' must be one of: ping-pong under-load throughput"),
+    ({"test": "playback"}, "test='playback' must be one of: ping-pong under-load throughput"),
     ({"tcp": "yes"}, "tcp='yes' must be one of: on off"),
     ({"mps": "0"}, "mps must be at least 1 (or max)"),
-    ({"msg_size": "64k"}, "msg_size='64k' is not a non-negative integer"),
+    ({"message_size": "64k"}, "message_size='64k' is not a non-negative integer"),
     ({"time": "0"}, "time must be at least 1 s"),
 ])
 def test_bad_values_are_usage_errors(tmp_path, params, message):
