@@ -30,30 +30,7 @@ rn_oneof recv_errors stop count
 [ "$P_concurrency" -le 20000 ] || rn_die "concurrency=$P_concurrency: ab allows at most 20000"
 [ "$P_timelimit" -ge 1 ] || rn_die "timelimit must be at least 1 (seconds): the run must be bounded"
 [ "$P_timeout" -ge 1 ] || rn_die "timeout must be at least 1 (seconds)"
-if [ -n "$P_url" ]; then
-    case "$P_url" in
-        *"{host}"*)
-            [ -n "$P_host" ] || rn_die "url='$P_url' names {host}, but host is empty"
-            _h=$P_host
-            case "$_h" in *:*) _h="[$_h]" ;; esac  # IPv6
-            P_url="${P_url%%"{host}"*}$_h${P_url#*"{host}"}"
-            rn_unused port path ;;
-        *) rn_unused host port path ;;
-    esac
-    case "$P_url" in
-        *"{"*|*"}"*) rn_die "url='$P_url' holds a placeholder other than {host}" ;;
-        http://?*/*|https://?*/*) ;;
-        *) rn_die "url='$P_url' must be http://HOST[:PORT]/PATH (ab needs the path, at least /)" ;;
-    esac
-else
-    case "$P_path" in /*) ;; *) rn_die "path='$P_path' must start with /" ;; esac
-    [ -n "$P_host" ] || rn_die "host is empty (give host= or url=)"
-    { [ "$P_port" -ge 1 ] && [ "$P_port" -le 65535 ]; } || rn_die "port=$P_port is not between 1 and 65535"
-    case "$P_host" in
-        *:*) P_url="http://[$P_host]:$P_port$P_path" ;;  # IPv6
-        *) P_url="http://$P_host:$P_port$P_path" ;;
-    esac
-fi
+rn_http_url "(ab needs the path, at least /)"
 # -t before -n: ab's -t sets the number of requests to 50000, a later -n sets it back
 set -- ab -t "$P_timelimit" -n "$P_requests" -c "$P_concurrency" -s "$P_timeout"
 [ "$P_keepalive" = on ] && set -- "$@" -k

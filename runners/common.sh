@@ -39,6 +39,37 @@ rn_declare() {
     done
 }
 
+# rn_http_url [NOTE]: set P_url for an HTTP load generator (ab, wrk) from url= (which may name
+# {host}, replaced by host=, bracketed if IPv6) or else from host=, port= and path=; the
+# parameters not used are marked so (rn_unused). NOTE is added to the message for a url
+# without a path.
+rn_http_url() {
+    if [ -n "$P_url" ]; then
+        case "$P_url" in
+            *"{host}"*)
+                [ -n "$P_host" ] || rn_die "url='$P_url' names {host}, but host is empty"
+                _h=$P_host
+                case "$_h" in *:*) _h="[$_h]" ;; esac  # IPv6
+                P_url="${P_url%%"{host}"*}$_h${P_url#*"{host}"}"
+                rn_unused port path ;;
+            *) rn_unused host port path ;;
+        esac
+        case "$P_url" in
+            *"{"*|*"}"*) rn_die "url='$P_url' holds a placeholder other than {host}" ;;
+            http://?*/*|https://?*/*) ;;
+            *) rn_die "url='$P_url' must be http://HOST[:PORT]/PATH${1:+ $1}" ;;
+        esac
+    else
+        case "$P_path" in /*) ;; *) rn_die "path='$P_path' must start with /" ;; esac
+        [ -n "$P_host" ] || rn_die "host is empty (give host= or url=)"
+        { [ "$P_port" -ge 1 ] && [ "$P_port" -le 65535 ]; } || rn_die "port=$P_port is not between 1 and 65535"
+        case "$P_host" in
+            *:*) P_url="http://[$P_host]:$P_port$P_path" ;;  # IPv6
+            *) P_url="http://$P_host:$P_port$P_path" ;;
+        esac
+    fi
+}
+
 # rn_args "$@": OUTDIR, then name=value for declared names. An unknown name, a missing or an
 # existing OUTDIR is a usage error; the trial is then started in OUTDIR.partial.<pid>.
 rn_args() {

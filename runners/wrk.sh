@@ -27,30 +27,7 @@ rn_oneof latency off on
 [ "$P_duration" -ge 1 ] || rn_die "duration must be at least 1 (seconds)"
 [ "$P_duration" -le 86400 ] || rn_die "duration=$P_duration: at most 86400 seconds"
 [ "$P_timeout" -ge 1 ] || rn_die "timeout must be at least 1 (seconds)"
-if [ -n "$P_url" ]; then
-    case "$P_url" in
-        *"{host}"*)
-            [ -n "$P_host" ] || rn_die "url='$P_url' names {host}, but host is empty"
-            _h=$P_host
-            case "$_h" in *:*) _h="[$_h]" ;; esac  # IPv6
-            P_url="${P_url%%"{host}"*}$_h${P_url#*"{host}"}"
-            rn_unused port path ;;
-        *) rn_unused host port path ;;
-    esac
-    case "$P_url" in
-        *"{"*|*"}"*) rn_die "url='$P_url' holds a placeholder other than {host}" ;;
-        http://?*/*|https://?*/*) ;;
-        *) rn_die "url='$P_url' must be http://HOST[:PORT]/PATH" ;;
-    esac
-else
-    case "$P_path" in /*) ;; *) rn_die "path='$P_path' must start with /" ;; esac
-    [ -n "$P_host" ] || rn_die "host is empty (give host= or url=)"
-    { [ "$P_port" -ge 1 ] && [ "$P_port" -le 65535 ]; } || rn_die "port=$P_port is not between 1 and 65535"
-    case "$P_host" in
-        *:*) P_url="http://[$P_host]:$P_port$P_path" ;;  # IPv6
-        *) P_url="http://$P_host:$P_port$P_path" ;;
-    esac
-fi
+rn_http_url ""  # url, or host + port + path (no note to add to its message)
 set -- wrk -t "$P_threads" -c "$P_connections" -d "${P_duration}s" --timeout "${P_timeout}s"
 [ "$P_latency" = on ] && set -- "$@" --latency
 set -- "$@" "$P_url"
