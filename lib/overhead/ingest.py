@@ -400,13 +400,14 @@ def run_id(rel: str, campaign: str) -> str:
     return f"{campaign}:{hashlib.sha256(rel.encode()).hexdigest()[:12]}"
 
 
-def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: RuleSet):
+def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: RuleSet,
+                failure: str | None = None):
     """Build one provenance row per run of a file (JSON-serializable values).
 
     Parameters
     ----------
     df : pandas.DataFrame
-        The parsed (and filtered) rows.
+        The parsed (and filtered) rows; no rows for a failed run.
     rel, sha : str
         The raw file: its relative path and SHA-256.
     rule : Rule
@@ -415,6 +416,9 @@ def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: Rule
         What the rule says about the file.
     ruleset : RuleSet
         For the campaign and the environment's facts.
+    failure : str, optional
+        What the output shows of a run that did not finish (its RunFailed message): the
+        file's one run then has status ``failed``.
     """
     from overhead.schema import PROVENANCE_COLUMNS
 
@@ -444,23 +448,9 @@ def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: Rule
             "command_line": f"numactl {numa}" if numa else None,
             "notes": "; ".join(notes),
             **facts,  # governor, accelerator, ... (schema.conform orders the columns)
-            "status": "done", "failure": None,
+            "status": "failed" if failure else "done", "failure": failure,
         })
     return rows
-
-
-def _failed_provenance(rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: RuleSet,
-                       failure: str) -> dict:
-    """Build the provenance row of a file whose run failed (status ``failed``, no rows)."""
-    from overhead.schema import PROVENANCE_COLUMNS
-
-    facts = dict(ruleset.facts(ctx.environment, ctx.variant)) if ruleset.facts else {}
-    facts.update({k: v for k, v in ctx.extras.items() if k in PROVENANCE_COLUMNS})
-    notes = [rule.why] + (["left out: " + rule.keep_why] if rule.keep_why else [])
-    return {"run_id": run_id(rel, ruleset.campaign), "campaign": ruleset.campaign,
-            "environment": ctx.environment, "variant": ctx.variant, "tool": rule.tool,
-            "source_file": rel, "source_sha256": sha, "notes": "; ".join(notes),
-            **facts, "status": "failed", "failure": failure}
 
 
 def monitor_part(rel: str) -> str:
@@ -492,7 +482,8 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
         except parsers.RunFailed as exc:
             # the tool ran and failed: a run of this environment, recorded as failed with what
             # its output shows, not a reason to stop (nor to drop it without a word)
-            prov.append(_failed_provenance(rel, hashes[rel], rule, ctx, ruleset, str(exc)))
+            prov.extend(_provenance(schema.frame([]), rel, hashes[rel], rule, ctx, ruleset,
+                                    failure=str(exc)))
             spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + time.perf_counter() - t0
             continue
         df, n_dropped = _keep(df, rule)
