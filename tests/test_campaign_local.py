@@ -190,16 +190,16 @@ def test_host_faults_fail_their_trials_and_the_rest_completes(hosts, tmp_path):
     assert info["accelerator"] == "tcg"
 
 
-def test_load_generator_on_the_client_targets_servers_inside(hosts, tmp_path):
-    """redis-benchmark runs natively on the client host against redis-server started inside
-    each environment: on loopback natively, through Docker's published port with NAT, and
-    through QEMU's port forward into the guest."""
+def _three_environments(tmp_path: Path, name: str, *, seed: int, trials: int, vm_ssh_port: int,
+                        benchmarks: str) -> Path:
+    """Write a campaign on the local hosts (native, Docker with NAT, the TCG VM) running
+    ``benchmarks`` (YAML lines of the benchmarks: mapping); return its path."""
     h = ROOT / "data" / "hosts" / "ssh"
-    path = tmp_path / "clients.yml"
+    path = tmp_path / f"{name}.yml"
     path.write_text(f"""\
-name: clients
-seed: 9
-trials: 2
+name: {name}
+seed: {seed}
+trials: {trials}
 timeout: 120
 hosts:
   local: {{address: 127.0.0.1, port: 2222, key_file: {h / 'id_ed25519'},
@@ -208,15 +208,25 @@ environments:
   native: {{kind: native, host: local}}
   docker-nat: {{kind: docker, host: local, net: nat, storage: overlay}}
   vm: {{kind: vm, host: local, image: {ROOT / 'data' / 'hosts' / 'image' / 'current'},
-        ssh_port: 10024, host_key_alias: overhead-local-vm, accel: tcg}}
+        ssh_port: {vm_ssh_port}, host_key_alias: overhead-local-vm, accel: tcg}}
 benchmarks:
+{benchmarks}""")
+    return path
+
+
+def test_load_generator_on_the_client_targets_servers_inside(hosts, tmp_path):
+    """redis-benchmark runs natively on the client host against redis-server started inside
+    each environment: on loopback natively, through Docker's published port with NAT, and
+    through QEMU's port forward into the guest."""
+    path = _three_environments(tmp_path, "clients", seed=9, trials=2, vm_ssh_port=10024,
+                               benchmarks="""\
   redis:
     runner: redis-benchmark
     client: local
-    server: "redis-server --port 16379 --bind {{listen}} --protected-mode no --save '' --appendonly no"
-    ready: "redis-cli -h {{host}} -p 16379 ping"
+    server: "redis-server --port 16379 --bind {listen} --protected-mode no --save '' --appendonly no"
+    ready: "redis-cli -h {host} -p 16379 ping"
     ports: [16379]
-    params: {{port: 16379, clients: 10, requests: 2000, tests: get}}
+    params: {port: 16379, clients: 10, requests: 2000, tests: get}
 """)
     raw = tmp_path / "raw"
     result = run_campaign(inventory.load(path), raw_root=raw, progress=False)
@@ -250,22 +260,8 @@ def test_iperf3_and_sockperf_clients_against_servers_inside(hosts, tmp_path):
     sockperf run natively on the client host against servers started inside each environment
     (loopback, Docker's NAT, QEMU's port forward); an iperf3 with no server to talk to is a
     failed trial whose cause is what iperf3 printed (3.12 exits 0 after a -J failure)."""
-    h = ROOT / "data" / "hosts" / "ssh"
-    path = tmp_path / "net.yml"
-    path.write_text(f"""\
-name: net
-seed: 11
-trials: 1
-timeout: 120
-hosts:
-  local: {{address: 127.0.0.1, port: 2222, key_file: {h / 'id_ed25519'},
-          known_hosts: {h / 'known_hosts'}}}
-environments:
-  native: {{kind: native, host: local}}
-  docker-nat: {{kind: docker, host: local, net: nat, storage: overlay}}
-  vm: {{kind: vm, host: local, image: {ROOT / 'data' / 'hosts' / 'image' / 'current'},
-        ssh_port: {free_port()}, host_key_alias: overhead-local-vm, accel: tcg}}
-benchmarks:
+    path = _three_environments(tmp_path, "net", seed=11, trials=1, vm_ssh_port=free_port(),
+                               benchmarks=f"""\
   iperf3:
     runner: iperf3
     client: local
