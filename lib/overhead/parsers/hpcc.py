@@ -55,7 +55,8 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, integer, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers.hpl import ROW, add_result, read_result
 
 TOOL = "hpcc"
 
@@ -64,7 +65,6 @@ _TIME = re.compile(r"^Current time \((\d+)\) is ")
 _HOST = re.compile(r"^Hostname: '(.*)'$")
 _BEGIN = re.compile(r"^Begin of (\S+) section\.$")
 _END = re.compile(r"^End of (\S+) section\.$")
-_HPL_ROW = re.compile(r"^(W\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$")
 _HPL_RESID = re.compile(r"^\|\|Ax-b\|\|_oo/.*=\s*(\S+)\s+\.+\s+(PASSED|FAILED)$")
 _KV = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
@@ -160,19 +160,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         nonlocal hpl_pending
         if hpl_pending is None:
             return
-        p = hpl_pending
+        add_result(rows, hpl_pending, {**base(), "benchmark": "hpl", "p_scope": "mpi",
+                                        "p_kernel": "hpl", "p_section": "hpl"}, check, resid)
         hpl_pending = None
-        params = {"p_variant": p["variant"], "p_n": p["n"], "p_nb": p["nb"], "p_p": p["p"],
-                  "p_q": p["q"], "p_scope": "mpi", "p_kernel": "hpl", "p_section": "hpl"}
-        if check is not None:
-            params["p_check"] = check
-        common = {**base(), "benchmark": "hpl", **params}
-        rows.add(p["line"], "flop_rate", p["gflops"] * 1e9, "FLOP/s", True,
-                 f"{p['gflops_raw']} Gflops", common)
-        rows.add(p["line"], "solve_time", p["time"], "s", False, f"{p['time_raw']} s", common)
-        if resid is not None:
-            value = number(resid[0], path, resid[1], "HPL scaled residual")
-            rows.add(resid[1], "residual", value, "ratio", None, resid[0], common)
 
     for lineno, line in numbered(text):
         stripped = line.strip()
@@ -216,16 +206,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             section = None
             continue
         if section == "HPL":
-            r = _HPL_ROW.match(stripped)
+            r = ROW.match(stripped)
             if r:
                 flush_hpl()
-                g = r.groups()
-                hpl_pending = {
-                    "line": lineno, "variant": g[0], "n": integer(g[1], path, lineno, "N"),
-                    "nb": integer(g[2], path, lineno, "NB"), "p": integer(g[3], path, lineno, "P"),
-                    "q": integer(g[4], path, lineno, "Q"),
-                    "time": number(g[5], path, lineno, "Time"), "time_raw": g[5],
-                    "gflops": number(g[6], path, lineno, "Gflops"), "gflops_raw": g[6]}
+                hpl_pending = read_result(r, path, lineno)
                 continue
             c = _HPL_RESID.match(stripped)
             if c and hpl_pending is not None:

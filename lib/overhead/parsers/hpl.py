@@ -52,7 +52,7 @@ BENCHMARK = "hpl"
 
 _BANNER = re.compile(r"^HPLinpack (\d+(?:\.\d+)*[a-z]?)\s+--\s+High-Performance Linpack benchmark")
 _TABLE_HEADER = re.compile(r"^T/V\s+N\s+NB\s+P\s+Q\s+Time\s+Gflops\s*$")
-_ROW = re.compile(r"^(W\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s*$")
+ROW = re.compile(r"^(W\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s*$")
 _RESID = re.compile(r"^\|\|Ax-b\|\|_oo/\(eps\*\(\|\|A\|\|_oo\*\|\|x\|\|_oo\+\|\|b\|\|_oo\)\*N\)="
                     r"\s*(\S+)\s+\.+\s+(PASSED|FAILED)\s*$")
 _FINISHED = re.compile(r"^Finished\s+\d+\s+tests with the following results:")
@@ -65,6 +65,40 @@ _ERRORS = (
     re.compile(r"^(?:mpirun|prterun|mpiexec) noticed that process"),
     re.compile(r"^MPI_ABORT was invoked"),
 )
+
+
+def read_result(match: re.Match, path: str, lineno: int) -> dict:
+    """Read an HPL result line (a match of ``ROW``: T/V, N, NB, P, Q, Time, Gflops).
+
+    Shared with :mod:`overhead.parsers.hpcc`, whose HPL section prints the same table.
+    """
+    g = match.groups()
+    return {"line": lineno, "variant": g[0], "n": integer(g[1], path, lineno, "N"),
+            "nb": integer(g[2], path, lineno, "NB"), "p": integer(g[3], path, lineno, "P"),
+            "q": integer(g[4], path, lineno, "Q"),
+            "time": number(g[5], path, lineno, "Time"), "time_raw": g[5],
+            "gflops": number(g[6], path, lineno, "Gflops"), "gflops_raw": g[6]}
+
+
+def add_result(rows: Rows, result: dict, params: dict, check: str | None = None,
+               resid: tuple[str, int] | None = None) -> None:
+    """Add one HPL test's rows: flop_rate, solve_time and (when read) the scaled residual.
+
+    flop_rate and solve_time are at the result line, the residual at its check line
+    (``resid`` = (token, line)). ``params`` are the run's (trial, version, ...) columns; the test's N, NB, P, Q, variant
+    and ``check`` (PASSED/FAILED) are added to them. Shared with :mod:`overhead.parsers.hpcc`.
+    """
+    params = {**params, "p_variant": result["variant"], "p_n": result["n"],
+              "p_nb": result["nb"], "p_p": result["p"], "p_q": result["q"]}
+    if check is not None:
+        params["p_check"] = check
+    rows.add(result["line"], "flop_rate", result["gflops"] * 1e9, "FLOP/s", True,
+             f"{result['gflops_raw']} Gflops", params)
+    rows.add(result["line"], "solve_time", result["time"], "s", False,
+             f"{result['time_raw']} s", params)
+    if resid is not None:
+        value = number(resid[0], rows.path, resid[1], "HPL scaled residual")
+        rows.add(resid[1], "residual", value, "ratio", None, resid[0], params)
 
 
 def detect(text: str) -> float:
@@ -112,19 +146,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
 
     def flush(check: str | None = None, resid: tuple[str, int] | None = None) -> None:
         nonlocal pending
-        if pending is None:
-            return
-        p, pending = pending, None
-        params = {**run, "p_variant": p["variant"], "p_n": p["n"], "p_nb": p["nb"],
-                  "p_p": p["p"], "p_q": p["q"]}
-        if check is not None:
-            params["p_check"] = check
-        rows.add(p["line"], "flop_rate", p["gflops"] * 1e9, "FLOP/s", True,
-                 f"{p['gflops_raw']} Gflops", params)
-        rows.add(p["line"], "solve_time", p["time"], "s", False, f"{p['time_raw']} s", params)
-        if resid is not None:
-            value = number(resid[0], path, resid[1], "HPL scaled residual")
-            rows.add(resid[1], "residual", value, "ratio", None, resid[0], params)
+        if pending is not None:
+            add_result(rows, pending, run, check, resid)
+        pending = None
 
     for lineno, line in numbered(text):
         stripped = line.strip()
@@ -145,15 +169,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 run = {"trial": trial}
             continue
         if in_table:
-            r = _ROW.match(stripped)
+            r = ROW.match(stripped)
             if r:
-                g = r.groups()
-                pending = {
-                    "line": lineno, "variant": g[0], "n": integer(g[1], path, lineno, "N"),
-                    "nb": integer(g[2], path, lineno, "NB"), "p": integer(g[3], path, lineno, "P"),
-                    "q": integer(g[4], path, lineno, "Q"),
-                    "time": number(g[5], path, lineno, "Time"), "time_raw": g[5],
-                    "gflops": number(g[6], path, lineno, "Gflops"), "gflops_raw": g[6]}
+                pending = read_result(r, path, lineno)
                 in_table = False
                 continue
             if not set(stripped) <= {"-"}:
