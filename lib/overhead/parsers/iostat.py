@@ -141,7 +141,7 @@ def detect(text: str) -> float:
             return 1.0
         # the JSON header alone is byte for byte mpstat's: mpstat (which always waits one
         # interval before its first report) is the likelier author; iostat only with -y
-        return 0.05 if _json_header_only(text) else 0.0
+        return 0.05 if json_header_only(text) else 0.0
     if re.search(r"^avg-cpu:\s+%user\s", head, re.M) or re.search(
             r"^Device:?\s+(?:r/s|tps|rrqm/s)\s", head, re.M):
         return 1.0
@@ -169,9 +169,29 @@ def banner_only(text: str) -> str | None:
     return "iostat" if "\n" in rest else "mpstat"
 
 
-def _json_header_only(text: str) -> bool:
-    """Tell whether ``text`` is a sysstat JSON header cut after ``"statistics": [``."""
+def json_header_only(text: str) -> bool:
+    """Tell whether ``text`` is a sysstat JSON header cut after ``"statistics": [``.
+
+    iostat's and mpstat's headers are the same.
+    """
     return text.lstrip().startswith('{"sysstat"') and bool(_JSON_HEADER_END.search(text))
+
+
+def sysstat_hosts(doc, path: str, tool: str) -> list:
+    """Return the ``sysstat.hosts`` list of a decoded iostat or mpstat JSON document.
+
+    Raises
+    ------
+    ParseError
+        Naming ``tool`` when the document has no such list.
+    """
+    try:
+        hosts = doc["sysstat"]["hosts"]
+    except (KeyError, TypeError):
+        raise ParseError(path, 1, f"not {tool} JSON (no sysstat.hosts)") from None
+    if not isinstance(hosts, list):
+        raise ParseError(path, 1, f"not {tool} JSON (sysstat.hosts is not a list)")
+    return hosts
 
 
 _JSON_HEADER_END = re.compile(r'"statistics":\s*\[\s*$')
@@ -357,16 +377,11 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
     try:
         doc = JSON_DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        if _json_header_only(text):
+        if json_header_only(text):
             raise RunFailed(path, None, "the JSON document ends after its header "
                             "('\"statistics\": ['), before any report") from None
         raise ParseError(path, exc.lineno, f"invalid or truncated iostat JSON: {exc.msg}") from None
-    try:
-        hosts = doc["sysstat"]["hosts"]
-    except (KeyError, TypeError):
-        raise ParseError(path, 1, "not iostat JSON (no sysstat.hosts)") from None
-    if not isinstance(hosts, list):
-        raise ParseError(path, 1, "not iostat JSON (sysstat.hosts is not a list)")
+    hosts = sysstat_hosts(doc, path, TOOL)
     lines = text.splitlines()
     where = json_line_map(lines, 0, len(lines) - 1)
 

@@ -60,7 +60,7 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 
 from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
-from overhead.parsers.iostat import banner_only
+from overhead.parsers.iostat import banner_only, json_header_only, sysstat_hosts
 
 TOOL = "mpstat"
 BENCHMARK = "mpstat"
@@ -75,7 +75,6 @@ _BANNER = re.compile(r"^Linux\s+\S+\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+)\s")
 _FULL_BANNER = re.compile(r"^Linux\s+\S+\s+\([^)]*\)\s+\S+\s+\S+\s+\(\d+ CPU\)\s*$")
 _TIME = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})$")
 _JSON_REPORTS = ("cpu-load", "sum-interrupts", "individual-interrupts", "soft-interrupts")
-_JSON_HEADER_END = re.compile(r'"statistics":\s*\[\s*$')
 #: softirq names of /proc/softirqs (the columns of "mpstat -I SCPU")
 _SOFTIRQS = {"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "BLOCK_IOPOLL", "IRQ_POLL", "TASKLET",
              "SCHED", "HRTIMER", "RCU"}
@@ -96,20 +95,9 @@ def detect(text: str) -> float:
     if re.search(r"^\S+(?:\s+[AP]M)?\s+CPU(?:\s+\S+/s)+\s*$", head, re.M) and _FULL_BANNER.match(
             head.split("\n", 1)[0]):
         return 1.0  # the -I CPU and -I SCPU tables
-    if _json_header_only(text):
+    if json_header_only(text):
         return 0.1  # the JSON header alone: iostat's is the same, but iostat rarely leaves it
     return {"mpstat": 0.5, "either": 0.1}.get(banner_only(text), 0.0)
-
-
-def _banner_only(text: str) -> bool:
-    """Tell whether ``text`` is a sysstat banner line and nothing but blank lines."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    return len(lines) == 1 and bool(_FULL_BANNER.match(lines[0]))
-
-
-def _json_header_only(text: str) -> bool:
-    """Tell whether ``text`` is a sysstat JSON header cut after ``"statistics": [``."""
-    return text.lstrip().startswith('{"sysstat"') and bool(_JSON_HEADER_END.search(text))
 
 
 def _parse_date(token: str) -> date | None:
@@ -281,7 +269,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             base.update(p_sample=sample, p_time=p_time)
         _add_text_values(rows, table, header, rest, base, "_mean" if average else "", path, lineno)
     if not seen:
-        if banner is not None and _banner_only(text):
+        if banner is not None and banner_only(text) is not None:
             raise RunFailed(path, None, f"only the banner {banner!r}, no report")
         raise ParseError(path, None, "no mpstat CPU report found (no '<time> CPU %usr ... %idle' or "
                          "'<time> CPU intr/s' header)")
@@ -298,16 +286,11 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
     try:
         doc = json.loads(text, parse_float=_Token, parse_int=_Token)
     except json.JSONDecodeError as exc:
-        if _json_header_only(text):
+        if json_header_only(text):
             raise RunFailed(path, None, "the JSON document ends after its header "
                             "('\"statistics\": ['), before any report") from None
         raise ParseError(path, exc.lineno, f"invalid or truncated mpstat JSON: {exc.msg}") from None
-    try:
-        hosts = doc["sysstat"]["hosts"]
-    except (KeyError, TypeError):
-        raise ParseError(path, 1, "not mpstat JSON (no sysstat.hosts)") from None
-    if not isinstance(hosts, list):
-        raise ParseError(path, 1, "not mpstat JSON (sysstat.hosts is not a list)")
+    hosts = sysstat_hosts(doc, path, TOOL)
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     lines = text.splitlines()
     cursor = 0
