@@ -12,10 +12,12 @@
 # passes none.
 # Server side, started by the campaign (Benchmark `server:`, one test at a time):
 #     server: "iperf3 -s -B {listen} -p {port:5201}"
-#     ready: "bash -c '</dev/tcp/{host}/{port:5201}'"
+#     ready: "iperf3 -c {host} -p {port:5201} -n 1K"
 #     ports: [5201]
-# with params port: "{port:5201}". iperf3's UDP tests send their datagrams to the same port
-# number over UDP, which a TCP-only port publish (Docker) or forward (QEMU) does not carry.
+# with params port: "{port:5201}". The ready check is a tiny test, not a bare TCP connect:
+# QEMU's user-mode port forward accepts a connection before the guest's server listens.
+# iperf3's UDP tests send their datagrams to the same port number over UDP, which a TCP-only
+# port publish (Docker) or forward (QEMU) does not carry.
 # iperf3 3.12 exits 0 after a failure in -J mode (the error is the JSON's "error" key; 3.14
 # and later exit 1): the exit status recorded is iperf3's own, and the parser's RunFailed on
 # the output marks such a trial as failed (overhead.runners.read_trial).

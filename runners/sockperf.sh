@@ -11,9 +11,11 @@
 # second, or max ("default": none; sockperf's default is 10000 in under-load, max otherwise).
 # Server side, started by the campaign (Benchmark `server:`), TCP:
 #     server: "sockperf server -i {listen} -p {port:11111} --tcp"
-#     ready: "bash -c '</dev/tcp/{host}/{port:11111}'"
+#     ready: "sockperf ping-pong -i {host} -p {port:11111} --tcp -t 1 | grep -q 'Summary: Latency'"
 #     ports: [11111]
-# with params port: "{port:11111}", tcp: "on". A UDP server is the same without --tcp; it
+# with params port: "{port:11111}", tcp: "on". The ready check is a short ping-pong, not a
+# bare TCP connect: QEMU's user-mode port forward accepts a connection before the guest's
+# server listens (sockperf then meets "A connection was forcibly closed"). A UDP server is the same without --tcp; it
 # listens on no TCP port, so its `ready` has to be a UDP exchange, e.g.
 #     ready: "sockperf ping-pong -i {host} -p {port:11111} -t 1 | grep -q 'Summary: Latency'"
 # and a TCP-only port publish (Docker) or forward (QEMU) does not carry it. sockperf exits 0

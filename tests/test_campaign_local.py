@@ -259,21 +259,26 @@ def test_iperf3_and_sockperf_clients_against_servers_inside(hosts, tmp_path):
     """The two new load generators with server sides, as a campaign uses them: iperf3 and
     sockperf run natively on the client host against servers started inside each environment
     (loopback, Docker's NAT, QEMU's port forward); an iperf3 with no server to talk to is a
-    failed trial whose cause is what iperf3 printed (3.12 exits 0 after a -J failure)."""
+    failed trial whose cause is what iperf3 printed (3.12 exits 0 after a -J failure).
+
+    The ready checks talk to the servers: a bare TCP connect (bash's </dev/tcp) can succeed
+    against QEMU's user-mode port forward before the guest's server listens (QEMU accepts on
+    the host side first); with it, one run's VM sockperf trial started 0.1 s after its server
+    and met "A connection was forcibly closed"."""
     path = _three_environments(tmp_path, "net", seed=11, trials=1, vm_ssh_port=free_port(),
                                benchmarks=f"""\
   iperf3:
     runner: iperf3
     client: local
     server: "iperf3 -s -B {{listen}} -p 15201"
-    ready: "bash -c '</dev/tcp/{{host}}/15201'"
+    ready: "iperf3 -c {{host}} -p 15201 -n 1K"
     ports: [15201]
     params: {{port: 15201, time: 2}}
   sockperf:
     runner: sockperf
     client: local
     server: "sockperf server -i {{listen}} -p 15211 --tcp"
-    ready: "bash -c '</dev/tcp/{{host}}/15211'"
+    ready: "sockperf ping-pong -i {{host}} -p 15211 --tcp -t 1 | grep -q 'Summary: Latency'"
     ports: [15211]
     params: {{port: 15211, tcp: "on", test: ping-pong, time: 2}}
   iperf3-no-server:
