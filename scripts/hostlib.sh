@@ -3,6 +3,11 @@
 
 now() { date +%s%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }'; }
+# need_free DIR GIB WHAT: die unless the file system holding DIR has GIB GiB free
+need_free() {
+  _free=$(df -Pk "$1" | awk 'NR == 2 { print $4 }')
+  [ "$_free" -ge $(($2 * 1048576)) ] || die "$1: $(awk -v k="$_free" 'BEGIN { printf "%.1f", k / 1048576 }') GiB free, $3 needs $2 GiB: free some space (old checkouts' data/hosts/image, docker image prune) and run again"
+}
 # running PID: the process exists and is not a zombie (PID 1 here may reap late or never)
 running() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'; }
 

@@ -11,6 +11,7 @@
 #   ssh/guest_host_ed25519_key(.pub)          the guest's fixed host key
 #   sshd/                   config, host key, pid, log        dockerd/  pid, log (if started)
 #   image/<hash>/           rootfs/ disk.raw vmlinuz initrd.img;  image/current -> <hash>
+#                           (the previous build is kept, older ones removed; 5 GiB free needed to build)
 #   nfs/                    export/ (the exported folder), ganesha.conf, .pid, .log, state/,
 #                           rpcbind.pid, .log (scripts/nfs-server.sh)
 #   secrets/mysql.cnf       the MySQL benchmark's password (sysbench option file, 0600),
@@ -156,6 +157,9 @@ t_image=$(now)
 if [ -d "$dir" ]; then
   say "image: $hash cached"
 else
+  # a build writes about 2.7 GiB here (tree and disk image) and the Docker import about 1 GiB;
+  # a full disk half-way gives errors far from their cause, so refuse now, saying where
+  need_free "$H/image" 5 "the image build (about 2.7 GiB here, and 1 GiB for the Docker import)"
   # the mirror apt uses here (deb822 or one-line sources), unless OVERHEAD_DEBIAN_MIRROR says
   uris=$(sed -n -e 's/^URIs:[[:space:]]*//p' -e 's/^deb[[:space:]]\{1,\}\([^[:space:]]*\)[[:space:]].*/\1/p' \
            /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null | tr ' ' '\n' | grep '/debian' || true)
@@ -172,6 +176,12 @@ else
 fi
 ln -sfn "$hash" "$H/image/current.new"
 mv -T "$H/image/current.new" "$H/image/current"
+# older builds of this checkout (another recipe or keys): keep the newest one, remove the rest
+# shellcheck disable=SC2010,SC2012  # the names are hex hashes
+ls -1dt "$H/image"/[0-9a-f]*[0-9a-f] 2>/dev/null | grep -v "/$hash\$" | tail -n +2 | while read -r old; do
+  say "image: removing $old (an older build, $(du -sh "$old" | cut -f1))"
+  rm -rf "$old"
+done
 
 # --- Docker: wait for the engine, import the tree --------------------------------------------
 n=0
@@ -193,6 +203,7 @@ if docker image inspect "$tag:$hash" >/dev/null 2>&1; then
   say "docker image: $tag:$hash present"
 else
   [ -d "$dir/rootfs" ] || die "docker image: $dir/rootfs was removed; rm -rf $dir and run hosts-up again"
+  need_free "$(docker info --format '{{.DockerRootDir}}')" 2 "the Docker import of $dir/rootfs"
   # the guest's kernel modules and /boot stay out of the container image
   tar -C "$dir/rootfs" --numeric-owner -cf - --exclude=./usr/lib/modules --exclude=./boot \
       --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' . \
@@ -201,6 +212,13 @@ else
   say "docker image: imported $tag:$hash in $(since "$t_import")"
 fi
 docker tag "$tag:$hash" "$tag:latest"
+# Each checkout's keys make its own image, so every clone leaves one behind (about 1 GiB each):
+# keep this one and the two newest others (another checkout may be using them), remove older
+# ones that no container uses (docker rmi without -f refuses those, and that is left alone).
+docker images "$tag" --format '{{.CreatedAt}}	{{.Tag}}' | sort -r | cut -f2 \
+  | grep -v -x -e "$hash" -e latest | tail -n +3 | while read -r old; do
+  if docker rmi "$tag:$old" >/dev/null 2>&1; then say "docker image: removed $tag:$old (an older build)"; fi
+done
 
 # --- secrets: the MySQL benchmark user's password, random, never in the repository ----------
 if [ ! -s "$H/secrets/mysql.cnf" ]; then
