@@ -80,6 +80,24 @@ def test_linpack_bars_keep_every_environment(explorer, rows):
     assert [t.name for t in fig.data] == ["Native", "Docker", "KVM-untuned", "KVM-tuned"]
 
 
+def test_linpack_summary_with_one_value_each_gives_the_point_ratio(explorer, rows):
+    # the "Performance Summary" block prints one average per log: n = 1 per environment, so no
+    # interval and no test, but the ratio of the two values is still what was measured
+    view, _, table = explorer.render(View("ibm", "linpack", "flop_rate_mean"))
+    assert (table["n"] == 1).all()
+    sel = explorer.select(view)
+    native = sel[sel.label == "Native"].value.iloc[0]
+    for _, r in table.iterrows():
+        value = sel[sel.label == r["environment"]].value.iloc[0]
+        assert r["ratio"] == pytest.approx(value / native)
+        assert r["pct"] == pytest.approx(100 * (value / native - 1))
+        assert np.isnan(r["ratio_low"]) and np.isnan(r["ratio_high"]) and np.isnan(r["ci_low"])
+    t = table.set_index("environment")
+    # read off linux.*.log's summaries: 290.8286 (native) and 130.3 GFlops (KVM untuned)
+    assert t.loc["KVM-untuned", "ratio"] == pytest.approx(0.448, abs=0.001)
+    assert t.loc["KVM-untuned", "verdict"] == "not tested"
+
+
 def test_redis_over_clients_lets_connections_and_runs_follow(explorer):
     view = explorer.resolve(View("ibm", "redis", "throughput", "p_clients",
                                  fixed=parse_fixed("p_command=GET")))

@@ -196,6 +196,19 @@ def test_overhead_frame():
     pd.testing.assert_frame_equal(out, again)
 
 
+def test_overhead_with_one_trial_gives_the_point_ratio_without_interval():
+    df = frame([dict(benchmark="b", environment=e, metric="rate", unit="op/s", value=v,
+                     source="g", trial=1)
+                for e, v in (("native", 200.0), ("kvm", 150.0))])
+    r = stats.overhead(df, n_resamples=99).iloc[0]
+    assert (r.ratio, r.pct) == (0.75, -25.0)
+    assert all(math.isnan(v) for v in (r.ratio_low, r.ratio_high, r.fieller_low, r.fieller_high))
+    assert "point ratio of means only (n=1, n_baseline=1): no interval" in r.reason
+    zero = df.assign(value=[0.0, 150.0])  # a zero baseline gives no ratio at all
+    z = stats.overhead(zero, n_resamples=99).iloc[0]
+    assert math.isnan(z.ratio) and "point ratio" not in (z.reason or "")
+
+
 def test_overhead_errors():
     df = _df()
     with pytest.raises(stats.BaselineNotFoundError, match="'bml' not found.*docker"):

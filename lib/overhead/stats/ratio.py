@@ -422,8 +422,16 @@ def overhead(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str]
                    fieller_low=fie.low, fieller_high=fie.high, fieller_kind=fie.kind)
         if math.isnan(boot.ratio) and not math.isnan(fie.ratio):
             rec.update(ratio=fie.ratio, pct=fie.pct)
+        point = None
+        if (math.isnan(rec["ratio"]) and np.isfinite(x).all() and np.isfinite(y).all()
+                and rec["mean_baseline"] != 0):
+            # one trial on a side: the ratio of the two means is still what was measured; only
+            # its interval cannot be had (both intervals above stay NaN with their reasons)
+            ratio = rec["mean"] / rec["mean_baseline"]
+            rec.update(ratio=ratio, pct=100.0 * (ratio - 1.0))
+            point = f"point ratio of means only (n={x.size}, n_baseline={y.size}): no interval"
         rec["reason"] = join_reasons(boot.reason and f"bootstrap: {boot.reason}",
-                                     fie.reason and f"Fieller: {fie.reason}")
+                                     fie.reason and f"Fieller: {fie.reason}", point)
         records.append(rec)
     columns = [*keys, "baseline", "n", "n_baseline", "mean", "mean_baseline", "ratio", "pct",
                "ratio_low", "ratio_high", "pct_low", "pct_high", "ci_method", "fieller_low",
