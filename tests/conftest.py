@@ -205,10 +205,11 @@ def nuttcp_server(ctl_port: int):
     return serving(["nuttcp", "-S", "--nofork", f"-P{ctl_port}"], ctl_port)
 
 
-def redis_server(port: int, workdir):
-    """A throw-away redis-server on 127.0.0.1:port: no persistence, files in workdir."""
+def redis_server(port: int, workdir, *extra: str):
+    """A throw-away redis-server on 127.0.0.1:port: no persistence, files in workdir; ``extra``
+    options follow (``--maxmemory 1``)."""
     return serving(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no"], port,
+                    "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no", *extra], port,
                    stop=["redis-cli", "-p", str(port), "shutdown", "nosave"])
 
 

@@ -128,3 +128,93 @@ def test_a_comparison_shows_the_failed_environment(tree, tmp_path):
                              aggfunc="first")
     assert (table["docker"] == "failed").all() and (table["native"] == "done").all()
     assert sorted(table.index) == sorted(CASES)
+
+
+#: tool -> (an output whose run failed after complete results, the line that shows the failure,
+#: what it says, the results kept (p_test or metric values)); each made here for real (READMEs)
+CUT_SHORT = {
+    # PING_INLINE finished (:81 "throughput summary: 45934.77 requests per second"); the
+    # server was killed during SET: :85 "...\rError: Connection reset by peer"
+    "redis-benchmark": ("killed_after_ping.txt", 85,
+                        "redis-benchmark printed 'Error: Connection reset by peer'; the tests "
+                        "that finished are kept: PING_INLINE", {"PING_INLINE"}),
+    # :2 "    latency  =  8.74 us" (tcp_lat), then :4 "failed to receive port: Connection
+    # reset by peer" (tcp_bw's server killed)
+    "qperf": ("killed_after_first.txt", 4, "failed to receive port: Connection reset by peer; "
+              "the tests before it are kept: tcp_lat", {"tcp_lat"}),
+    # three tests with their PASSED checks, then mpiexec's Ctrl-C and :78 "BAD TERMINATION ..."
+    "hpl": ("hpl23_three_tests_interrupted.out", 78,
+            "HPL stopped after 3 finished tests, which are kept: "
+            "'=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES'", None),
+    # SIGINT 1.6 s into a 5 s run: :148 '"error":	"interrupt - the client has terminated"'
+    "iperf3": ("interrupted.json", 148,
+               "interrupt - the client has terminated; after a summary, which is kept; the "
+               "receiver summary and the remote CPU never came from the server (iperf3 prints "
+               "0): left out", None),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(CUT_SHORT))
+def test_a_run_cut_short_keeps_its_results_and_says_so(tool):
+    name, line, what, tests = CUT_SHORT[tool]
+    path = FIXTURES / tool / name
+    df = parsers.parse_file(tool, path, name=name)
+    assert parsers.cut_short_of(df) == f"{name}:{line}: the run did not finish: {what}"
+    if tests is not None:
+        assert set(df["p_test"]) == tests
+    # no kept row comes from the failure's line or after it
+    assert df["source"].str.rsplit(":", n=1).str[1].astype(int).max() < line
+    # the line named shows the failure (lines end at \n; progress uses \r)
+    shown = path.read_bytes().decode().split("\n")[line - 1]
+    assert ("rror" in shown or "failed" in shown or "TERMINATION" in shown), shown
+    # the command line prints the rows and the failure (exit 0: the rows are results)
+    r = subprocess.run([sys.executable, "-m", "overhead.cli", "parse", tool, str(path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == len(df)
+    assert r.stderr.strip() == (f"{path}:{line}: the run did not finish: {what} (the rows before "
+                                "it follow)")
+    # a finished run of the same tool says nothing of the kind
+    good = {"redis-benchmark": "default_set_get_c50.txt", "qperf": "lat_bw_v.txt",
+            "hpl": "hpl21_asc_report.out", "iperf3": "tcp.json"}[tool]
+    assert parsers.cut_short_of(parsers.parse_file(tool, FIXTURES / tool / good)) is None
+
+
+def test_an_error_reply_printed_before_the_report_still_cuts_the_run_short():
+    # redis-benchmark against a server with maxmemory 1: PING_INLINE finishes, SET's first
+    # reply is an OOM error, redis-benchmark exits 1. Standard error is unbuffered, so the error
+    # (after the last \r of line 1) comes before the buffered PING_INLINE report (lines 2-44).
+    path = FIXTURES / "redis-benchmark" / "oom_set.txt"
+    df = parsers.parse_file("redis-benchmark", path, name="oom_set.txt")
+    assert set(df["p_test"]) == {"PING_INLINE"}
+    # :41 "  throughput summary: 11976.05 requests per second"
+    assert df.loc[df["metric"] == "throughput", "value"].tolist() == [11976.05]
+    assert parsers.cut_short_of(df) == (
+        "oom_set.txt:1: the run did not finish: redis-benchmark printed \"Error from server: OOM "
+        "command not allowed when used memory > 'maxmemory'.\"; the tests that finished are "
+        "kept: PING_INLINE")
+
+
+def test_ingest_records_runs_cut_short_as_partial(tmp_path):
+    root = tmp_path / "raw"
+    for tool, (name, *_rest) in CUT_SHORT.items():
+        (root / "docker" / tool).mkdir(parents=True)
+        shutil.copy(FIXTURES / tool / name, root / "docker" / tool / name)
+    rules = RuleSet(campaign="cut", rules=tuple(
+        Rule(f"*/{tool}/*", tool, f"{tool} output", benchmark=tool, context=_context)
+        for tool in CUT_SHORT))
+    out = tmp_path / "tidy"
+    result = ingest(root, out, rules, workers=1)
+    prov = pd.read_parquet(out / "provenance.parquet").set_index("source_file")
+    rows = pd.read_parquet(out / "measurements.parquet")
+    for tool, (name, line, what, _) in CUT_SHORT.items():
+        rel = f"docker/{tool}/{name}"
+        assert prov.loc[rel, "status"] == "partial"
+        assert prov.loc[rel, "failure"] == f"{rel}:{line}: the run did not finish: {what}"
+        kept = rows[rows["run_id"] == run_id(rel, "cut")]
+        assert len(kept) == len(parsers.parse_file(tool, FIXTURES / tool / name))
+    assert not result.failed and sorted(result.partial) == sorted(
+        f"docker/{t}/{c[0]}" for t, c in CUT_SHORT.items())
+    assert "PARTIAL 4 runs" in result.describe()
+    again = ingest(root, out, rules, workers=1)
+    assert again.unchanged and again.partial == result.partial

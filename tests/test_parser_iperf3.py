@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from overhead.cli import app
-from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, cut_short_of, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
 
 TOOL = "iperf3"
@@ -17,7 +17,8 @@ GBIT = 1e9 / 8  # bytes/s per Gbit/s: iperf3's bit rates are 1000-based
 
 GOOD = ["tcp.txt", "tcp.json", "reverse.txt", "reverse.json", "parallel2.txt", "parallel2.json",
         "udp.txt", "udp.json", "verbose.txt", "udp_reverse_verbose.txt", "udp_parallel2.txt",
-        "bidir.txt", "bidir.json", "omit.txt", "server_tcp.txt"]
+        "bidir.txt", "bidir.json", "omit.txt", "server_tcp.txt", "interrupted.txt",
+        "interrupted.json"]
 FAILED = {
     # :1 the only line
     "refused.txt": "refused.txt:1: the run did not finish: iperf3: error - unable to connect to "
@@ -329,6 +330,44 @@ def test_failed_run_through_the_cli(fx):
     assert result.exit_code == 2
     assert ("killed.txt:7: the run did not finish: iperf3: error - unable to write to stream "
             "socket: Connection reset by peer") in result.output
+
+
+@pytest.mark.parametrize("name,line,sender,seconds,extra", [
+    # :1 "iperf3: interrupt - the client has terminated" (stderr, first), :9 "[  5]   0.00-1.64
+    # sec  3.21 GBytes  16.8 Gbits/sec    3             sender", :10 "... 0.00 Bytes  0.00
+    # bits/sec                  receiver"
+    ("interrupted.txt", 1, 3.21 * GB, 1.64, ""),
+    # :101 "bytes": 4501667904 over :100 "seconds": 1.604375; :116 "bytes": 0 (receiver);
+    # :142 "remote_total": 0; :148 '"error":	"interrupt - the client has terminated"'
+    ("interrupted.json", 148, 4501667904, 1.604375, " and the remote CPU"),
+])
+def test_an_interrupted_client_keeps_its_summary_and_says_it_was_cut_short(
+        fx, name, line, sender, seconds, extra):
+    df = parsed(fx, name)
+    error = "iperf3: interrupt" if name.endswith(".txt") else "interrupt"
+    assert cut_short_of(df) == (
+        f"{name}:{line}: the run did not finish: {error} - the client has terminated; after a "
+        f"summary, which is kept; the receiver summary{extra} never came from the server "
+        "(iperf3 prints 0): left out")
+    s = summary(df, "sender")
+    assert s["transferred_bytes"] == pytest.approx(sender)
+    assert s["goodput"] == pytest.approx(sender / seconds, rel=0.01)  # 16.8 Gbit/s in the text
+    # the zeros the server never sent are not measurements: no receiver summary, no remote CPU
+    summ = df[df.p_time.isna()]
+    assert "receiver" not in set(summ.p_side.dropna())
+    assert not df.metric.str.startswith("cpu_util_remote").any()
+    # the intervals are all kept ("0.00-1.00" and "1.00-1.64" / "1.604375")
+    assert df.p_time.dropna().nunique() == 2
+    for finished in ("tcp.txt", "tcp.json", "udp.json"):
+        assert cut_short_of(parsed(fx, finished)) is None
+
+
+def test_an_interrupted_client_through_the_cli(fx):
+    result = CliRunner().invoke(app, ["parse", "auto", str(fx / "interrupted.json")])
+    assert result.exit_code == 0
+    assert "interrupted.json:148: the run did not finish: interrupt - the client has terminated" \
+        in result.stderr
+    assert "goodput" in result.stdout
 
 
 def test_a_cut_run_keeps_its_intervals(fx):

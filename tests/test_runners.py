@@ -370,6 +370,27 @@ def test_redis_benchmark_records_the_pipeline_the_output_omits(tmp_path, fmt):
         assert value(df, "throughput", p_test=test) > 1e3
 
 
+@pytest.mark.tool
+@needs("redis-server", "redis-benchmark", "redis-cli")
+def test_a_redis_run_cut_short_by_an_error_reply_is_a_failed_trial_that_says_why(tmp_path):
+    # maxmemory 1 with noeviction: PING_INLINE finishes, SET's first reply is "OOM command not
+    # allowed", redis-benchmark exits 1. The runner keeps standard error apart, so the output
+    # alone looks finished (PING_INLINE's report); the exit status and stderr say otherwise:
+    # the trial is failed (a campaign retries it), and says why
+    port = free_port()
+    with redis_server(port, tmp_path, "--maxmemory", "1", "--maxmemory-policy", "noeviction"):
+        proc = run("redis-benchmark", tmp_path / "t", port=port, clients=2, requests=2000,
+                   tests="ping_inline,set")
+    assert proc.returncode == 1
+    trial = runners.read_trial(tmp_path / "t")
+    assert not trial.ok and trial.exit_status == 1 and trial.measurements is None
+    oom = "Error from server: OOM command not allowed when used memory > 'maxmemory'."
+    assert trial.stderr.strip().splitlines()[-1] == oom
+    result = CliRunner().invoke(app, ["read-trial", str(tmp_path / "t")])
+    assert result.exit_code == 1
+    assert f"redis-benchmark exited with status 1: {oom}" in result.stderr
+
+
 def test_cli_read_trial_prints_rows(tmp_path):
     if shutil.which("hyperfine") is None:
         pytest.skip("hyperfine is not installed")

@@ -85,7 +85,11 @@ def parse_cmd(
     tool: Annotated[str, typer.Argument(help="Tool name, or 'auto' to detect it from the content.")],
     files: Annotated[list[Path], typer.Argument(help="Raw output files.", exists=False)],
 ) -> None:
-    """Parse raw tool output and print one JSON object per tidy row."""
+    """Parse raw tool output and print one JSON object per tidy row.
+
+    A run that failed after some results were complete (a server that died during a later
+    test) prints those rows, and the failure on stderr; a run with no result exits 2.
+    """
     from overhead import parsers
 
     if tool != "auto":
@@ -103,6 +107,10 @@ def parse_cmd(
             if exc.path == "<input>":
                 exc.path = str(path)
             raise
+        cut = parsers.cut_short_of(df)
+        if cut:
+            # the complete part of a run that then failed: its rows, and the failure on stderr
+            typer.echo(f"{cut} (the rows before it follow)", err=True)
         _write_rows(df, out)
 
 
@@ -144,6 +152,8 @@ def read_trial_cmd(
             if trial.failure:
                 typer.echo(trial.failure, err=True)
             continue
+        if trial.cut_short:
+            typer.echo(f"{trial.cut_short} (the rows before it follow)", err=True)
         _write_rows(trial.measurements, sys.stdout)
     if failed:
         raise typer.Exit(1)

@@ -143,6 +143,9 @@ class IngestResult:
     phases: dict[str, float] = field(default_factory=dict)  # seconds per phase (see make bench)
     #: file -> what its output shows of a run that failed (provenance status "failed")
     failed: dict[str, str] = field(default_factory=dict)
+    #: file -> what its output shows of a run that failed after results that are kept
+    #: (provenance status "partial", see overhead.parsers.cut_short_of)
+    partial: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         """Return a short human report."""
@@ -159,6 +162,9 @@ class IngestResult:
         if self.failed:
             lines.append(f"  FAILED {len(self.failed)} runs (no result; status failed in "
                          "provenance): " + "; ".join(list(self.failed.values())[:3]))
+        if self.partial:
+            lines.append(f"  PARTIAL {len(self.partial)} runs (results kept, then the run failed; "
+                         "status partial in provenance): " + "; ".join(list(self.partial.values())[:3]))
         if self.unmapped:
             lines.append(f"  UNMAPPED {len(self.unmapped)} files (no rule): " + ", ".join(self.unmapped[:5]))
         return "\n".join(lines)
@@ -166,7 +172,8 @@ class IngestResult:
     def to_json(self) -> dict:
         """Return the serializable part, stored in the manifest."""
         return {"rows": self.rows, "monitor_rows": self.monitor_rows, "runs": self.runs, "files": self.files, "skipped": self.skipped,
-                "dropped": self.dropped, "unmapped": self.unmapped, "failed": self.failed}
+                "dropped": self.dropped, "unmapped": self.unmapped, "failed": self.failed,
+                "partial": self.partial}
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -418,7 +425,9 @@ def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: Rule
         For the campaign and the environment's facts.
     failure : str, optional
         What the output shows of a run that did not finish (its RunFailed message): the
-        file's one run then has status ``failed``.
+        file's one run then has status ``failed``; with rows (the complete part of a run cut
+        short, :func:`overhead.parsers.cut_short_of`), the file's last run has status
+        ``partial``.
     """
     from overhead.schema import PROVENANCE_COLUMNS
 
@@ -428,7 +437,7 @@ def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: Rule
     facts.update({k: v for k, v in ctx.extras.items() if k in PROVENANCE_COLUMNS})
     ids = _run_ids(df, rel, campaign)
     groups = [(run_id(rel, campaign), df)] if ids is None else [(r, df[(ids == r).to_numpy()]) for r in ids.unique()]
-    for run, g in groups:
+    for i, (run, g) in enumerate(groups):
 
         def first(col, g=g):
             if col not in g or not g[col].notna().any():
@@ -448,9 +457,16 @@ def _provenance(df, rel: str, sha: str, rule: Rule, ctx: _Context, ruleset: Rule
             "command_line": f"numactl {numa}" if numa else None,
             "notes": "; ".join(notes),
             **facts,  # governor, accelerator, ... (schema.conform orders the columns)
-            "status": "failed" if failure else "done", "failure": failure,
+            **_status(g, failure if i == len(groups) - 1 else None),
         })
     return rows
+
+
+def _status(rows, failure: str | None) -> dict:
+    """Return a run's provenance status: done, partial (rows, then a failure) or failed (no rows)."""
+    if not failure:
+        return {"status": "done", "failure": None}
+    return {"status": "partial" if len(rows) else "failed", "failure": failure}
 
 
 def monitor_part(rel: str) -> str:
@@ -486,10 +502,11 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
                                     failure=str(exc)))
             spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + time.perf_counter() - t0
             continue
+        cut = parsers.cut_short_of(df)
         df, n_dropped = _keep(df, rule)
         t1 = time.perf_counter()
         spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + t1 - t0
-        prov.extend(_provenance(df, rel, hashes[rel], rule, ctx, ruleset))
+        prov.extend(_provenance(df, rel, hashes[rel], rule, ctx, ruleset, failure=cut))
         if n_dropped:
             dropped[rel] = n_dropped
         if rule.tool in MONITOR_TOOLS:
@@ -634,7 +651,8 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
             r = manifest["result"]
             return IngestResult(out, r["rows"], r["runs"], r["files"], r["skipped"], r["dropped"],
                                 r["unmapped"], monitor_rows=r["monitor_rows"], unchanged=True,
-                                seconds=time.perf_counter() - started, failed=r.get("failed", {}))
+                                seconds=time.perf_counter() - started, failed=r.get("failed", {}),
+                                partial=r.get("partial", {}))
 
     # New parts go to a fresh folder that replaces the old one only when everything parsed.
     staging = Path(tempfile.mkdtemp(prefix=".monitor.", dir=out))
@@ -701,9 +719,11 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
     monitor_rows = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
     outputs = {name: _stamp(out / name) for name in TABLES}
     outputs.update({f"{MONITOR}/{p.name}": _stamp(p) for p in parts})
-    failed = {row["source_file"]: row["failure"] for row in prov if row.get("status") == "failed"}
+    failed, partial = ({row["source_file"]: row["failure"] for row in prov if row.get("status") == s}
+                       for s in ("failed", "partial"))
     result = IngestResult(out, measurements.num_rows, provenance["run_id"].nunique(), files, skipped,
-                          dropped, unmapped, monitor_rows=monitor_rows, failed=failed)
+                          dropped, unmapped, monitor_rows=monitor_rows, failed=failed,
+                          partial=partial)
     _write_json(manifest_path, {"root": str(root.resolve()), "code": chash, "inputs": hashes,
                                 "outputs": outputs, "result": result.to_json()})
     phases["combine and write tables"] = time.perf_counter() - t

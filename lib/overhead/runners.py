@@ -221,6 +221,10 @@ class Trial:
         :class:`~overhead.errors.RunFailed` message, ``path:line: the run did not finish:
         ...``), whether the tool exited non-zero or not; None when the run gave results or
         its output says nothing about the failure.
+    cut_short : str or None
+        For a trial that exited 0 with results followed by a failure in its output (a
+        redis-benchmark whose server went away after its first tests): what the output shows
+        (:func:`overhead.parsers.cut_short_of`); its rows are kept in ``measurements``.
     """
 
     path: Path
@@ -230,6 +234,7 @@ class Trial:
     measurements: object = None  # pandas DataFrame of tidy rows; None for a failed trial
     provenance: dict = field(default_factory=dict)
     failure: str | None = None
+    cut_short: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -301,7 +306,8 @@ def read_trial(path: str | Path) -> Trial:
         # the output may still say why (iperf3's "unable to connect"): that message is the
         # failure's description; an output the parser cannot read adds nothing to the status
         try:
-            parsers.parse_file(meta["parser"], output)
+            # results and then a failure (an interrupted iperf3 client): the failure says why
+            trial.failure = parsers.cut_short_of(parsers.parse_file(meta["parser"], output))
         except parsers.RunFailed as exc:
             trial.failure = str(exc)
         except (ParseError, OSError):
@@ -313,6 +319,7 @@ def read_trial(path: str | Path) -> Trial:
         # exit status 0 but no result (fio's jobs that hit a full disk): a failed trial too
         trial.failure = str(exc)
         return trial
+    trial.cut_short = parsers.cut_short_of(df)
     import pandas as pd
 
     if df["tool_version"].isna().any():

@@ -15,6 +15,9 @@ campaign's context (campaign, run_id = ``<campaign>/<environment>/<benchmark>/<t
 trial = the round, benchmark, environment, variant, host, warmup), its provenance record is
 joined with the environment's facts. A trial whose output does not parse is recorded in
 trials.parquet (status ``unparsed``, the error naming file and line) and the others go on.
+A trial whose tool exited 0 but whose output shows no result is ``failed`` (its cause quotes
+the output); one whose output holds results and then a failure keeps its rows, with the
+failure as its cause and provenance status ``partial``.
 Failed trials that left no directory come from the manifest's last record of each trial.
 
 Incremental: ``ingest-state.json`` maps each ingested trial directory to a stamp (size,
@@ -589,6 +592,12 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict):
         prov["status"] = "done"
         record["status"] = "done"
         record["rows"] = len(trial.measurements)
+        if trial.cut_short:
+            # results, then a failure the tool exited 0 after: the trial is done and its rows
+            # are kept; its cause and the run's provenance say that the run was cut short
+            record["cause"] = trial.cut_short
+            prov["status"] = "partial"
+            prov["failure"] = trial.cut_short
         return record, trial.measurements, prov
     record["status"] = "failed"
     record["rows"] = 0

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 
 from overhead.errors import OverheadError
-from overhead.parsers._common import ParseError, RunFailed
+from overhead.parsers._common import ParseError, RunFailed, cut_short_of
 
 #: TOOL name -> module that parses its output.
 PARSERS: dict[str, str] = {
@@ -108,7 +108,9 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
     Returns
     -------
     pandas.DataFrame
-        Conformed tidy rows.
+        Conformed tidy rows. When the run failed after some results were complete (a server
+        that died during a later test), those rows are returned and :func:`cut_short_of` gives
+        the failure's message.
 
     Raises
     ------
@@ -219,5 +221,5 @@ def detect(text: str) -> str:
     return winners[0]
 
 
-__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "detect", "module", "parse_file",
-           "parse_text"]
+__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short_of", "detect", "module",
+           "parse_file", "parse_text"]

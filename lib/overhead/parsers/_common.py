@@ -30,8 +30,38 @@ from overhead.schema import MEASUREMENT_COLUMNS, PARSER_REQUIRED, SchemaError, c
 
 __all__ = [
     "BINARY_PREFIXES", "DECIMAL_PREFIXES", "JSON_DECODER", "JsonNumber", "ParseError", "Rows", "RunFailed",
-    "integer", "json_line_map", "number", "numbered", "percent", "si_number", "size_bytes",
+    "CUT_SHORT", "cut_short", "cut_short_of", "integer", "json_line_map", "number", "numbered",
+    "percent", "si_number", "size_bytes",
 ]
+
+#: The ``DataFrame.attrs`` key under which a parser leaves what a file shows of a run that
+#: failed after some of its results were complete (see :func:`cut_short`).
+CUT_SHORT = "cut_short"
+
+
+def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.DataFrame:
+    """Mark a parser's rows as the complete part of a run that then failed.
+
+    A redis-benchmark whose server died during its second test, an HPL run interrupted after
+    two of its tests, a qperf whose second test lost its server: the tests that finished are
+    real results and are kept, but the run did not finish, and that must not vanish either.
+    The rows carry :class:`RunFailed`'s message (``path:line: the run did not finish: what``)
+    in ``df.attrs``; ingest records the run as ``partial`` with it, the command line prints it.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The rows of the complete part (returned, marked).
+    path, line, what
+        As for :class:`RunFailed`: the file, the line that shows the failure, what it shows.
+    """
+    df.attrs[CUT_SHORT] = str(RunFailed(path, line, what))
+    return df
+
+
+def cut_short_of(df: pd.DataFrame) -> str | None:
+    """Return what a parser's rows say of a run cut short after them (None: it finished)."""
+    return df.attrs.get(CUT_SHORT)
 
 
 def numbered(text: str) -> Iterator[tuple[int, str]]:

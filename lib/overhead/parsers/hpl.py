@@ -45,7 +45,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "hpl"
 BENCHMARK = "hpl"
@@ -196,7 +204,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if error is not None:
             raise RunFailed(path, error[0], f"HPL stopped before any test finished: {error[1]!r}")
         raise RunFailed(path, None, "no HPL test finished (no result line with its residual check)")
-    return rows.frame()
+    df = rows.frame()
+    if error is not None:
+        n = df.loc[df["metric"] == "flop_rate"].shape[0]
+        return cut_short(df, path, error[0], f"HPL stopped after {n} finished test"
+                                             f"{'' if n == 1 else 's'}, which are kept: {error[1]!r}")
+    return df
 
 
 def _hpcc_line(text: str) -> int | None:

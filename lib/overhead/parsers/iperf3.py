@@ -106,6 +106,7 @@ from overhead.parsers._common import (
     ParseError,
     Rows,
     RunFailed,
+    cut_short,
     number,
     numbered,
 )
@@ -313,6 +314,8 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         raise RunFailed(path, error[0], error[1] + (
             f"; no summary, {got} interval line{'s' if got != 1 else ''} before it" if got else ""))
     rows.fill("tool_version", version)
+    if error is not None:
+        return _interrupted(rows.frame(), path, error)
     return rows.frame()
 
 
@@ -564,7 +567,37 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
         got = f"; no summary, {intervals} interval{'s' if intervals != 1 else ''} before it"
         raise RunFailed(path, failure[0], failure[1] + (got if intervals else ""))
     rows.fill("tool_version", version)
+    if failure is not None:
+        return _interrupted(rows.frame(), path, failure)
     return rows.frame()
+
+
+def _interrupted(df: pd.DataFrame, path: str, error: tuple[int, str]) -> pd.DataFrame:
+    """Keep a summary printed before an error ("interrupt - the client has terminated").
+
+    An interrupted client prints its own side's summary, but the server never sent its side:
+    iperf3 prints 0 bytes and 0 bits/s for that side's summary and 0% for the remote CPU. Those
+    zeros are not measurements, so they are left out (never a missing value turned into 0);
+    the rest is kept and marked as cut short (:func:`~overhead.parsers._common.cut_short`).
+    """
+    summary = df["p_time"].isna() & df["p_side"].notna()
+    moved = df.loc[summary & (df["metric"] == "transferred_bytes")].groupby(
+        ["p_side", "p_stream"], dropna=False, observed=True)["value"].sum()
+    sides = moved.groupby(level="p_side", observed=True).sum()
+    empty = [str(side) for side, total in sides.items() if total == 0] if (sides > 0).any() else []
+    drop = summary & df["p_side"].isin(empty)
+    remote = df["metric"].astype(str).str.startswith("cpu_util_remote")
+    if remote.any() and (df.loc[remote, "value"] == 0).all():
+        drop |= remote
+    left = []
+    if empty:
+        left.append(f"the {' and '.join(empty)} summary")
+    if (drop & remote).any():
+        left.append("the remote CPU")
+    note = (f"; {' and '.join(left)} never came from the server (iperf3 prints 0): left out"
+            if left else "")
+    df = df.loc[~drop].reset_index(drop=True)
+    return cut_short(df, path, error[0], f"{error[1]}; after a summary, which is kept{note}")
 
 
 def _json_run(rows: Rows, d: _Doc) -> bool:

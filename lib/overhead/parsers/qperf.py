@@ -70,7 +70,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, number, numbered
 
 TOOL = "qperf"
 BENCHMARK = "qperf"
@@ -292,4 +292,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             raise ParseError(path, 1, "not qperf output: no qperf test's name such as 'tcp_lat:'")
         names = ", ".join(dict.fromkeys(f"'{b.test}:'" for b in blocks))
         raise RunFailed(path, None, f"qperf printed {names} and no result")
-    return rows.frame()
+    df = rows.frame()
+    if failure is not None:
+        done = ", ".join(dict.fromkeys(df["p_test"].astype(str)))
+        return cut_short(df, path, failure[0], f"{failure[1]}; the tests before it are kept: {done}")
+    return df

@@ -57,9 +57,12 @@ streams, as a terminal shows them): ``Could not connect to Redis at 127.0.0.1:P:
 refused`` (no server; redis 7 then prints ``WARNING: Could not fetch server CONFIG`` and waits
 for ever), or ``Error: Server closed the connection`` / ``Error: Connection reset by peer``
 (the server went away during a test; with ``--csv`` the error comes before the header, standard
-output being buffered). A text with such an error and no complete test raises
+output being buffered), or ``Error from server: OOM command not allowed ...`` (an error reply:
+redis-benchmark exits 1 at once; standard output being buffered, it may come before the report
+of the tests that finished). A text with such an error and no complete test raises
 :class:`~overhead.parsers._common.RunFailed` naming the error's line; one with complete tests
-before the error keeps their rows (the test in progress when the server went away gives none).
+keeps their rows (the test in progress when the run failed gives none), marked as cut short
+(:func:`~overhead.parsers._common.cut_short`) with the error.
 
 Parameters: ``p_test`` (the test title exactly as printed, e.g. ``LRANGE_100 (first 100
 elements)``), ``p_command`` (the Redis command it issues: the title's first word, upper case,
@@ -93,7 +96,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short
 from overhead.parsers._datestamp import started_at
 
 TOOL = "redis-benchmark"
@@ -138,7 +141,7 @@ _CSV_HEADER = re.compile(r'^"test","rps"(?:,"[a-z0-9_]+")*\s*$')
 _OLD_CSV = re.compile(r'^"([^"]+)","([^"]*)"\s*$')
 _OLD_CSV_DETECT = re.compile(r'^"[A-Z][A-Z0-9_]*(?: \([^"]*\))?","\d+(?:\.\d+)?"$')
 # the tool's own errors (on standard error): no server, or the server went away
-_ERROR = re.compile(r"^(?:Could not connect to Redis at \S+: .+|Error: .+)$")
+_ERROR = re.compile(r"^(?:Could not connect to Redis at \S+: .+|Error: .+|Error from server: .+)$")
 _PROGRESS = re.compile(r"(?:^|\r)[^\r\n:]+: rps=\S+ \(overall: \S+\) avg_msec=")
 _RUN = re.compile(r"^\[DBG\] Run #(\d+): Connections (\d+)\.\s*$")
 _DBG_DATE = re.compile(r"^\[DBG\] (?:Start: |End: )?(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \w+ \d{4})\s*$")
@@ -502,4 +505,14 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         raise ParseError(path, 1, "not redis-benchmark output (expected '====== TEST ======' "
                                   "blocks ending in 'N requests per second' or a latency summary, "
                                   "a --csv table, or -q lines)")
-    return p.rows.frame()
+    df = p.rows.frame()
+    if p.error is not None or p.block is not None:
+        done = ", ".join(dict.fromkeys(df["p_test"].astype(str)))
+        during = f" during the {p.block['test']!r} test (line {p.block['line']})" if p.block else ""
+        if p.error is not None:
+            return cut_short(df, path, p.error[0], f"redis-benchmark printed {p.error[1]!r}"
+                                                   f"{during}; the tests that finished are kept: {done}")
+        return cut_short(df, path, None, f"the {p.block['test']!r} test that starts at line "
+                                         f"{p.block['line']} never finished; the tests that finished "
+                                         f"are kept: {done}")
+    return df
