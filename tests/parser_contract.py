@@ -36,6 +36,12 @@ def check_rows(df: pd.DataFrame, path: str) -> None:
 _KEYS = ["source", "metric", "value", "p_percentile", "p_kernel", "p_test", "p_direction", "p_job", "p_le"]
 
 
+def with_line(lines: list[str], n: int, text: str) -> str:
+    """Return the whole text of ``lines`` (kept ends) with line ``n`` (1-based) replaced by
+    ``text``: a genuine output with one field broken, for "the error names line n" tests."""
+    return "".join([*lines[:n - 1], text, *lines[n:]])
+
+
 def _keys(df: pd.DataFrame) -> set[tuple]:
     """Identify rows by where they were read and what they say (fixed width, NA-safe)."""
     k = df.reindex(columns=_KEYS).astype(object)

@@ -10,7 +10,7 @@ import pytest
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text, read_text
 from overhead.parsers.dstat import _delay
-from parser_contract import check_all_prefixes, check_rows, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, check_rows, hypothesis_random_bytes, with_line
 
 MYSQL = "mysql/results"
 BML = f"{MYSQL}/performance-governor/bml/dstat-run-2000000-bml.csv"
@@ -343,10 +343,10 @@ def test_terminal_capture_with_colours_and_repeated_headers(fixtures):
 def test_text_errors_name_the_line(fixtures):
     lines = (fixtures / "dstat/dstat-tcdngy.txt").read_text().splitlines(keepends=True)
     assert lines[5].startswith("24-11 19:27:53|  2   8  80  10")
-    bad = "".join(lines[:5]) + lines[5].replace(" 192M", " 19xM", 1) + "".join(lines[6:])
+    bad = with_line(lines, 6, lines[5].replace(" 192M", " 19xM", 1))
     with pytest.raises(ParseError, match=r"^x\.txt:6: dsk/total/read: expected a dstat figure, found '19xM'$"):
         parse_text("dstat", bad, "x.txt")
-    short = "".join(lines[:4]) + lines[4][:40] + "\n" + "".join(lines[5:])
+    short = with_line(lines, 5, lines[4][:40] + "\n")
     with pytest.raises(ParseError, match=r"^x\.txt:5: dstat text line does not fit its header"):
         parse_text("dstat", short, "x.txt")
     unit = "".join(lines[:6]) + lines[6].replace("  2   2  88", " 2k   2  88", 1)
@@ -361,7 +361,7 @@ def test_csv_error_names_a_deep_line(fixtures):
     text = (fixtures / "dstat/dstat-both.csv").read_text()
     lines = text.splitlines(keepends=True)
     assert lines[12].startswith("24-11 19:28:00,11.168,")
-    bad = "".join(lines[:12]) + lines[12].replace("2296,", "22x6,", 1) + "".join(lines[13:])
+    bad = with_line(lines, 13, lines[12].replace("2296,", "22x6,", 1))
     with pytest.raises(ParseError, match=r"^b\.csv:13: system/int: expected a number, found '22x6'$"):
         parse_text("dstat", bad, "b.csv")
 

@@ -19,7 +19,13 @@ import pytest
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from overhead.parsers.fio import latency_bins
-from parser_contract import check_all_prefixes, check_rows, hypothesis_random_bytes, parse_prefix
+from parser_contract import (
+    check_all_prefixes,
+    check_rows,
+    hypothesis_random_bytes,
+    parse_prefix,
+    with_line,
+)
 
 LOGS = {"Native": "linux.log", "Docker": "docker.log", "KVM": "vm.log"}
 JOBS = ["sequential-fill", "seq-read-1", "seq-read-2", "random-write-16", "random-write-16x8",
@@ -454,8 +460,7 @@ def _corrupt(text: str, lineno: int, old: str, new: str) -> str:
     """Replace ``old`` by ``new`` on line ``lineno`` (1-based) of ``text``, checking it is there."""
     lines = text.splitlines(keepends=True)
     assert old in lines[lineno - 1], lines[lineno - 1]
-    lines[lineno - 1] = lines[lineno - 1].replace(old, new)
-    return "".join(lines)
+    return with_line(lines, lineno, lines[lineno - 1].replace(old, new))
 
 
 def test_bad_json_value_names_its_own_line(fixtures):

@@ -10,7 +10,7 @@ import pytest
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text, read_text
 from overhead.parsers import hpcc as hpcc_parser
 from overhead.parsers import hpl as hpl_parser
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 TOOL = "hpl"
 FILES = ["hpl21_asc_report.out", "hpl22_lbnl_progress_timing.out", "hpl23_three_tests_interrupted.out"]
@@ -85,18 +85,14 @@ def test_result_line_cut_before_its_check_gives_no_row(fx):
 
 def test_errors_name_the_line(fx):
     lines = read_text(fx / "hpl21_asc_report.out").splitlines(keepends=True)
-    bad = lines.copy()
-    bad[46] = "WC23C2C4       35000   256     1     1              16.66            1.7l587e+03\n"
     with pytest.raises(ParseError, match=r"^b\.out:47: Gflops: expected a number, found '1\.7l587e\+03'"):
-        parse_text(TOOL, "".join(bad), "b.out")
-    bad = lines.copy()
-    bad[46] = "WC23C2C4       35000   256     1\n"  # a result line cut short
+        parse_text(TOOL, with_line(lines, 47, "WC23C2C4       35000   256     1     1              "
+                                              "16.66            1.7l587e+03\n"), "b.out")
+    # a result line cut short
     with pytest.raises(ParseError, match=r"^b\.out:47: malformed HPL result line"):
-        parse_text(TOOL, "".join(bad), "b.out")
-    bad = lines.copy()
-    bad[52] = bad[52].replace("0.0041314", "0.00413.14")
+        parse_text(TOOL, with_line(lines, 47, "WC23C2C4       35000   256     1\n"), "b.out")
     with pytest.raises(ParseError, match=r"^b\.out:53: HPL scaled residual: expected a number"):
-        parse_text(TOOL, "".join(bad), "b.out")
+        parse_text(TOOL, with_line(lines, 53, lines[52].replace("0.0041314", "0.00413.14")), "b.out")
     with pytest.raises(ParseError, match=r"^n\.out:1: not HPL output"):
         parse_text(TOOL, "Copy: 1 2 3 4\n", "n.out")
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 TOOL = "iostat"
 KIB = 1024
@@ -191,16 +191,16 @@ def test_errors_name_the_line(d):
     lines = (d / "iostat_x_1_3.txt").read_text().splitlines(keepends=True)
     # a corrupted value on line 25 (the third report's loop0 line)
     assert lines[24].startswith("loop0         1508.00")
-    bad = "".join(lines[:24]) + lines[24].replace("4.00", "4.0O", 1) + "".join(lines[25:])
+    bad = with_line(lines, 25, lines[24].replace("4.00", "4.0O", 1))
     with pytest.raises(ParseError, match=r"^x\.txt:25: rareq-sz: expected a number, found '4\.0O'$"):
         parse_text(TOOL, bad, "x.txt")
-    short = "".join(lines[:15]) + "loop0 1.0 2.0\n" + "".join(lines[16:])
+    short = with_line(lines, 16, "loop0 1.0 2.0\n")
     with pytest.raises(ParseError, match=r"^x\.txt:16: expected a device and 22 values .*found 3 fields$"):
         parse_text(TOOL, short, "x.txt")
-    cpu = "".join(lines[:12]) + "          61.00    0.00\n" + "".join(lines[13:])
+    cpu = with_line(lines, 13, "          61.00    0.00\n")
     with pytest.raises(ParseError, match=r"^x\.txt:13: expected 6 avg-cpu values"):
         parse_text(TOOL, cpu, "x.txt")
-    stray = "".join(lines[:10]) + "some words\n" + "".join(lines[11:])
+    stray = with_line(lines, 11, "some words\n")
     with pytest.raises(ParseError, match=r"^x\.txt:11: not an iostat report line: 'some words'$"):
         parse_text(TOOL, stray, "x.txt")
     js = (d / "iostat_json_x_1_3.json").read_text()

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from overhead.cli import app
 from overhead.parsers import ParseError, RunFailed, cut_short_of, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix, with_line
 
 TOOL = "iperf3"
 KB, MB, GB = 1024, 1024**2, 1024**3
@@ -382,24 +382,20 @@ def test_a_cut_run_keeps_its_intervals(fx):
 
 def test_errors_name_the_line(fx):
     lines = (fx / "tcp.txt").read_text().splitlines(keepends=True)
-
-    def broken(k, new):
-        return "".join(lines[:k] + [new] + lines[k + 1:])
-
     with pytest.raises(ParseError, match=r"^b:8: bitrate: expected a number, found 'x'$"):
-        parse_text(TOOL, broken(7, "[  5]   0.00-2.00   sec  7.53 GBytes  x Gbits/sec   19  sender\n"), "b")
+        parse_text(TOOL, with_line(lines, 8, "[  5]   0.00-2.00   sec  7.53 GBytes  x Gbits/sec   19  sender\n"), "b")
     with pytest.raises(ParseError, match=r"^b:8: transfer: unknown unit 'QBytes'$"):
-        parse_text(TOOL, broken(7, "[  5]   0.00-2.00   sec  7.53 QBytes  32.3 Gbits/sec   19  sender\n"), "b")
+        parse_text(TOOL, with_line(lines, 8, "[  5]   0.00-2.00   sec  7.53 QBytes  32.3 Gbits/sec   19  sender\n"), "b")
     with pytest.raises(ParseError, match=r"^b:9: unexpected text in iperf3 report line: '7 bogus'$"):
-        parse_text(TOOL, broken(8, "[  5]   0.00-2.00   sec  7.52 GBytes  32.3 Gbits/sec   7 bogus  receiver\n"), "b")
+        parse_text(TOOL, with_line(lines, 9, "[  5]   0.00-2.00   sec  7.52 GBytes  32.3 Gbits/sec   7 bogus  receiver\n"), "b")
     with pytest.raises(ParseError, match=r"^b:5: malformed iperf3 report line"):
-        parse_text(TOOL, broken(4, "[  5]   1.00-2.00   sec  lots\n"), "b")
+        parse_text(TOOL, with_line(lines, 5, "[  5]   1.00-2.00   sec  lots\n"), "b")
     with pytest.raises(ParseError, match=r"^n: no iperf3 output found"):
         parse_text(TOOL, "hello\nworld\n", "n")
     js = (fx / "tcp.json").read_text().splitlines(keepends=True)
-    js[100] = js[100].replace("5696389120", '"many"')  # :101 "bytes": 5696389120
+    # :101 "bytes": 5696389120
     with pytest.raises(ParseError, match=r"^j:101: end\.streams\[0\]\.sender\.bytes: expected a number"):
-        parse_text(TOOL, "".join(js), "j")
+        parse_text(TOOL, with_line(js, 101, js[100].replace("5696389120", '"many"')), "j")
     cut = "".join((fx / "tcp.json").read_text().splitlines(keepends=True)[:60])
     with pytest.raises(ParseError, match=r"^j:\d+: malformed or truncated JSON"):
         parse_text(TOOL, cut, "j")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from overhead.parsers import ParseError, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 
 def flops(df):
@@ -75,20 +75,16 @@ def test_performance_summary_per_block(ibm):
 
 def test_malformed_summary_and_header_lines_name_their_line(ibm):
     lines = (ibm / "linpack/results/vm.log").read_text().splitlines(keepends=True)
-    bad = lines.copy()
-    bad[81] = "45000  45000  1       130.2833\n"  # line 82 without its Maximal
+    # line 82 without its Maximal
     with pytest.raises(ParseError, match=r"^v\.log:82: malformed LINPACK performance summary line"):
-        parse_text("linpack", "".join(bad), "v.log")
-    bad = lines.copy()
-    bad[81] = "45000  45000  1       13O.2833 132.9015\n"  # a letter O for a zero
+        parse_text("linpack", with_line(lines, 82, "45000  45000  1       130.2833\n"), "v.log")
+    # a letter O for a zero
     with pytest.raises(ParseError, match=r"^v\.log:82: Average GFlops: expected a number"):
-        parse_text("linpack", "".join(bad), "v.log")
+        parse_text("linpack", with_line(lines, 82, "45000  45000  1       13O.2833 132.9015\n"), "v.log")
     # line 20 "Number of trials to run                     : 1" cut before its colon
     # (an IndexError before: the header reader assumed the colon)
-    bad = lines.copy()
-    bad[19] = "Number of trials to run      \n"
     with pytest.raises(ParseError, match=r"^v\.log:20: Number of trials to run has no value"):
-        parse_text("linpack", "".join(bad), "v.log")
+        parse_text("linpack", with_line(lines, 20, "Number of trials to run      \n"), "v.log")
 
 
 def test_not_linpack_is_a_parse_error(ibm):

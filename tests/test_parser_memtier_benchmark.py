@@ -8,7 +8,7 @@ import pytest
 from conftest import value
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix, with_line
 
 TOOL = "memtier_benchmark"
 KB = 1024
@@ -164,21 +164,20 @@ def test_failed_runs(fx):
 
 def test_errors_name_the_line(fx):
     lines = (fx / "c5_t2_n2000.txt").read_text().splitlines(keepends=True)
-    bad = lines[:10] + ["Sets         6230.36          ---          ---         0.14x45\n"] + lines[11:]
     with pytest.raises(ParseError, match=r"^b\.txt:11: expected a name and 8 values"):
-        parse_text(TOOL, "".join(bad), "b.txt")
-    bad = lines[:9] + [lines[9].replace("479.46", "479,46")] + lines[10:]  # line 10: "Sets ..."
+        parse_text(TOOL, with_line(
+            lines, 11, "Sets         6230.36          ---          ---         0.14x45\n"), "b.txt")
+    # line 10: "Sets ..."
     with pytest.raises(ParseError, match=r"^b\.txt:10: Sets KB/sec: expected a number"):
-        parse_text(TOOL, "".join(bad), "b.txt")
-    bad = lines[:7] + [lines[7].replace("KB/sec", "GB/min")] + lines[8:]  # line 8: "Type ..."
+        parse_text(TOOL, with_line(lines, 10, lines[9].replace("479.46", "479,46")), "b.txt")
+    # line 8: "Type ..."
     with pytest.raises(ParseError, match=r"^b\.txt:8: unknown column"):
-        parse_text(TOOL, "".join(bad), "b.txt")
-    bad = lines[:30] + ["SET 0.151\n"] + lines[31:]
+        parse_text(TOOL, with_line(lines, 8, lines[7].replace("KB/sec", "GB/min")), "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:31: expected 'TYPE MSEC PERCENT'"):
-        parse_text(TOOL, "".join(bad), "b.txt")
+        parse_text(TOOL, with_line(lines, 31, "SET 0.151\n"), "b.txt")
     js = (fx / "c5_t2_time2_keymax1000.json").read_text().splitlines(keepends=True)
     with pytest.raises(ParseError, match=r"^j\.json:66: 'Ops/sec': expected a number"):
-        parse_text(TOOL, "".join(js[:65] + ['\t\t\t,"Ops/sec": "fast"\n'] + js[66:]), "j.json")
+        parse_text(TOOL, with_line(js, 66, '\t\t\t,"Ops/sec": "fast"\n'), "j.json")
     with pytest.raises(ParseError, match=r"^j\.json:\d+: not valid JSON"):
         parse_text(TOOL, "".join(js[:100]), "j.json")
     with pytest.raises(ParseError, match=r"^n\.txt:1: no memtier_benchmark output found"):

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 TOOL = "mpstat"
 METRICS = ["cpu_usr", "cpu_nice", "cpu_sys", "cpu_iowait", "cpu_irq", "cpu_soft", "cpu_steal",
@@ -106,7 +106,7 @@ def test_midnight_and_12_hour_clock(d):
 
 def test_errors(d):
     lines = (d / "mpstat_1_3.txt").read_text().splitlines(keepends=True)
-    bad = "".join(lines[:4]) + "00:15:02     all   37.31    0.00\n" + "".join(lines[5:])
+    bad = with_line(lines, 5, "00:15:02     all   37.31    0.00\n")
     with pytest.raises(ParseError, match=r"^x\.txt:5: expected CPU and 10 values"):
         parse_text(TOOL, bad, "x.txt")
     typo = "".join(lines[:4]) + lines[4].replace("37.31", "37,31")
@@ -246,17 +246,17 @@ def test_killed_before_the_first_report(d):
 def test_errors_name_the_wrong_line(d):
     lines = (d / "mpstat_P_ALL_1_2.txt").read_text().splitlines(keepends=True)
     assert lines[9].startswith("00:15:05       0   64.00")
-    bad = "".join(lines[:9]) + lines[9].replace("35.00", "35.O0") + "".join(lines[10:])
+    bad = with_line(lines, 10, lines[9].replace("35.00", "35.O0"))
     with pytest.raises(ParseError, match=r"^p\.txt:10: %sys: expected a number, found '35\.O0'$"):
         parse_text(TOOL, bad, "p.txt")
     irq = (d / "mpstat_I_CPU_1_2.txt").read_text().splitlines(keepends=True)
-    bad = "".join(irq[:6]) + irq[6].replace("1.00", "1.0x", 1) + "".join(irq[7:])
+    bad = with_line(irq, 7, irq[6].replace("1.00", "1.0x", 1))
     with pytest.raises(ParseError, match=r"^i\.txt:7: 31/s: expected a number, found '1\.0x'$"):
         parse_text(TOOL, bad, "i.txt")
     js = (d / "mpstat_json_I_ALL_1_2.json").read_text()
     lines = js.splitlines(keepends=True)
     assert '"LOC", "value": 295.00' in lines[74]
-    bad = "".join(lines[:74]) + lines[74].replace("295.00", '"295.00"') + "".join(lines[75:])
+    bad = with_line(lines, 75, lines[74].replace("295.00", '"295.00"'))
     with pytest.raises(ParseError, match=r"^j\.json:75: mpstat JSON: value of LOC \(CPU 1\) is not a number$"):
         parse_text(TOOL, bad, "j.json")
     bad = js.replace('"intr": 11688.00', '"intr": "11688.00"')

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 TOOL = "pg_test_fsync"
 ONE_8K = "Compare file sync methods using one 8kB write"
@@ -109,7 +109,7 @@ def test_label_without_result_at_end_is_dropped_elsewhere_an_error(d):
     df = parse_text(TOOL, cut, "cut.txt")
     assert set(df.p_method) == {"open_datasync"}
     with pytest.raises(ParseError, match=r"^mid\.txt:7: expected '<test>"):
-        parse_text(TOOL, "".join(lines[:6]) + "        fdatasync\n" + "".join(lines[7:]), "mid.txt")
+        parse_text(TOOL, with_line(lines, 7, "        fdatasync\n"), "mid.txt")
 
 
 def test_malformed_rate_names_the_line():

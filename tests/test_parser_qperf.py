@@ -6,7 +6,7 @@ import pytest
 from conftest import value
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 TOOL = "qperf"
 US = 1e-6
@@ -135,22 +135,17 @@ def test_a_test_completed_before_the_server_died_is_kept(fx):
 
 def test_errors_name_the_wrong_line(fx):
     lines = (fx / "lat_bw_v.txt").read_text().splitlines(keepends=True)
-    bad = lines.copy()
-    bad[2] = "    msg_rate       =  71.3 Q/sec\n"  # line 3
     with pytest.raises(ParseError, match=r"^b\.txt:3: msg_rate: unit 'Q/sec' is not one of qperf's"):
-        parse_text(TOOL, "".join(bad), "b.txt")
-    bad = lines.copy()
-    bad[7] = "    bw              =  2.4x GB/sec\n"  # line 8
+        parse_text(TOOL, with_line(lines, 3, "    msg_rate       =  71.3 Q/sec\n"), "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:8: bw: expected a number and a unit"):
-        parse_text(TOOL, "".join(bad), "b.txt")
-    bad = lines.copy()
-    bad[8] = "    msg_rate 36.6 K/sec\n"  # line 9
+        parse_text(TOOL, with_line(lines, 8, "    bw              =  2.4x GB/sec\n"), "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:9: malformed qperf line: 'msg_rate 36\.6 K/sec'"):
-        parse_text(TOOL, "".join(bad), "b.txt")
+        parse_text(TOOL, with_line(lines, 9, "    msg_rate 36.6 K/sec\n"), "b.txt")
     vv = (fx / "tcp_vv.txt").read_text().splitlines(keepends=True)
-    vv[3] = "    msg_size         =  99999999999999999999 bytes\n"  # line 4, after the rows' lines
+    # line 4, after the rows' lines
     with pytest.raises(ParseError, match=r"^b\.txt:4: msg_size: '9+ bytes' is out of range"):
-        parse_text(TOOL, "".join(vv), "b.txt")
+        parse_text(TOOL, with_line(vv, 4, "    msg_size         =  99999999999999999999 bytes\n"),
+                   "b.txt")
     with pytest.raises(ParseError, match=r"^n\.txt:1: not qperf output"):
         parse_text(TOOL, "hello:\n    x = 1\n", "n.txt")
     with pytest.raises(RunFailed, match=r"^h\.txt: the run did not finish: qperf printed "

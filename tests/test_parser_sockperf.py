@@ -9,7 +9,7 @@ import pytest
 from conftest import value
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 TOOL = "sockperf"
 US = 1e-6
@@ -183,22 +183,19 @@ def test_several_runs_in_one_file(fx):
 
 def test_errors_name_the_wrong_line(fx):
     lines = (fx / "pp_tcp.txt").read_text().splitlines(keepends=True)
-    bad = lines.copy()
-    bad[20] = "sockperf: ---> percentile 90.000 =   x29.363\n"  # line 21
     with pytest.raises(ParseError, match=r"^b\.txt:21: percentile value: expected a number"):
-        parse_text(TOOL, "".join(bad), "b.txt")
-    bad = lines.copy()
-    bad[12] = "sockperf: # dropped messages = 0; # duplicated messages = -1\n"  # line 13
+        parse_text(TOOL, with_line(lines, 21, "sockperf: ---> percentile 90.000 =   x29.363\n"),
+                   "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:13: malformed sockperf line: '# dropped"):
-        parse_text(TOOL, "".join(bad), "b.txt")
+        parse_text(TOOL, with_line(
+            lines, 13, "sockperf: # dropped messages = 0; # duplicated messages = -1\n"), "b.txt")
     tp = (fx / "tp_tcp.txt").read_text().splitlines(keepends=True)
-    tp[11] = "sockperf: Summary: BandWidth is 463.087 kBps (3704.694 Mbps)\n"  # line 12
     with pytest.raises(ParseError, match=r"^b\.txt:12: malformed sockperf line: 'Summary: BandWidth"):
-        parse_text(TOOL, "".join(tp), "b.txt")
-    bad = lines.copy()
-    bad[9] = "sockperf: ========= Printing statistics for Server No: 99999999999999999999\n"  # line 10
+        parse_text(TOOL, with_line(
+            tp, 12, "sockperf: Summary: BandWidth is 463.087 kBps (3704.694 Mbps)\n"), "b.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:10: server number: '9+' is out of range"):
-        parse_text(TOOL, "".join(bad), "b.txt")
+        parse_text(TOOL, with_line(lines, 10, "sockperf: ========= Printing statistics for Server "
+                                              "No: 99999999999999999999\n"), "b.txt")
     with pytest.raises(ParseError, match=r"^n\.txt:1: no sockperf output found"):
         parse_text(TOOL, "hello\nworld\n", "n.txt")
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from overhead.parsers import ParseError, detect, parse_file, parse_text
-from parser_contract import check_all_prefixes, hypothesis_random_bytes
+from parser_contract import check_all_prefixes, hypothesis_random_bytes, with_line
 
 TOOL = "vmstat"
 KIB = 1024
@@ -83,7 +83,7 @@ def test_wide_active_and_guest(d):
 
 def test_errors(d):
     lines = (d / "vmstat_1_3.txt").read_text().splitlines(keepends=True)
-    short = "".join(lines[:3]) + " 3  0      0 23536912  10740\n" + "".join(lines[4:])
+    short = with_line(lines, 4, " 3  0      0 23536912  10740\n")
     with pytest.raises(ParseError, match=r"^x\.txt:4: expected 17 fields"):
         parse_text(TOOL, short, "x.txt")
     # a cut last line (no newline) is dropped
