@@ -581,9 +581,8 @@ def _interrupted(df: pd.DataFrame, path: str, error: tuple[int, str]) -> pd.Data
     the rest is kept and marked as cut short (:func:`~overhead.parsers._common.cut_short`).
     """
     summary = df["p_time"].isna() & df["p_side"].notna()
-    moved = df.loc[summary & (df["metric"] == "transferred_bytes")].groupby(
-        ["p_side", "p_stream"], dropna=False, observed=True)["value"].sum()
-    sides = moved.groupby(level="p_side", observed=True).sum()
+    sides = df.loc[summary & (df["metric"] == "transferred_bytes")].groupby(
+        "p_side", observed=True)["value"].sum()
     empty = [str(side) for side, total in sides.items() if total == 0] if (sides > 0).any() else []
     drop = summary & df["p_side"].isin(empty)
     remote = df["metric"].astype(str).str.startswith("cpu_util_remote")
