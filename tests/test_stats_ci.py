@@ -30,13 +30,16 @@ def test_t_interval_matches_statsmodels_and_scipy(level):
 def test_bootstrap_is_scipy_bca_and_reproducible():
     x = np.random.default_rng(2).lognormal(0, 0.5, 25)
     iv = stats.bootstrap_interval(x, n_resamples=2000, rng=42)
-    ref = st.bootstrap((x,), np.mean, n_resamples=2000, method="BCa",
+    ref = st.bootstrap((np.sort(x),), np.mean, n_resamples=2000, method="BCa",
                        rng=np.random.default_rng(42)).confidence_interval
     assert (iv.low, iv.high) == pytest.approx((ref.low, ref.high), rel=1e-12)
     again = stats.bootstrap_interval(x, n_resamples=2000, rng=42)
     assert (again.low, again.high) == (iv.low, iv.high)
     other = stats.bootstrap_interval(x, n_resamples=2000, rng=43)
     assert other.low != iv.low
+    # the trials in another order (randomized rounds make the order arbitrary): the same interval
+    shuffled = stats.bootstrap_interval(np.random.default_rng(3).permutation(x), n_resamples=2000, rng=42)
+    assert (shuffled.low, shuffled.high) == (iv.low, iv.high)
     med = stats.bootstrap_interval(x, "median", n_resamples=2000)
     assert med.estimate == pytest.approx(np.median(x)) and med.low < med.estimate < med.high
     hm = stats.bootstrap_interval(x, "harmonic", n_resamples=2000)
@@ -78,22 +81,37 @@ def test_median_interval_textbook_values():
     assert small.estimate == 3.0
 
 
-def test_auto_interval_reports_choice_and_p_value():
+def test_auto_interval_follows_the_quantity_s_range():
     rng = np.random.default_rng(5)
     normal = rng.normal(100, 5, 30)
     iv = stats.auto_interval(normal)
-    assert iv.method == "t" and iv.normality_p == pytest.approx(st.shapiro(normal).pvalue)
-    assert (iv.low, iv.high) == (stats.t_interval(normal).low, stats.t_interval(normal).high)
-    skewed = rng.exponential(1.0, 40)
-    iv = stats.auto_interval(skewed, n_resamples=999)
-    assert st.shapiro(skewed).pvalue < 0.05
-    assert iv.method == "bootstrap-BCa" and "Shapiro-Wilk p=" in iv.reason
-    # alpha is configurable: with alpha tiny, the same skewed sample is "not rejected"
-    p = st.shapiro(skewed).pvalue
-    assert stats.auto_interval(skewed, alpha=p / 2).method == "t"
+    # positive values: the log-t interval, [m / f, m f] with f = exp(t s / (m sqrt n))
+    m, s, n = normal.mean(), normal.std(ddof=1), normal.size
+    f = math.exp(st.t.ppf(0.975, n - 1) * s / (m * math.sqrt(n)))
+    assert iv.method == "log-t" and (iv.low, iv.high) == pytest.approx((m / f, m * f), rel=1e-12)
+    assert iv.normality_p == pytest.approx(st.shapiro(normal).pvalue)  # reported, not deciding
+    # a noisy positive quantity at n=3: t reaches below zero, log-t never does
+    noisy = [0.3, 9.5, 14.0]
+    assert stats.t_interval(noisy).low < 0 < stats.auto_interval(noisy).low
+    # signed values: Student-t
+    signed = normal - 100
+    assert stats.auto_interval(signed).method == "t"
+    assert stats.auto_interval(signed).low == stats.t_interval(signed).low
+    # a share (CPU busy %): logit-t, inside (0, 100) even where t would pass 100
+    busy = [41.0, 98.0, 99.5]
+    assert stats.t_interval(busy).high > 100
+    share = stats.auto_interval(busy, bounds="percent")
+    assert share.method == "logit-t" and 0 < share.low < share.estimate < share.high < 100
+    p = np.mean(busy) / 100
+    half = st.t.ppf(0.975, 2) * np.std(busy, ddof=1) / (100 * p * (1 - p) * math.sqrt(3))
+    lo = 100 / (1 + math.exp(-(math.log(p / (1 - p)) - half)))
+    assert share.low == pytest.approx(lo, rel=1e-12)
+    # n = 2 gets an interval now (t with one degree of freedom on the log scale)
     two = stats.auto_interval([1.0, 2.0])
-    assert math.isnan(two.low) and two.method == "none"
-    assert "normality cannot be checked" in two.reason and "n >= 3" in two.reason
+    assert two.method == "log-t" and 0 < two.low < 1.5 < two.high
+    assert math.isnan(two.normality_p)
+    with pytest.raises(stats.StatsError, match="bounds"):
+        stats.auto_interval(normal, bounds="wide")
 
 
 def test_degenerate_and_missing_inputs_give_nan_with_reason():
@@ -135,7 +153,10 @@ def test_intervals_per_group_equal_scalar_results():
     med = stats.intervals(df, method="median").set_index("environment")
     assert med.loc["kvm", "achieved_level"] >= 0.95
     auto = stats.intervals(df).set_index("environment")
-    assert set(auto["method"].dropna()) <= {"t", "bootstrap-BCa", "none"}
+    assert set(auto["method"].dropna()) == {"log-t"}
+    assert auto.loc["native", "low"] == stats.log_t_interval(a).low
     assert auto.loc["native", "normality_p"] == pytest.approx(st.shapiro(a).pvalue)
+    pct = stats.intervals(df.assign(unit="%")).set_index("environment")
+    assert pct.loc["native", "method"] == "logit-t"
     with pytest.raises(stats.StatsError, match="method"):
         stats.intervals(df, method="wild")

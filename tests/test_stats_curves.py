@@ -1,7 +1,8 @@
 """overhead.stats.curve (the per-point recipe of every curve figure), order_by, welch_difference.
 
-curve is checked against the functions it promises to combine, called directly per point, and
-against statsmodels for the Welch interval; the data are seeded simulations with known structure.
+curve is checked against the functions it promises to combine (auto_interval, decide), called
+directly per point, and against statsmodels for the Welch interval; the data are seeded
+simulations with known structure.
 """
 
 from __future__ import annotations
@@ -29,9 +30,13 @@ def trials() -> pd.DataFrame:
     return pd.DataFrame(rows).sample(frac=1.0, random_state=3).reset_index(drop=True)  # shuffled
 
 
+MARGIN = stats.Margin.symmetric(3.0, "test: +-3%")
+
+
 @pytest.fixture(scope="module")
 def curve(trials) -> pd.DataFrame:
-    return stats.curve(trials, "load", "Native", by=["workload"], n_resamples=999,
+    return stats.curve(trials, "load", "Native", margin=MARGIN, by=["workload"],
+                       higher_is_better=True,
                        order={"workload": ["write", "read"], "environment": ENVS})
 
 
@@ -47,60 +52,61 @@ def test_each_point_is_what_the_underlying_functions_give(trials, curve):
     row = curve[(curve.workload == "read") & (curve.environment == "KVM") & (curve.load == 4)].iloc[0]
     x = trials[(trials.workload == "read") & (trials.environment == "KVM") & (trials.load == 4)]["value"]
     y = trials[(trials.workload == "read") & (trials.environment == "Native") & (trials.load == 4)]["value"]
-    iv = stats.auto_interval(x.to_numpy(), n_resamples=999)
+    iv = stats.auto_interval(x.to_numpy())
     assert row["n"] == 10 and row["mean"] == float(np.mean(x.to_numpy()))
     assert row["sd"] == pytest.approx(np.std(x, ddof=1), rel=1e-12)
-    assert (row["ci_low"], row["ci_high"], row["ci_method"]) == (iv.low, iv.high, iv.method)
-    r = stats.ratio_bootstrap(x.to_numpy(), y.to_numpy(), n_resamples=999)
-    assert row["ratio"] == pytest.approx(r.ratio) and row["ratio_low"] == pytest.approx(r.low)
-    f = stats.fieller(x.to_numpy(), y.to_numpy())
-    assert (row["fieller_low"], row["fieller_high"]) == pytest.approx((f.low, f.high))
+    assert (row["ci_low"], row["ci_high"], row["ci_method"]) == (iv.low, iv.high, "log-t")
+    v = stats.decide(x.to_numpy(), y.to_numpy(), MARGIN, higher_is_better=True)
+    assert row["ratio"] == pytest.approx(v.interval.ratio)
+    assert (row["ratio_low"], row["ratio_high"]) == pytest.approx((v.interval.low, v.interval.high))
+    assert row["ratio_method"] == v.interval.method == "fieller"
     assert row["pct"] == pytest.approx(100 * (np.mean(x) / np.mean(y) - 1))
-    assert row["welch_p"] == pytest.approx(stats.welch(x.to_numpy(), y.to_numpy()).pvalue)
-    assert row["verdict"].startswith("significantly lower")
+    assert row["p_difference"] == pytest.approx(v.p_difference)
+    # KVM is 30% slower: the interval excludes 1 and lies wholly beyond the -3% bound
+    assert row["verdict"] == "slower" and bool(row["beyond_margin"])
+    assert row["verdict_detail"].startswith("slower: -3") and "beyond the \u00b13% margin" in row["verdict_detail"]
+    assert row["ratio_high"] < 0.97
 
 
 def test_baseline_rows_and_holm_families(curve):
     base = curve[curve.environment == "Native"]
     assert (base["ratio"] == 1.0).all() and (base["pct"] == 0.0).all()
-    assert (base["verdict"] == "baseline").all() and base["welch_p"].isna().all()
+    assert (base["verdict"] == "baseline").all() and base["p_difference"].isna().all()
     # Holm within each workload: 6 comparisons per family, so the smallest adjusted p is
     # 6 x the smallest raw p of that workload (or 1)
     for _, part in curve[curve.environment != "Native"].groupby("workload"):
-        i = part["welch_p"].idxmin()
-        assert part.loc[i, "welch_p_holm"] == pytest.approx(min(1.0, 6 * part.loc[i, "welch_p"]))
+        i = part["p_difference"].idxmin()
+        assert part.loc[i, "p_difference_holm"] == pytest.approx(min(1.0, 6 * part.loc[i, "p_difference"]))
+    # Docker draws from native's distribution: never "faster"/"slower" beyond the margin, and
+    # "equivalent" only where its interval lies inside +-3% (checked for every row)
     docker = curve[curve.environment == "Docker"]
-    assert (docker["verdict"] == "no significant difference").sum() >= 4  # same distribution
+    assert not docker["beyond_margin"].fillna(False).any()
+    assert set(docker["verdict"]) <= {"equivalent", "inconclusive", "faster", "slower"}
+    assert (docker["verdict"] == "equivalent").sum() >= 3
+    assert stats.check_verdicts(curve) == []
 
 
-def test_no_baseline_and_no_ratios(trials):
-    only = stats.curve(trials, "load", None, by=["workload"], n_resamples=99)
-    assert only[["ratio", "welch_p", "mean_baseline"]].isna().all().all() and only["verdict"].isna().all()
-    quick = stats.curve(trials, "load", "Native", by=["workload"], ratios=False, n_resamples=99)
-    assert quick["ratio_low"].isna().all() and quick["welch_p"].notna().sum() == 12
-    kvm = quick[quick.environment == "KVM"]
-    assert (kvm["mean"] - kvm["mean_baseline"] < 0).all()  # mean_baseline still given
+def test_no_baseline(trials):
+    only = stats.curve(trials, "load", None, by=["workload"])
+    assert only[["ratio", "p_difference", "mean_baseline"]].isna().all().all()
+    assert only["verdict"].isna().all()
+    with pytest.raises(stats.StatsError, match="margin"):
+        stats.curve(trials, "load", "Native", by=["workload"])
 
 
-def test_only_bootstrap_intervals_depend_on_row_order(trials, curve):
-    """The same trials in another order: everything but bootstrap intervals is unchanged (a
-    bootstrap resamples the trials in the order they come; see curve's Notes)."""
-    again = stats.curve(trials.iloc[::-1], "load", "Native", by=["workload"], n_resamples=999,
+def test_no_interval_depends_on_row_order(trials, curve):
+    """The same trials in another order give the same table, to the last bit."""
+    again = stats.curve(trials.iloc[::-1], "load", "Native", margin=MARGIN, by=["workload"],
+                        higher_is_better=True,
                         order={"workload": ["write", "read"], "environment": ENVS})
-    t = curve["ci_method"] == "t"
-    assert t.sum() >= 12
-    fixed = ["n", "sd", "median", "pct", "welch_p", "welch_p_holm", "mw_p_holm", "hedges_g", "verdict",
-             "fieller_low", "fieller_high"]
-    pd.testing.assert_frame_equal(curve[fixed], again[fixed], check_exact=False, rtol=1e-12)
-    pd.testing.assert_frame_equal(curve.loc[t, ["mean", "ci_low", "ci_high"]],
-                                  again.loc[t, ["mean", "ci_low", "ci_high"]], check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(curve, again, check_exact=False, rtol=1e-12)
 
 
 def test_missing_column_and_baseline_raise(trials):
     with pytest.raises(stats.MissingColumnError, match="threads"):
-        stats.curve(trials, "threads", "Native")
+        stats.curve(trials, "threads", "Native", margin=MARGIN)
     with pytest.raises(stats.BaselineNotFoundError):
-        stats.curve(trials, "load", "Bare metal")
+        stats.curve(trials, "load", "Bare metal", margin=MARGIN)
 
 
 def test_order_by_puts_unknown_values_last():

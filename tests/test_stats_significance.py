@@ -1,5 +1,5 @@
 """overhead.stats.significance: tests against scipy/statsmodels, Holm (not BH), effect sizes
-against statsmodels and exact identities, verdicts, and the per-group comparison tables."""
+against statsmodels and exact identities, and the per-group comparison tables."""
 
 from __future__ import annotations
 
@@ -88,14 +88,6 @@ def test_cliff_matches_u_and_hl_centres_u(xs, ys):
     assert abs(int((d > 0).sum()) - int((d < 0).sum())) <= (d == 0).sum()
 
 
-def test_verdict_words():
-    assert stats.verdict(0.2, -3.21) == "no significant difference"
-    assert stats.verdict(0.05, -3.21) == "no significant difference"  # p >= alpha
-    assert stats.verdict(0.001, -3.21) == "significantly lower (-3.2%)"
-    assert stats.verdict(0.001, 1.04) == "significantly higher (+1.0%)"
-    assert stats.verdict(float("nan"), 1.0) == "not tested"
-
-
 def table():
     rng = np.random.default_rng(21)
     rows = []
@@ -117,16 +109,17 @@ def test_compare_table():
     assert kvm.welch_p == pytest.approx(st.ttest_ind(x, y, equal_var=False).pvalue)
     assert kvm.welch_p_holm == pytest.approx(
         multipletests(out.welch_p.to_numpy(), method="holm")[1][out.index.get_loc(kvm.name)])
-    assert kvm.verdict == f"significantly lower ({kvm.pct:+.1f}%)"
+    assert bool(kvm.significant) and kvm.welch_p_holm < 0.05
     assert kvm.pct == pytest.approx(100 * (x.mean() / y.mean() - 1))
     docker = out[out.environment == "docker"]
-    assert set(docker.verdict) == {"no significant difference"}
+    # not rejected: "not significant" (False), which is no claim of sameness; no verdict column
+    assert not docker.significant.any() and "verdict" not in out.columns
     assert kvm.mw_p_holm >= kvm.mw_p
     per = stats.compare(df, family="benchmark")
     fam = per[per.benchmark == "a"]
     assert fam.welch_p_holm.to_numpy() == pytest.approx(multipletests(fam.welch_p.to_numpy(), method="holm")[1])
     mw = stats.compare(df, test="mann-whitney")
-    assert mw[mw.environment == "kvm"].verdict.str.startswith("significantly lower").all()
+    assert mw[mw.environment == "kvm"].significant.all()
     with pytest.raises(stats.StatsError, match="test"):
         stats.compare(df, test="anova")
     with pytest.raises(stats.BaselineNotFoundError):
@@ -142,5 +135,5 @@ def test_kruskal_table():
     row = out[out.benchmark == "a"].iloc[0]
     assert row.h == pytest.approx(ref.statistic) and row.p == pytest.approx(ref.pvalue)
     assert row.environments == "docker, kvm, native"
-    assert row.verdict == "significant difference among environments"
+    assert row.outcome == "different"
     assert out.p_holm.to_numpy() == pytest.approx(multipletests(out.p.to_numpy(), method="holm")[1])

@@ -6,13 +6,16 @@
   harmonic mean for rates, geometric mean for ratios);
 - :mod:`~overhead.stats.ci`: Student-t, bootstrap (BCa) and distribution-free median intervals,
   and the normality-checked choice between t and bootstrap;
-- :mod:`~overhead.stats.ratio`: overhead vs a baseline environment as a ratio of means with
-  bootstrap and Fieller intervals;
+- :mod:`~overhead.stats.ratio`: overhead vs a baseline environment as a ratio of means, with
+  Fieller, log-t and bootstrap intervals and the rule that chooses among them;
+- :mod:`~overhead.stats.verdicts`: every comparison's verdict (equivalent within a margin,
+  faster/slower, inconclusive with the trials that would decide it) with its evidence;
+- :mod:`~overhead.stats.coverage`: the simulation that chose the interval methods;
 - :mod:`~overhead.stats.significance`: Welch, Mann-Whitney, Kruskal-Wallis, Holm correction,
-  effect sizes and verdicts;
+  effect sizes;
 - :mod:`~overhead.stats.curves`: a curve per environment over a swept parameter, compared point
-  by point with the baseline (mean, CI, ratio with CIs, Welch + Holm, verdict), and ordering
-  rows in a given order of labels;
+  by point with the baseline (mean, CI, ratio with its interval, verdict), and ordering rows in
+  a given order of labels;
 - :mod:`~overhead.stats.segments`: a monitor's time series cut into back-to-back runs;
 - :mod:`~overhead.stats.distributions`: ECDFs (raw, binned, percentile lists) and quantile
   ratios;
@@ -45,6 +48,8 @@ from overhead.stats.ci import (
     auto_interval,
     bootstrap_interval,
     intervals,
+    log_t_interval,
+    logit_t_interval,
     median_interval,
     normality,
     t_interval,
@@ -81,8 +86,10 @@ from overhead.stats.ratio import (
     RatioInterval,
     fieller,
     fieller_from_stats,
+    log_ratio_interval,
     overhead,
     ratio_bootstrap,
+    ratio_interval,
 )
 from overhead.stats.sampling import (
     Precision,
@@ -104,7 +111,6 @@ from overhead.stats.significance import (
     kruskal,
     kruskal_wallis,
     mann_whitney,
-    verdict,
     welch,
 )
 from overhead.stats.summary import CENTER_METHODS, center, center_method, summarize
@@ -116,19 +122,33 @@ from overhead.stats.tables import (
     to_latex,
     to_markdown,
 )
+from overhead.stats.verdicts import (
+    VERDICT_COLUMNS,
+    VERDICTS,
+    Margin,
+    Verdict,
+    check_verdicts,
+    decide,
+    trials_to_decide,
+    verdict_words,
+    verdicts,
+)
 
 __all__ = [
-    "CENTER_METHODS", "CURVE_COLUMNS", "DEFAULT_KEYS", "SegmentationError", "BaselineNotFoundError", "Bins", "EmptyInputError",
-    "Estimate", "Interval", "MissingColumnError", "ModifiedZ", "PairingError", "Percentiles",
-    "Precision", "RatioInterval", "StatsError", "TestResult", "TrialsNeeded", "UnitError",
+    "BaselineNotFoundError", "Bins", "CENTER_METHODS", "CURVE_COLUMNS", "DEFAULT_KEYS",
+    "EmptyInputError", "Estimate", "Interval", "Margin", "MissingColumnError", "ModifiedZ",
+    "PairingError", "Percentiles", "Precision", "RatioInterval", "SegmentationError", "StatsError",
+    "TestResult", "TrialsNeeded", "UnitError", "VERDICTS", "VERDICT_COLUMNS", "Verdict",
     "added_latency", "auto_interval", "bootstrap_interval", "center", "center_method",
-    "cliffs_delta", "cohens_d", "compare", "curve", "ecdf", "ecdf_frame", "ecdf_from_bins",
-    "ecdf_from_percentiles", "exclude_flagged", "fieller", "fieller_from_stats", "flag_outliers",
-    "flag_warmup", "format_cell", "group_keys", "hedges_g", "hodges_lehmann", "holm",
-    "implied_latency", "intervals", "knee", "kruskal", "kruskal_wallis", "latency_fit",
-    "littles_law", "littles_table", "mann_whitney", "median_interval", "modified_zscores",
-    "normality", "order_by", "overhead", "overhead_cells", "overhead_table", "precision", "precision_table",
-    "quantile_compare", "quantile_ratios", "ratio_bootstrap", "saturation", "segment_runs", "summarize",
-    "t_interval", "to_html", "to_latex", "to_markdown", "trials_needed", "verdict", "welch",
-    "weighted_ecdf", "weighted_quantile", "welch_difference",
+    "check_verdicts", "cliffs_delta", "cohens_d", "compare", "curve", "decide", "ecdf",
+    "ecdf_frame", "ecdf_from_bins", "ecdf_from_percentiles", "exclude_flagged", "fieller",
+    "fieller_from_stats", "flag_outliers", "flag_warmup", "format_cell", "group_keys", "hedges_g",
+    "hodges_lehmann", "holm", "implied_latency", "intervals", "knee", "kruskal", "kruskal_wallis",
+    "latency_fit", "littles_law", "littles_table", "log_ratio_interval", "log_t_interval",
+    "logit_t_interval", "mann_whitney", "median_interval", "modified_zscores", "normality",
+    "order_by", "overhead", "overhead_cells", "overhead_table", "precision", "precision_table",
+    "quantile_compare", "quantile_ratios", "ratio_bootstrap", "ratio_interval", "saturation",
+    "segment_runs", "summarize", "t_interval", "to_html", "to_latex", "to_markdown",
+    "trials_needed", "trials_to_decide", "verdict_words", "verdicts", "weighted_ecdf",
+    "weighted_quantile", "welch", "welch_difference",
 ]

@@ -1,7 +1,11 @@
 """Confidence intervals for one sample.
 
-Student-t, bootstrap (BCa), distribution-free median, and the DESIGN.md rule "t where a
-normality check passes, bootstrap otherwise".
+Student-t, log-t (a positive quantity), logit-t (a share), bootstrap (BCa), distribution-free
+median, and the rule that picks one by the quantity's range (:func:`auto_interval`). The rule
+replaces DESIGN.md's "t where a normality check passes, bootstrap otherwise": at the n of a live
+campaign (3 to 10 trials) Shapiro-Wilk has no power and the bootstrap undercovers, and a t
+interval of a noisy positive quantity reaches below zero; the simulation behind the choice is
+:mod:`overhead.stats.coverage` (docs/coverage.md).
 
 Scalar functions return :class:`~overhead.stats._common.Interval`; when the sample cannot
 support an interval (too small, NaN values, zero variance) its numbers are NaN and ``reason``
@@ -120,6 +124,92 @@ def welch_difference(x: object, y: object, level: float = 0.95) -> Interval:
     return Interval(d, d - half, d + half, level, "welch", n)
 
 
+def log_t_interval(x: object, level: float = 0.95) -> Interval:
+    """Compute an interval for the mean of a positive quantity on the log scale.
+
+    The delta method on log(mean): exp(log m +- t(1 - (1-level)/2, n-1) * s / (m sqrt(n))),
+    i.e. [m / f, m * f] with f = exp(t s / (m sqrt(n))). Both ends are positive, so a rate, a
+    time or a size never gets a negative lower bound, and a log axis draws the whole bar. By
+    simulation (docs/coverage.md) it covers as well as the t interval or better at n = 3 to
+    30 on normal, lognormal, heavy-tailed and bimodal samples.
+
+    Parameters
+    ----------
+    x : array-like
+        The sample (every value > 0).
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    Interval
+        method "log-t", estimate the arithmetic mean. NaN with a reason when n < 2, a value is
+        NaN or not positive, or all values are equal.
+    """
+    level = check_level(level)
+    arr, why = sample(x)
+    if why:
+        return nan_interval(level, "log-t", arr.size, why)
+    n = arr.size
+    if n < 2:
+        return nan_interval(level, "log-t", n, f"n={n}: a log-t interval needs n >= 2")
+    if (arr <= 0).any():
+        return nan_interval(level, "log-t", n, "a log-scale interval needs positive values")
+    mean = float(np.mean(arr))
+    sd = float(np.std(arr, ddof=1))
+    if sd == 0:
+        return Interval(mean, math.nan, math.nan, level, "log-t", n,
+                        f"zero variance (all {n} values equal): interval degenerate")
+    f = math.exp(float(st.t.ppf(0.5 + level / 2, n - 1)) * sd / (mean * math.sqrt(n)))
+    return Interval(mean, mean / f, mean * f, level, "log-t", n)
+
+
+def logit_t_interval(x: object, level: float = 0.95, *, upper: float = 100.0) -> Interval:
+    """Compute an interval for the mean of a share (a quantity between 0 and ``upper``).
+
+    The delta method on the logit of p = mean / upper: logit(p) +- t s / (upper p (1 - p)
+    sqrt(n)), mapped back; both ends stay inside (0, upper), so a CPU busy percentage never
+    gets an interval above 100% or below 0%.
+
+    Parameters
+    ----------
+    x : array-like
+        The sample, every value in [0, upper].
+    level : float
+        Confidence level in (0, 1).
+    upper : float
+        The top of the range (100 for a percentage).
+
+    Returns
+    -------
+    Interval
+        method "logit-t". NaN with a reason when n < 2, a value is NaN or outside [0, upper],
+        the mean is 0 or ``upper`` exactly, or all values are equal.
+    """
+    level = check_level(level)
+    arr, why = sample(x)
+    if why:
+        return nan_interval(level, "logit-t", arr.size, why)
+    n = arr.size
+    if n < 2:
+        return nan_interval(level, "logit-t", n, f"n={n}: a logit-t interval needs n >= 2")
+    if (arr < 0).any() or (arr > upper).any():
+        return nan_interval(level, "logit-t", n, f"a share's values must lie in [0, {upper:g}]")
+    mean = float(np.mean(arr))
+    sd = float(np.std(arr, ddof=1))
+    if sd == 0:
+        return Interval(mean, math.nan, math.nan, level, "logit-t", n,
+                        f"zero variance (all {n} values equal): interval degenerate")
+    p = mean / upper
+    if not 0 < p < 1:
+        return Interval(mean, math.nan, math.nan, level, "logit-t", n,
+                        f"mean at the end of the range ({mean:g}): no logit interval")
+    half = float(st.t.ppf(0.5 + level / 2, n - 1)) * sd / (upper * p * (1 - p) * math.sqrt(n))
+    centre = math.log(p / (1 - p))
+    lo, hi = (upper / (1 + math.exp(-(centre + s * half))) for s in (-1, 1))
+    return Interval(mean, lo, hi, level, "logit-t", n)
+
+
 def bootstrap_interval(x: object, statistic: str | Callable[..., np.ndarray] = "mean",
                        level: float = 0.95, *, n_resamples: int = 9999, method: str = "BCa",
                        rng: np.random.Generator | int | None = 0) -> Interval:
@@ -148,7 +238,8 @@ def bootstrap_interval(x: object, statistic: str | Callable[..., np.ndarray] = "
         method "bootstrap-<method>". NaN with a reason for n < 3, NaN values, zero variance, a
         non-positive value for "harmonic"/"geometric", or when scipy reports a degenerate
         bootstrap distribution. For n < 10 the interval carries a caveat in ``reason`` (bootstrap
-        intervals undercover in small samples).
+        intervals undercover in small samples). The values are sorted before resampling, so
+        the interval does not depend on the order of the sample.
     """
     level = check_level(level)
     check_choice(method, ("BCa", "percentile", "basic"), "method")
@@ -166,6 +257,9 @@ def bootstrap_interval(x: object, statistic: str | Callable[..., np.ndarray] = "
         return nan_interval(level, label, n, f"n={n}: a bootstrap interval needs n >= 3")
     if name in ("harmonic", "geometric") and (arr <= 0).any():
         return nan_interval(level, label, n, f"{name} mean needs positive values")
+    # resample the sorted values: the same trials in another order (randomized rounds make the
+    # order arbitrary) give the same interval
+    arr = np.sort(arr)
     estimate = float(func(arr, axis=-1))
     if np.ptp(arr) == 0:
         return Interval(estimate, math.nan, math.nan, level, label, n,
@@ -262,11 +356,21 @@ def normality(x: object, alpha: float = 0.05) -> tuple[float, bool | None, str |
     return p, p >= alpha, None
 
 
-def auto_interval(x: object, level: float = 0.95, *, alpha: float = 0.05,
-                  n_resamples: int = 9999, rng: np.random.Generator | int | None = 0) -> Interval:
-    """Compute an interval for the mean with the method chosen by a Shapiro-Wilk check.
+#: How :func:`auto_interval` treats the range of a quantity.
+BOUNDS = ("auto", "positive", "percent", "none")
 
-    Student-t when normality is not rejected (p >= alpha), bootstrap BCa otherwise.
+
+def auto_interval(x: object, level: float = 0.95, *, bounds: str = "auto", alpha: float = 0.05,
+                  n_resamples: int = 9999, rng: np.random.Generator | int | None = 0) -> Interval:
+    """Compute an interval for the mean with the method that covers at the n in hand.
+
+    The rule was decided by simulation (:mod:`overhead.stats.coverage`, docs/coverage.md): a
+    positive quantity gets the log-t interval (:func:`log_t_interval`), a share such as a CPU
+    busy percentage the logit-t interval (:func:`logit_t_interval`), anything else Student-t.
+    log-t covers 94.5% or more at nominal 95% from n = 2 to 30 on normal, lognormal and
+    heavy-tailed samples (and more than t on skewed ones), where the bootstrap BCa of the mean
+    covers about 70% at n = 3 and 80-84% at n = 5; and each stays inside the quantity's range. The Shapiro-Wilk p-value is still given (``normality_p``) as
+    information: at small n the check has no power, so it no longer chooses the method.
 
     Parameters
     ----------
@@ -274,31 +378,34 @@ def auto_interval(x: object, level: float = 0.95, *, alpha: float = 0.05,
         The sample.
     level : float
         Confidence level in (0, 1).
+    bounds : str
+        "auto": positive when every value is > 0, else unbounded; "positive"; "percent"
+        (values in [0, 100]); "none" (Student-t).
     alpha : float
-        Significance level of the normality check.
+        Significance level of the (reported) normality check.
     n_resamples, rng
-        Passed to :func:`bootstrap_interval`.
+        Unused (kept for callers that pass bootstrap settings); the rule uses no bootstrap.
 
     Returns
     -------
     Interval
-        method "t" or "bootstrap-BCa", with ``normality_p``. NaN with a reason when the check
-        cannot be made (n < 3: say so; zero variance; NaN values): no method is chosen then
-        (call :func:`t_interval` directly to assume normality for n = 2).
+        method "log-t", "logit-t" or "t", with ``normality_p`` (NaN below n = 3). NaN with a
+        reason when the sample cannot support an interval (n < 2, NaN values, zero variance).
     """
     level = check_level(level)
-    p, passed, why = normality(x, alpha)
-    if passed is None:
-        arr, _ = sample(x)
-        return nan_interval(level, "none", arr.size, f"{why}; no interval chosen", normality_p=p)
-    if passed:
-        iv = t_interval(x, level)
-        note = f"Shapiro-Wilk p={p:.3g} >= {alpha:g}: t interval"
+    check_choice(bounds, BOUNDS, "bounds")
+    arr, why = sample(x)
+    p, _, _ = normality(arr, alpha) if not why else (math.nan, None, why)
+    if bounds == "auto":
+        bounds = "positive" if not why and arr.size and (arr > 0).all() else "none"
+    if bounds == "positive":
+        iv = log_t_interval(arr, level)
+    elif bounds == "percent":
+        iv = logit_t_interval(arr, level)
     else:
-        iv = bootstrap_interval(x, "mean", level, n_resamples=n_resamples, rng=rng)
-        note = f"Shapiro-Wilk p={p:.3g} < {alpha:g}: bootstrap interval"
-    return Interval(iv.estimate, iv.low, iv.high, level, iv.method, iv.n,
-                    join_reasons(iv.reason, note), normality_p=p)
+        iv = t_interval(arr, level)
+    return Interval(iv.estimate, iv.low, iv.high, level, iv.method, iv.n, iv.reason,
+                    normality_p=p)
 
 
 INTERVAL_METHODS = ("auto", "t", "bootstrap", "median")
@@ -306,7 +413,8 @@ INTERVAL_METHODS = ("auto", "t", "bootstrap", "median")
 
 def intervals(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, level: float = 0.95,
               method: str = "auto", statistic: str = "mean", alpha: float = 0.05,
-              n_resamples: int = 9999, rng: int | None = 0, value: str = "value") -> pd.DataFrame:
+              n_resamples: int = 9999, rng: int | None = 0, value: str = "value",
+              bounds: str = "auto") -> pd.DataFrame:
     """Compute confidence intervals per group of a tidy frame.
 
     Parameters
@@ -331,6 +439,10 @@ def intervals(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, level:
         on which other groups are in the frame.
     value : str
         The value column.
+    bounds : str
+        The quantity's range for method "auto" (see :func:`auto_interval`); "auto" takes a
+        group whose unit is "%" as a share (0 to 100) and a group of positive values as
+        positive.
 
     Returns
     -------
@@ -344,6 +456,7 @@ def intervals(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, level:
         On structural problems: a missing column, no rows, a bad argument.
     """
     check_choice(method, INTERVAL_METHODS, "method")
+    check_choice(bounds, BOUNDS, "bounds")
     level = check_level(level)
     require_columns(df, [value], "intervals")
     require_rows(df, "intervals")
@@ -357,7 +470,10 @@ def intervals(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, level:
         if mix:
             iv = nan_interval(level, method, x.size, mix)
         elif method == "auto":
-            iv = auto_interval(x, level, alpha=alpha, n_resamples=n_resamples, rng=rng)
+            kind = bounds
+            if kind == "auto" and "unit" in rows and (rows["unit"] == "%").all():
+                kind = "percent"
+            iv = auto_interval(x, level, bounds=kind, alpha=alpha)
         elif method == "t":
             iv = t_interval(x, level)
         elif method == "bootstrap":

@@ -1,4 +1,9 @@
-"""Hypothesis tests between environments, Holm correction, effect sizes and verdicts.
+"""Hypothesis tests between environments, Holm correction and effect sizes.
+
+These are supplementary: what a comparison lets a reader conclude is its verdict
+(:mod:`overhead.stats.verdicts`), decided on the interval of the ratio and tested on the same
+scale. A test here that does not reject is absence of evidence, never a claim of sameness, and
+the tables here say "not shown different", never "no significant difference".
 
 Tests: Welch's t (unequal variances), Mann-Whitney U (two-sided), Kruskal-Wallis across
 several environments. A family of p-values is corrected with Holm's step-down method
@@ -176,34 +181,6 @@ def holm(pvalues: object, alpha: float = 0.05) -> np.ndarray:
     return out
 
 
-def verdict(p_adjusted: float, pct: float, alpha: float = 0.05) -> str:
-    """Put the outcome of one comparison in plain words.
-
-    Parameters
-    ----------
-    p_adjusted : float
-        The (family-corrected) p-value; NaN gives "not tested".
-    pct : float
-        Percent difference vs the baseline, shown in the verdict.
-    alpha : float
-        Significance level.
-
-    Returns
-    -------
-    str
-        "no significant difference" when p_adjusted >= alpha, else
-        "significantly lower (-3.2%)" or "significantly higher (+1.0%)".
-    """
-    if p_adjusted is None or not math.isfinite(p_adjusted):
-        return "not tested"
-    if p_adjusted >= alpha:
-        return "no significant difference"
-    if not math.isfinite(pct):
-        return "significant difference"
-    word = "lower" if pct < 0 else "higher"
-    return f"significantly {word} ({pct:+.1f}%)"
-
-
 def cohens_d(x: object, y: object) -> Estimate:
     """Compute Cohen's d: (mean(x) - mean(y)) / pooled SD (ddof=1 per sample).
 
@@ -303,10 +280,10 @@ TESTS = ("welch", "mann-whitney")
 def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] | None = None, *,
             test: str = "welch", alpha: float = 0.05, family: str | Sequence[str] | None = None,
             environment: str = "environment", value: str = "value") -> pd.DataFrame:
-    """Test every environment against a baseline, per group.
+    """Test every environment against a baseline, per group: Welch and Mann-Whitney with Holm.
 
-    The tests come with Holm correction and effect sizes, and a verdict says in words what
-    came out.
+    The tests come with Holm correction and effect sizes. They are supplementary to the
+    verdicts (:func:`~overhead.stats.verdicts`), which decide on the ratio's interval.
 
     Parameters
     ----------
@@ -317,9 +294,8 @@ def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] 
     by : str, sequence of str or None
         Group keys including the environment column (None: the default keys).
     test : str
-        Which test decides the verdict: "welch" (percent = difference of means relative to the
-        baseline mean) or "mann-whitney" (percent = Hodges-Lehmann shift relative to the
-        baseline median). Both tests are always reported.
+        Which test's Holm-adjusted p gives ``significant``: "welch" or "mann-whitney". Both
+        tests are always reported.
     alpha : float
         Family-wise significance level.
     family : str, sequence of str or None
@@ -333,7 +309,8 @@ def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] 
     pandas.DataFrame
         Keys, baseline, n, n_baseline, mean, mean_baseline, pct, welch_t, welch_df, welch_p,
         welch_p_holm, mw_u, mw_p, mw_p_holm, cohens_d, hedges_g, hl_shift, cliffs_delta,
-        verdict, reason.
+        significant (the chosen test's Holm-adjusted p < alpha; NA when not tested: False is
+        not shown different, never "the same"), reason.
 
     Raises
     ------
@@ -365,16 +342,15 @@ def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] 
                    pct=100.0 * (mx / my - 1.0) if my not in (0.0,) and math.isfinite(my) else math.nan,
                    welch_t=w.statistic, welch_df=w.df, welch_p=w.pvalue, mw_u=m.statistic,
                    mw_p=m.pvalue, cohens_d=d.value, hedges_g=g.value, hl_shift=hl.value,
-                   cliffs_delta=cd.value,
-                   _hl_pct=100.0 * hl.value / float(np.median(y)) if y.size and np.median(y) != 0 else math.nan)
+                   cliffs_delta=cd.value)
         rec["reason"] = join_reasons(w.reason and f"Welch: {w.reason}",
                                      m.reason and f"Mann-Whitney: {m.reason}",
                                      d.reason and f"effect size: {d.reason}")
         records.append(rec)
     columns = [*keys, "baseline", "n", "n_baseline", "mean", "mean_baseline", "pct", "welch_t",
                "welch_df", "welch_p", "welch_p_holm", "mw_u", "mw_p", "mw_p_holm", "cohens_d",
-               "hedges_g", "hl_shift", "cliffs_delta", "verdict", "reason"]
-    out = finish(records, keys, df, [*columns, "_hl_pct"])
+               "hedges_g", "hl_shift", "cliffs_delta", "significant", "reason"]
+    out = finish(records, keys, df, columns)
     for col in ("welch_p", "mw_p"):
         adj = np.full(len(out), np.nan)
         if fam:
@@ -383,11 +359,9 @@ def compare(df: pd.DataFrame, baseline: str = "native", by: str | Sequence[str] 
         else:
             adj = holm(out[col].to_numpy(dtype="float64"), alpha)
         out[col + "_holm"] = adj
-    decide = out["welch_p_holm"] if test == "welch" else out["mw_p_holm"]
-    pct = out["pct"] if test == "welch" else out["_hl_pct"]
-    out["verdict"] = pd.array([verdict(float(p), float(q), alpha) for p, q in
-                               zip(decide.to_numpy(dtype="float64"), pct.to_numpy(dtype="float64"),
-                                   strict=True)], dtype="string")
+    decide = (out["welch_p_holm"] if test == "welch" else out["mw_p_holm"]).astype("float64")
+    out["significant"] = pd.array([pd.NA if not math.isfinite(p) else bool(p < alpha)
+                                   for p in decide], dtype="boolean")
     out["baseline"] = out["baseline"].astype("string")
     out["n_baseline"] = out["n_baseline"].astype("Int64")
     return out[columns]
@@ -414,8 +388,8 @@ def kruskal(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, alpha: f
     -------
     pandas.DataFrame
         Keys (without environment), environments (comma-separated, sorted), k, n, h, p,
-        p_holm, verdict ("no significant difference" / "significant difference among
-        environments"), reason.
+        p_holm, outcome ("not shown different" / "different", Holm-adjusted at alpha: not
+        shown different is absence of evidence, not sameness), reason.
 
     Raises
     ------
@@ -438,12 +412,12 @@ def kruskal(df: pd.DataFrame, by: str | Sequence[str] | None = None, *, alpha: f
         records.append({**key, "environments": ", ".join(envs), "k": len(envs),
                         "n": int(sum(s.size for s in samples)), "h": res.statistic,
                         "p": res.pvalue, "reason": res.reason})
-    columns = [*keys, "environments", "k", "n", "h", "p", "p_holm", "verdict", "reason"]
+    columns = [*keys, "environments", "k", "n", "h", "p", "p_holm", "outcome", "reason"]
     out = finish(records, keys, df, columns)
     out["p_holm"] = holm(out["p"].to_numpy(dtype="float64"), alpha)
-    out["verdict"] = pd.array([
+    out["outcome"] = pd.array([
         "not tested" if not math.isfinite(p) else
-        ("no significant difference" if p >= alpha else "significant difference among environments")
+        ("not shown different" if p >= alpha else "different")
         for p in out["p_holm"]], dtype="string")
     out["environments"] = out["environments"].astype("string")
     return out

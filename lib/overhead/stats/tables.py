@@ -32,7 +32,7 @@ from overhead.stats._common import (
     values_of,
 )
 from overhead.stats.ci import auto_interval, t_interval
-from overhead.stats.ratio import ratio_bootstrap
+from overhead.stats.ratio import ratio_interval
 
 MISSING = "\u2014"
 
@@ -138,15 +138,16 @@ def overhead_cells(df: pd.DataFrame, baseline: str = "native",
     rows : str, sequence of str or None
         Row keys (None: the default keys without the environment).
     ci : str or None
-        "mean": interval of the mean chosen by a normality check (:func:`auto_interval`;
-        t for n = 2 is not chosen, the cell says so); "t": Student-t always; "delta":
-        bootstrap interval of the percent difference vs the baseline; None: no interval.
+        "mean": interval of the mean chosen by the quantity's range (:func:`auto_interval`:
+        log-t for positive values, else t); "t": Student-t always; "delta": the interval of the
+        percent difference vs the baseline that verdicts are decided on
+        (:func:`~overhead.stats.ratio_interval`); None: no interval.
     level : float
         Confidence level.
     scale : float
         Multiply values by this before summarizing (e.g. 1e-9 for GFLOP/s).
     n_resamples, rng
-        Bootstrap settings (seeded per cell).
+        Unused (kept for callers that pass them; no interval here is a bootstrap).
     environment, value : str
         Column names.
 
@@ -184,8 +185,7 @@ def overhead_cells(df: pd.DataFrame, baseline: str = "native",
             if x.size < 2:
                 reasons.append(f"n={x.size}: no SD")
             if ci in ("mean", "t"):
-                iv = auto_interval(x, level, n_resamples=n_resamples, rng=rng) if ci == "mean" \
-                    else t_interval(x, level)
+                iv = auto_interval(x, level) if ci == "mean" else t_interval(x, level)
                 rec.update(ci_low=iv.low, ci_high=iv.high, ci_method=iv.method)
                 if not math.isfinite(iv.low):
                     reasons.append(iv.reason)
@@ -193,7 +193,7 @@ def overhead_cells(df: pd.DataFrame, baseline: str = "native",
                 if not y_ok:
                     reasons.append(f"no {baseline!r} values")
                 else:
-                    r = ratio_bootstrap(x, y, level, n_resamples=n_resamples, rng=rng)
+                    r = ratio_interval(x, y, level)
                     rec.update(ci_low=r.pct_low, ci_high=r.pct_high, ci_method=r.method)
                     if not math.isfinite(r.low):
                         reasons.append(r.reason)
