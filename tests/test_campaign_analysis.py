@@ -327,3 +327,51 @@ def test_noise_summary():
     text = analysis.report(*campaign(11, per_cell=4)[:1], t)
     assert "noise: 6 of 12 trials flagged (load 3, swap 6, throttle 0)" in text
     assert "throttling not measured in 11 of 12 trials" in text
+
+
+def _yaml(tmp_path, text: str):
+    import textwrap
+
+    path = tmp_path / "c.yml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_status_analysis_gives_every_judged_comparison_its_verdict(tmp_path):
+    """The verdict lines of `overhead status --analysis`: the campaign's judged quantity in every
+    environment against native, decided as the stopping rule decides, with why it stopped."""
+    from overhead import stats
+    from overhead.campaign import inventory
+    from overhead.campaign import plan as planner
+
+    (tmp_path / "kh").write_text("")
+    spec = inventory.load(_yaml(tmp_path, """\
+        name: c1
+        seed: 1
+        hosts: {local: {address: 127.0.0.1, known_hosts: kh}}
+        environments:
+          native: {kind: native, host: local}
+          docker-nat: {kind: docker, host: local, net: nat}
+          vm: {kind: vm, host: local, image: img}
+        benchmarks:
+          cpu: {runner: sysbench, params: {test: cpu, threads: 2},
+                judge: [{metric: events_per_second, name: events}]}
+        """))
+    cells = planner.cells(spec)
+    cell_of = {c.environment: cid for cid, c in cells.items()}
+    m, t = campaign(31, per_cell=6, sd=0.05)
+    t["cell"] = t["env_name"].map(cell_of)
+    vm = m["run_id"].str.contains("/vm/")
+    m.loc[vm, "value"] = m.loc[vm, "value"] * 0.6
+    lines = analysis.verdict_lines(m, t, spec, {"decisions": {
+        f"{cell_of['vm']}#events": {"why": "decided after 6 trials: slower: ..."}}})
+    assert lines[0].startswith("verdicts vs native (2 comparisons: ")
+    by_env = {line.split()[0]: line for line in lines[1:]}
+    x = m.loc[vm, "value"].to_numpy()
+    y = m.loc[m["run_id"].str.contains("/native/"), "value"].to_numpy()
+    want = stats.decide(x, y, stats.Margin.symmetric(5.0), higher_is_better=True)
+    assert want.verdict == "slower"
+    assert by_env["vm"] == f"  vm cpu [events]: {want.words()} | stopped: decided after 6 trials"
+    assert "docker-nat cpu [events]" in by_env["docker-nat"] and "equivalent within" in by_env["docker-nat"]
+    text = analysis.report(m, t, campaign=spec)
+    assert "verdicts vs native" in text and "no significant difference" not in text

@@ -495,3 +495,19 @@ def test_single_file_tables_are_not_overwritten(tmp_path, raw):
     (out / ci.MEASUREMENTS).write_bytes(b"PAR1")
     with pytest.raises(InputError, match="single-file table"):
         ci.ingest_campaign(raw, out)
+
+
+def test_the_plan_with_its_stopping_decisions_goes_beside_the_tables(raw, tmp_path):
+    """plan.json (why each cell and comparison stopped) is copied into the tidy folder, where
+    the reports read it; a damaged one is left out and the one there kept."""
+    out = tmp_path / "tidy"
+    ci.ingest_campaign(raw, out)
+    assert not (out / "plan.json").exists()  # no run wrote one: nothing invented
+    plan = {"campaign": CAMPAIGN, "rounds": 3, "stops": {"c-1": "decided after 3 trials: ..."},
+            "decisions": {"c-1#events": {"verdict": "equivalent", "why": "decided after 3 trials"}}}
+    (raw / "plan.json").write_text(json.dumps(plan))
+    ci.ingest_campaign(raw, out)
+    assert json.loads((out / "plan.json").read_text()) == plan
+    (raw / "plan.json").write_text('{"campaign": "torn')
+    ci.ingest_campaign(raw, out)
+    assert json.loads((out / "plan.json").read_text()) == plan

@@ -138,6 +138,94 @@ def test_stopping_rule_adds_rounds_until_precise_or_capped(tmp_path):
     assert plan.extend(p4, c, values) is not None and len(plan.extend(p4, c, values).trials) == len(p4.trials)
 
 
+VERDICTS = CAMPAIGN.replace("trials: 3\n", "").replace(
+    "cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1}}",
+    "cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1},\n"
+    "       judge: [{metric: event_rate}]}") + (
+    "stopping: {rule: verdicts, baseline: native, min_rounds: 3, max_rounds: 5}\n")
+
+
+def test_verdicts_rule_adds_rounds_while_a_comparison_is_undecided(tmp_path):
+    c = inventory.load(write(tmp_path, VERDICTS))
+    p = plan.make_plan(c)
+    assert p.rounds == 1 + 3
+    cell = {(x.environment, x.benchmark, x.params.get("threads")): cid for cid, x in p.cells.items()}
+    # fio has no judge: its cells keep the rule's minimum and say why
+    fio = [cid for cid, x in p.cells.items() if x.benchmark == "fio"]
+    assert all(p.stops[f].startswith("fixed count of 3 trials") for f in fio)
+    tight = [1000.0, 1001.0, 999.0]
+    values = {(cid, 0): plan.Judged(tuple(tight), True) for cid in p.cells if cid not in fio}
+    values[(cell[("vm", "cpu", 1)], 0)] = plan.Judged((400.0, 410.0, 390.0), True)   # slower
+    values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged((900.0, 1100.0, 1000.0), True)  # noisy
+    p2 = plan.extend(p, c, values)
+    added = {t.cell for t in p2.trials if t.round == 5}
+    # the noisy Docker cell and its baseline cell (native, threads 2) get another round;
+    # every other comparison is decided at n = 3
+    assert added == {cell[("docker-nat", "cpu", 2)], cell[("native", "cpu", 2)]}
+    d = p2.decisions
+    vm1 = d[f"{cell[('vm', 'cpu', 1)]}#event_rate"]
+    assert vm1["verdict"] == "slower" and vm1["stopped"] and vm1["why"].startswith("decided after 3 trials: slower")
+    eq = d[f"{cell[('docker-nat', 'cpu', 1)]}#event_rate"]
+    assert eq["verdict"] == "equivalent" and eq["margin"] == "\u00b15%"
+    noisy = d[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]
+    assert noisy["verdict"] == "inconclusive" and not noisy["stopped"] and noisy["trials_needed"] > 3
+    assert p2.stops[cell[("vm", "cpu", 2)]].startswith("event_rate: decided after 3 trials: ")
+    assert p2.stops[cell[("native", "cpu", 1)]] == "after 3 trials: every comparison with it stopped"
+    # rounds 4 and 5 of the noisy pair: still undecided at the cap of 5 measured rounds
+    for r in (5, 6):
+        values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged(
+            values[(cell[("docker-nat", "cpu", 2)], 0)].values + (950.0 + 20 * r,), True)
+        values[(cell[("native", "cpu", 2)], 0)] = plan.Judged(
+            values[(cell[("native", "cpu", 2)], 0)].values + (1000.0,), True)
+        p2 = plan.extend(p2, c, values)
+    assert p2.rounds == 6
+    last = p2.decisions[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]
+    assert last["stopped"] and last["why"].startswith("cap of 5 rounds reached: inconclusive")
+    assert last["n"] == 5 and "trials per side would decide it" in last["why"]
+    # the same values give the same plan: a resumed campaign re-derives its rounds
+    again = plan.make_plan(c)
+    for _ in range(3):
+        again = plan.extend(again, c, values)
+    assert [t.id for t in again.trials] == [t.id for t in p2.trials]
+    assert json.loads(json.dumps(p2.to_json()))["decisions"] == p2.decisions
+
+
+def test_verdicts_rule_time_budget_and_file_errors(tmp_path):
+    c = inventory.load(write(tmp_path, VERDICTS.replace("max_rounds: 5}", "max_rounds: 9, max_minutes: 2}")))
+    p = plan.make_plan(c)
+    values = {(cid, 0): plan.Judged((900.0, 1100.0, 1000.0), True) for cid in p.cells}
+    more = plan.extend(p, c, values, elapsed_minutes=1.0)
+    assert more.rounds == p.rounds + 1
+    done = plan.extend(p, c, values, elapsed_minutes=2.5)
+    assert done.rounds == p.rounds
+    assert all(v["why"].startswith("time budget of 2 min spent (2.5 min): inconclusive")
+               for v in done.decisions.values())
+    for bad, said in (("baseline: native,", "baseline: bare,"), ):
+        with pytest.raises(InputError, match="stopping.baseline 'bare' is not an environment"):
+            inventory.load(write(tmp_path, VERDICTS.replace(bad, said), "bad.yml"))
+    with pytest.raises(InputError, match="needs at least one benchmark with judge"):
+        inventory.load(write(tmp_path, VERDICTS.replace(",\n       judge: [{metric: event_rate}]", ""),
+                             "nojudge.yml"))
+    with pytest.raises(InputError, match="metric and target belong to the precision rule"):
+        inventory.load(write(tmp_path, VERDICTS.replace("rule: verdicts,", "rule: verdicts, metric: x,"),
+                             "mixed.yml"))
+
+
+def test_judged_value_reads_one_value_per_trial():
+    import pandas as pd
+
+    rows = pd.DataFrame({"metric": ["iops", "iops", "lat"], "value": [100.0, 40.0, 1.0],
+                         "p_direction": ["read", "write", "read"], "p_sidecar": [None, None, None],
+                         "higher_is_better": [True, True, False]})
+    assert plan.judged_value(rows, inventory.Judge(metric="iops", combine="sum")) == (140.0, True)
+    assert plan.judged_value(rows, inventory.Judge(metric="iops")) == (70.0, True)
+    assert plan.judged_value(rows, inventory.Judge(metric="iops", where={"direction": "read"})) == (100.0, True)
+    assert plan.judged_value(rows, inventory.Judge(metric="iops", where={"sidecar": None}))[0] == 70.0
+    assert plan.judged_value(rows, inventory.Judge(metric="bw")) == (None, None)
+    missing = rows.assign(value=[100.0, float("nan"), 1.0])
+    assert plan.judged_value(missing, inventory.Judge(metric="iops")) == (None, None)  # never 0
+
+
 def test_manifest_appends_and_drops_a_torn_tail(tmp_path):
     path = tmp_path / "manifest.jsonl"
     with manifest.Manifest(path) as m:
@@ -204,3 +292,20 @@ def test_a_benchmark_may_ask_for_more_trials_than_the_campaign(tmp_path):
             stopping: {metric: events_per_second, target: 0.05, min_rounds: 3,
                        max_rounds: 6}
             """), "stop.yml"))
+
+
+def test_an_environment_may_skip_points_of_a_grid(tmp_path):
+    text = CAMPAIGN.replace("vm: {kind: vm, host: local, image: image/current}",
+                            "vm: {kind: vm, host: local, image: image/current,\n"
+                            "       skip: [{benchmark: cp*, threads: 2}]}")
+    c = inventory.load(write(tmp_path, text))
+    cells = plan.cells(c)
+    vm = sorted(x.params["threads"] for x in cells.values() if x.environment == "vm" and x.benchmark == "cpu")
+    assert vm == [1]  # threads=2 left out in the VM only
+    assert sorted(x.params["threads"] for x in cells.values()
+                  if x.environment == "native" and x.benchmark == "cpu") == [1, 2]
+    for bad, said in (("{benchmark: gpu, threads: 2}", "skip names no benchmark"),
+                      ("{benchmark: cpu, cores: 2}", "skip parameter 'cores' is not a parameter"),
+                      ("{threads: 2}", "names a benchmark and parameter values")):
+        with pytest.raises(InputError, match=said):
+            inventory.load(write(tmp_path, text.replace("{benchmark: cp*, threads: 2}", bad), "bad.yml"))

@@ -155,6 +155,39 @@ def test_stopping_rule_runs_rounds_until_precise_or_capped(sshd, tmp_path):
     assert result.done == 6 == len(saved["trials"])
 
 
+def test_verdicts_rule_runs_rounds_until_each_comparison_is_decided_or_capped(sshd, tmp_path):
+    """Two native environments on one host, compared on sysbench's event rate (decided: the two
+    are the same machine) and on a metric no runner reports (never testable: runs to the cap);
+    the executor extends the plan from the trials' parsed outputs and plan.json says why each
+    comparison stopped; the plan re-derived from the same trials is the one that ran."""
+    path = campaign_file(
+        tmp_path, "verdicts", f"local: {sshd.host_yaml()}",
+        "native: {kind: native, host: local}\nagain: {kind: native, host: local}",
+        "cpu: {runner: sysbench, params: {test: cpu, threads: 1, time: 0, events: 3000},\n"
+        "      judge: [{metric: event_rate, name: rate}, {metric: no_such_metric, name: ghost}]}",
+        "stopping: {rule: verdicts, baseline: native, min_rounds: 2, max_rounds: 4, max_minutes: 10}\n")
+    c = inventory.load(path)
+    result = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+    assert result.failed == 0
+    saved = json.loads((tmp_path / "raw" / "verdicts" / "plan.json").read_text())
+    rate = next(v for k, v in saved["decisions"].items() if k.endswith("#rate"))
+    ghost = next(v for k, v in saved["decisions"].items() if k.endswith("#ghost"))
+    assert rate["environment"] == "again" and rate["baseline"] == "native"
+    # the ghost quantity keeps both cells running to the cap of 4 rounds, so the rate is
+    # decided along the way (same machine: equivalent within +-5%, or a difference if the
+    # host was disturbed) or at the cap; each says which
+    assert ghost["verdict"] == "not tested" and ghost["why"].startswith("cap of 4 rounds reached")
+    assert rate["why"].startswith(("decided after", "cap of 4 rounds reached"))
+    assert saved["rounds"] == 4 and result.done == 8 == len(saved["trials"])
+    # the same trials give the same plan (what a resumed run re-derives)
+    from overhead.campaign.execute import _cell_values
+
+    again = plan.make_plan(c)
+    for _ in range(3):
+        again = plan.extend(again, c, _cell_values(tmp_path / "raw" / "verdicts", again, c))
+    assert [t.id for t in again.trials] == [t["id"] for t in saved["trials"]]
+
+
 def test_prepare_kills_a_stale_attempt_and_clears_its_files(tmp_path):
     """A trial whose controller died is run again from scratch, never beside its old self."""
     from overhead.environments import native

@@ -1,12 +1,14 @@
-"""Order effects and noise flags of a campaign.
+"""Order effects, noise flags and verdicts of a campaign.
 
-Two questions about a campaign's own trials, answered from its tidy folder (``measurements`` and
+Three questions about a campaign's own trials, answered from its tidy folder (``measurements`` and
 ``trials.parquet``, written by :mod:`overhead.campaign.ingest`):
 
 - Was the measured host quiet? :func:`noise_command` is the shell line the executor runs on the
   host before and after each trial, :func:`parse_noise` reads its output and
   :func:`noise_flags` says which of load, swap and throttling moved during the trial (the
   executor stores them in trial.json). :func:`noise_summary` counts the flags per environment.
+- What does each comparison conclude? :func:`verdict_lines` decides every judged quantity's
+  comparison with the baseline (as the verdicts stopping rule does) and says why it stopped.
 - Does a value depend on when it was measured? :func:`order_effects` tests, per cell and metric,
   whether the value drifts with the trial's position in its host's execution order
   (Mann-Kendall trend test) and whether it depends on which environment ran just before
@@ -526,8 +528,80 @@ def _cell_label(row: pd.Series, params: Sequence[str]) -> str:
     return " ".join(parts) + f", {row['metric']}"
 
 
+def verdict_lines(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
+                  plan: Mapping | None = None) -> list[str]:
+    """Return each judged comparison's verdict vs the baseline, with why its trials stopped.
+
+    The quantities are the benchmarks' ``judge`` lists; the baseline is the verdicts stopping
+    rule's, else the environment named ``native``, else the first native one. One value per
+    done, non-warm-up trial (:func:`overhead.campaign.plan.judged_value`), decided as the
+    stopping rule decides (:func:`overhead.campaign.plan.compare_cells`).
+
+    Parameters
+    ----------
+    measurements, trials : pandas.DataFrame
+        The campaign's tidy measurements and trials.parquet.
+    campaign : overhead.campaign.inventory.Campaign
+        The campaign (its judges, environments and stopping rule).
+    plan : mapping, optional
+        The last run's plan.json (its ``decisions`` say why each comparison stopped).
+
+    Returns
+    -------
+    list of str
+        Lines of plain text.
+    """
+    from overhead.campaign.plan import Judged, cells, compare_cells, judged_value
+
+    rule = campaign.stopping
+    if rule is not None and rule.rule == "verdicts":
+        base = rule.baseline
+    elif "native" in campaign.environments:
+        base = "native"
+    else:
+        base = next((n for n, e in campaign.environments.items() if e.kind == "native"), None)
+    judged = {n: b.judge for n, b in campaign.benchmarks.items() if b.judge}
+    if base is None or not judged:
+        why = "no baseline environment" if base is None else "no benchmark has judge: quantities"
+        return [f"verdicts: none ({why})"]
+    if "cell" not in trials or measurements.empty:
+        return ["verdicts: no measured trials yet"]
+    ok = trials[(trials["status"] == "done") & ~_flag(trials["warmup"])]
+    by_run = {r: g for r, g in measurements[measurements["run_id"].isin(set(ok["run_id"]))]
+              .groupby("run_id", sort=False)}
+    values: dict = {}
+    for run_id, cid, bench in ok[["run_id", "cell", "benchmark"]].itertuples(index=False):
+        rows = by_run.get(run_id)
+        if rows is None or bench not in judged:
+            continue
+        for i, judge in enumerate(judged[bench]):
+            v, hib = judged_value(rows, judge)
+            if v is None:
+                continue
+            old = values.get((cid, i))
+            values[(cid, i)] = Judged((*(old.values if old else ()), v),
+                                      hib if old is None else old.higher_is_better)
+    decisions = (plan or {}).get("decisions", {})
+    found = list(compare_cells(campaign, cells(campaign), values, base))
+    counts = pd.Series([r["verdict"] for *_, r in found], dtype="object").value_counts()
+    lines = [f"verdicts vs {base} ({len(found)} comparisons: "
+             + ", ".join(f"{int(v)} {k}" for k, v in counts.items())
+             + "; margins from data/reference/margins.yml):"]
+    for key, _, _, r in sorted(found, key=lambda f: (f[3]["benchmark"], f[3]["environment"], f[0])):
+        axes = campaign.benchmarks[r["benchmark"]].params
+        params = " ".join(f"{k}={v}" for k, v in r["params"].items() if isinstance(axes.get(k), list))
+        line = (f"  {r['environment']} {r['benchmark']} [{r['quantity']}]"
+                + (f" {params}" if params else "") + f": {r['words']}")
+        why = decisions.get(key, {}).get("why")
+        if why:
+            line += f" | stopped: {why.split(':', 1)[0]}"
+        lines.append(line)
+    return lines
+
+
 def report(measurements: pd.DataFrame, trials: pd.DataFrame, *, alpha: float = 0.05,
-           min_trials: int = MIN_TRIALS, max_listed: int = 10) -> str:
+           min_trials: int = MIN_TRIALS, max_listed: int = 10, campaign=None,
+           plan: Mapping | None = None) -> str:
     """Return the lines ``overhead status FILE --analysis`` prints: counts, noise, order effects.
 
     It never says that there is no order effect when nothing could be tested: then it says
@@ -545,6 +619,10 @@ def report(measurements: pd.DataFrame, trials: pd.DataFrame, *, alpha: float = 0
         Trials a cell needs to be tested.
     max_listed : int
         How many significant findings to name before "... and N more".
+    campaign : Campaign, optional
+        With it, the verdicts of the judged comparisons follow (:func:`verdict_lines`).
+    plan : mapping, optional
+        The last run's plan.json, for why each comparison stopped.
 
     Returns
     -------
@@ -577,6 +655,8 @@ def report(measurements: pd.DataFrame, trials: pd.DataFrame, *, alpha: float = 0
                  + (f" ({'; '.join(parts)})" if parts else "") + (f" on {where}" if where else ""))
     lines += _noise_lines(trials)
     lines += _order_lines(measurements, trials, alpha, min_trials, max_listed)
+    if campaign is not None:
+        lines += verdict_lines(measurements, trials, campaign, plan)
     return "\n".join(lines)
 
 

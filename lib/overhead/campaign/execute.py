@@ -1307,11 +1307,18 @@ def _finished(raw: Path, plan: Plan) -> set[str]:
     return done
 
 
-def _cell_values(raw: Path, plan: Plan, metric: str) -> dict[str, list[float]]:
-    """Each cell's measured (non-warm-up) values of ``metric`` from the finished trials."""
+def _cell_values(raw: Path, plan: Plan, campaign: Campaign) -> dict:
+    """Each cell's measured (non-warm-up) values, as the campaign's stopping rule needs them.
+
+    Precision rule: cell id -> every value of ``stopping.metric`` in the finished trials.
+    Verdicts rule: (cell id, index of the judged quantity) -> :class:`~overhead.campaign.plan.Judged`,
+    one value per finished trial (:func:`~overhead.campaign.plan.judged_value`).
+    """
+    from overhead.campaign.plan import Judged, judged_value
     from overhead.runners import read_trial
 
-    values: dict[str, list[float]] = {}
+    rule = campaign.stopping
+    values: dict = {}
     for t in plan.trials:
         path = trial_dir(raw, t)
         if t.warmup or not (path / "meta").exists():
@@ -1319,8 +1326,17 @@ def _cell_values(raw: Path, plan: Plan, metric: str) -> dict[str, list[float]]:
         tr = read_trial(path)
         if tr.measurements is None:
             continue
-        rows = tr.measurements[tr.measurements["metric"] == metric]
-        values.setdefault(t.cell, []).extend(float(v) for v in rows["value"].dropna())
+        if rule.rule == "precision":
+            rows = tr.measurements[tr.measurements["metric"] == rule.metric]
+            values.setdefault(t.cell, []).extend(float(v) for v in rows["value"].dropna())
+            continue
+        for i, judge in enumerate(campaign.benchmarks[t.benchmark].judge):
+            value, hib = judged_value(tr.measurements, judge)
+            if value is None:
+                continue
+            old = values.get((t.cell, i))
+            values[(t.cell, i)] = Judged((*(old.values if old else ()), value),
+                                         hib if old is None else old.higher_is_better)
     return values
 
 
@@ -1421,8 +1437,9 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
                 continue  # re-read: retries of failures, then the stopping rule
             if campaign.stopping is None:
                 break
-            values = _cell_values(raw, plan, campaign.stopping.metric)
-            longer = extend(plan, campaign, values)
+            values = _cell_values(raw, plan, campaign)
+            longer = extend(plan, campaign, values,
+                            elapsed_minutes=(time.monotonic() - t_start) / 60.0)
             if len(longer.trials) == len(plan.trials):
                 plan = longer
                 break

@@ -844,7 +844,25 @@ def ingest_campaign(raw_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
                              "folder (choose another output folder)")
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / LOCK):
-        return _Ingest(raw, out, workers, force, started).run()
+        result = _Ingest(raw, out, workers, force, started).run()
+        _copy_plan(raw, out)
+        return result
+
+
+def _copy_plan(raw: Path, out: Path) -> None:
+    """Put the last run's plan.json (its stopping rule's stops and decisions) in the tidy folder.
+
+    A plan.json that is not valid JSON (a run killed while writing it) is left out, with the
+    one in the tidy folder kept: the stops are a report, not data.
+    """
+    path = raw / "plan.json"
+    if not path.is_file():
+        return
+    try:
+        data = json.loads(path.read_text())
+    except ValueError:
+        return
+    _write_json(out / "plan.json", data)
 
 
 class _Ingest:

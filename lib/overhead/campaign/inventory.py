@@ -37,8 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url, valid_nfs_options
 from overhead.errors import InputError
 
-__all__ = ["Benchmark", "Campaign", "DockerEnv", "Host", "NativeEnv", "StaticEnv", "Stopping",
-           "VmEnv", "load"]
+__all__ = ["Benchmark", "Campaign", "DockerEnv", "Host", "Judge", "NativeEnv", "StaticEnv",
+           "Stopping", "VmEnv", "load"]
 
 _NAME = r"^[a-z0-9][a-z0-9_.-]*$"
 #: Parameter values a runner accepts (runners take name=value words).
@@ -74,11 +74,36 @@ class _EnvModel(_Model):
 
     ``benchmarks`` limits the environment to benchmarks whose names match one of these
     shell-style patterns (``[fio-*, mysql-*]``: a second storage variant for the storage
-    benchmarks only); default every benchmark.
+    benchmarks only); default every benchmark. ``skip`` leaves out points of a benchmark's grid
+    here: each entry names a ``benchmark`` (a pattern) and parameter values, and a point whose
+    parameters have all those values is not run in this environment (``{benchmark: redis,
+    clients: 100}``: a point that measures something else here).
     """
 
     host: str
     benchmarks: tuple[str, ...] | None = None
+    skip: tuple[dict[str, Scalar], ...] = ()
+
+    @field_validator("skip")
+    @classmethod
+    def _skip_names_a_benchmark(cls, skip: tuple) -> tuple:
+        """Every skip entry names the benchmark it applies to and at least one parameter."""
+        for entry in skip:
+            if "benchmark" not in entry or len(entry) < 2:
+                raise ValueError("a skip entry names a benchmark and parameter values: "
+                                 "{benchmark: redis, clients: 100}")
+        return skip
+
+    def skips(self, benchmark: str, params: dict) -> bool:
+        """Whether this environment leaves out a point of a benchmark's grid."""
+        from fnmatch import fnmatchcase
+
+        for entry in self.skip:
+            if fnmatchcase(benchmark, str(entry["benchmark"])) and all(
+                    k in params and str(params[k]) == str(v)
+                    for k, v in entry.items() if k != "benchmark"):
+                return True
+        return False
 
 
 class NativeEnv(_EnvModel):
@@ -203,6 +228,26 @@ class VmEnv(_EnvModel):
 Environment = Annotated[NativeEnv | StaticEnv | DockerEnv | VmEnv, Field(discriminator="kind")]
 
 
+class Judge(_Model):
+    """A quantity the verdicts stopping rule judges in a benchmark's cells.
+
+    The trial's tidy rows of ``metric`` whose parameter columns match ``where`` (``{kernel:
+    hpl}`` matches ``p_kernel == "hpl"``; ``null`` matches a missing value), combined into one
+    value per trial by ``combine`` (the mean of the rows, or their sum: a mixed job's read and
+    write IOPS). ``name`` labels it in the decisions (default: the metric).
+    """
+
+    metric: str
+    where: dict[str, Scalar | None] = Field(default_factory=dict)
+    combine: Literal["mean", "sum"] = "mean"
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The quantity's name in the decisions."""
+        return self.name or self.metric
+
+
 class Benchmark(_Model):
     """A runner and its parameters; a list value is a grid axis (the cross product is run).
 
@@ -244,6 +289,9 @@ class Benchmark(_Model):
     target_param: str = "host"
     monitor: str | None = None
     monitor_parser: str | None = None
+    #: The quantities a verdicts stopping rule judges in this benchmark's cells (none: its
+    #: cells get the rule's ``min_rounds`` and are not judged).
+    judge: tuple[Judge, ...] = ()
 
     @model_validator(mode="after")
     def _client_server(self) -> Benchmark:
@@ -268,23 +316,49 @@ class Benchmark(_Model):
 
 
 class Stopping(_Model):
-    """Add rounds until each cell's 95% CI half-width is below ``target`` x its mean.
+    """When a cell has had enough trials: rounds are added to the cells that need more.
 
-    ``metric`` is the tidy metric judged (every cell's runner must report it). Cells stop
-    separately; a cell that reaches ``max_rounds`` stops with that reason.
+    ``rule: precision`` (the default): until each cell's 95% CI half-width of ``metric`` (the
+    tidy metric judged; every cell's runner must report it) is below ``target`` x its mean.
+
+    ``rule: verdicts``: while a comparison a cell takes part in is undecided. Each cell of an
+    environment other than ``baseline`` is compared with the baseline's cell of the same
+    benchmark and parameters on every quantity its benchmark's ``judge`` lists, against the
+    margin of ``data/reference/margins.yml`` (:func:`overhead.stats.decide`); a cell gets
+    another round while one of its comparisons is ``inconclusive`` (or not yet testable), the
+    baseline's cell while any comparison with it is.
+
+    Cells stop separately; ``max_rounds`` measured rounds and, for the verdicts rule,
+    ``max_minutes`` of this run's wall time (no round is added after it) cap them, and the
+    plan records why each stopped.
     """
 
-    metric: str
-    target: float = Field(gt=0, lt=1)
+    rule: Literal["precision", "verdicts"] = "precision"
+    metric: str | None = None
+    target: float | None = Field(None, gt=0, lt=1)
+    baseline: str | None = None
     min_rounds: int = Field(3, ge=2)
     max_rounds: int = Field(10, ge=2)
+    max_minutes: float | None = Field(None, gt=0, allow_inf_nan=False)
     level: float = Field(0.95, gt=0, lt=1)
 
     @model_validator(mode="after")
     def _bounds(self) -> Stopping:
-        """max_rounds must be at least min_rounds."""
+        """max_rounds at least min_rounds; each rule's own fields given, the other's not."""
         if self.max_rounds < self.min_rounds:
             raise ValueError(f"max_rounds {self.max_rounds} < min_rounds {self.min_rounds}")
+        if self.rule == "precision":
+            if self.metric is None or self.target is None:
+                raise ValueError("the precision rule needs metric and target")
+            if self.baseline is not None or self.max_minutes is not None:
+                raise ValueError("baseline and max_minutes belong to the verdicts rule")
+        else:
+            if self.baseline is None:
+                raise ValueError("the verdicts rule needs baseline: the environment every other "
+                                 "is compared with")
+            if self.metric is not None or self.target is not None:
+                raise ValueError("metric and target belong to the precision rule; the verdicts "
+                                 "rule judges each benchmark's judge: quantities")
         return self
 
 
@@ -322,9 +396,27 @@ class Campaign(_Model):
                 if not re.match(_NAME, name):
                     raise ValueError(f"{kind} name {name!r} must match {_NAME}")
         for name, env in self.environments.items():
+            for entry in env.skip:
+                from fnmatch import fnmatchcase
+
+                hit = [b for b in self.benchmarks if fnmatchcase(b, str(entry["benchmark"]))]
+                if not hit:
+                    raise ValueError(f"environment {name!r}: skip names no benchmark "
+                                     f"({entry['benchmark']!r}; benchmarks: {', '.join(self.benchmarks)})")
+                for key in (k for k in entry if k != "benchmark"):
+                    if not any(key in self.benchmarks[b].params for b in hit):
+                        raise ValueError(f"environment {name!r}: skip parameter {key!r} is not a "
+                                         f"parameter of {', '.join(hit)}")
             if env.host not in self.hosts:
                 raise ValueError(f"environment {name!r}: unknown host {env.host!r} "
                                  f"(hosts: {', '.join(self.hosts) or 'none'})")
+        if self.stopping is not None and self.stopping.rule == "verdicts":
+            if self.stopping.baseline not in self.environments:
+                raise ValueError(f"stopping.baseline {self.stopping.baseline!r} is not an "
+                                 f"environment ({', '.join(self.environments)})")
+            if not any(b.judge for b in self.benchmarks.values()):
+                raise ValueError("the verdicts rule needs at least one benchmark with judge: "
+                                 "(the quantities its comparisons decide on)")
         for name, bench in self.benchmarks.items():
             if bench.trials is not None and self.stopping is not None:
                 raise ValueError(f"benchmark {name!r}: trials sets a fixed count; with a "
@@ -505,7 +597,10 @@ OVERRIDABLE = ("name", "seed", "trials", "warmup", "timeout", "profile", "client
 
 
 def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
-    """Return ``data`` with ``overrides`` applied; hosts are merged field by field."""
+    """Return ``data`` with ``overrides`` applied; hosts are merged field by field.
+
+    ``trials`` replaces a stopping rule: ``--set trials=1`` runs one trial per cell.
+    """
     unknown = set(overrides) - set(OVERRIDABLE)
     if unknown:
         raise InputError(f"{path}: cannot override {', '.join(sorted(unknown))} (overridable: "
@@ -526,6 +621,10 @@ def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
             data["hosts"] = hosts
         elif value is not None:
             data[key] = value
+            if key == "trials":
+                # a count asked for on the command line is a fixed count: it replaces the file's
+                # stopping rule (which decides the count itself)
+                data.pop("stopping", None)
     return data
 
 

@@ -10,8 +10,13 @@ A trial's id is a hash of its environment, benchmark, expanded parameters and ro
 file always gives the same plan, and a resumed campaign recognises its finished trials.
 
 With a stopping rule the plan starts with ``warmup + min_rounds`` rounds; :func:`extend` adds
-a round for each cell whose confidence interval is still wider than the target, until
-``max_rounds``, and records in ``Plan.stops`` why each cell stopped.
+a round for each cell that needs more: under the precision rule while its confidence interval
+is wider than the target, under the verdicts rule while a comparison it takes part in is
+undecided (:func:`overhead.stats.decide` against the margins of ``data/reference/margins.yml``),
+until ``max_rounds`` (or ``max_minutes``), and records in ``Plan.stops`` why each cell stopped
+and in ``Plan.decisions`` how each comparison stood when it stopped. A new round is drawn from
+the seed and its own number, so it never reorders the rounds before it, and the same data give
+the same extension: a resumed campaign re-derives exactly the rounds it had run.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import asdict, dataclass, field
 
 from overhead.campaign.inventory import Campaign
 
-__all__ = ["Cell", "Plan", "PlannedTrial", "extend", "make_plan", "stopping_decision"]
+__all__ = ["DECIDED", "Cell", "Judged", "Plan", "PlannedTrial", "compare_cells", "extend",
+           "judged_value", "make_plan", "stopping_decision"]
 
 
 def _digest(prefix: str, payload: dict) -> str:
@@ -73,7 +79,12 @@ class PlannedTrial:
 
 @dataclass
 class Plan:
-    """The ordered trials of a campaign, its cells, and why cells stopped (stopping rule)."""
+    """The ordered trials of a campaign, its cells, and why cells stopped (stopping rule).
+
+    ``decisions`` (verdicts rule) maps ``<cell id>#<quantity>`` of each comparison (the
+    non-baseline cell) to how it stood when it stopped: environment, baseline, benchmark,
+    params, quantity, verdict, n, n_baseline, ratio, low, high, margin, words and why.
+    """
 
     campaign: str
     seed: int
@@ -81,6 +92,7 @@ class Plan:
     trials: list[PlannedTrial]
     rounds: int
     stops: dict[str, str] = field(default_factory=dict)
+    decisions: dict[str, dict] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, PlannedTrial]:
         """Return trial id -> trial."""
@@ -90,7 +102,8 @@ class Plan:
         """Return the plan as a JSON-ready dict (``overhead plan --format json``)."""
         return {"campaign": self.campaign, "seed": self.seed, "rounds": self.rounds,
                 "cells": {k: asdict(v) for k, v in self.cells.items()},
-                "trials": [t.to_json() for t in self.trials], "stops": self.stops}
+                "trials": [t.to_json() for t in self.trials], "stops": self.stops,
+                "decisions": self.decisions}
 
 
 def _grid(params: Mapping) -> list[dict]:
@@ -112,11 +125,14 @@ def cells(campaign: Campaign) -> dict[str, Cell]:
     -------
     dict of str to Cell
         Cell id -> cell. The id hashes the environment, benchmark, runner and parameters.
+        Points an environment ``skip`` s are left out.
     """
     out: dict[str, Cell] = {}
     for bname, bench in campaign.benchmarks.items():
         for ename in campaign.environments_of(bname):
             for params in _grid(bench.params):
+                if campaign.environments[ename].skips(bname, params):
+                    continue
                 cid = _digest("c", {"environment": ename, "benchmark": bname,
                                     "runner": bench.runner, "params": params})
                 out[cid] = Cell(cid, ename, bname, bench.runner, params,
@@ -173,6 +189,10 @@ def make_plan(campaign: Campaign) -> Plan:
         trials += _round(campaign, ids, all_cells, number, len(trials))
     stops = {} if campaign.stopping else {c: f"fixed count of {n} trials"
                                           for c, n in wanted.items()}
+    if campaign.stopping and campaign.stopping.rule == "verdicts":
+        n = campaign.stopping.min_rounds
+        stops = {cid: f"fixed count of {n} trials (no judged quantity, no comparison)"
+                 for cid, c in all_cells.items() if not _in_comparison(campaign, all_cells, c)}
     return Plan(campaign.name, campaign.seed, all_cells, trials, rounds, stops)
 
 
@@ -203,29 +223,69 @@ def stopping_decision(values: Sequence[float], target: float, level: float = 0.9
     return bool(p.reached), words
 
 
-def extend(plan: Plan, campaign: Campaign, values: Mapping[str, Sequence[float]]) -> Plan:
-    """Add one round for the cells whose interval is still too wide (the stopping rule).
+@dataclass(frozen=True)
+class Judged:
+    """A cell's values of one judged quantity: one per measured trial, and its direction."""
+
+    values: tuple[float, ...]
+    higher_is_better: bool | None = None
+
+
+def judged_value(rows, judge) -> tuple[float | None, bool | None]:
+    """Return one trial's value of a judged quantity, and its better direction.
 
     Parameters
     ----------
-    plan : Plan
-        The plan so far (every trial of it executed).
-    campaign : Campaign
-        The campaign (with ``stopping``).
-    values : mapping of cell id to sequence of float
-        Each cell's measured values of ``stopping.metric`` (warm-ups excluded).
+    rows : pandas.DataFrame
+        The trial's tidy rows (:func:`overhead.runners.read_trial`'s measurements).
+    judge : overhead.campaign.inventory.Judge
+        The quantity: metric, parameter filters, how rows combine.
 
     Returns
     -------
-    Plan
-        The same plan when every cell has stopped (``stops`` says why for each), else the plan
-        with one more round over the cells still running.
+    (float or None, bool or None)
+        The value (None when no row matches or a matching value is missing: never 0) and the
+        rows' ``higher_is_better`` when they agree on one.
     """
+    import math
+
+    import pandas as pd
+
+    sel = rows[rows["metric"] == judge.metric]
+    for name, want in judge.where.items():
+        col = name if name.startswith("p_") else f"p_{name}"
+        if col not in sel.columns:
+            if want is None:
+                continue
+            return None, None
+        sel = sel[sel[col].isna()] if want is None else sel[sel[col].astype(str) == str(want)]
+    if sel.empty:
+        return None, None
+    vals = pd.to_numeric(sel["value"], errors="coerce")
+    if vals.isna().any():
+        return None, None
+    value = float(vals.sum() if judge.combine == "sum" else vals.mean())
+    if not math.isfinite(value):
+        return None, None
+    hib = sel["higher_is_better"].dropna().unique() if "higher_is_better" in sel else []
+    return value, (bool(hib[0]) if len(hib) == 1 else None)
+
+
+def _in_comparison(campaign: Campaign, cells_: Mapping[str, Cell], cell: Cell) -> bool:
+    """Whether a cell takes part in a judged comparison (verdicts rule)."""
+    if not campaign.benchmarks[cell.benchmark].judge:
+        return False
+    base = campaign.stopping.baseline
+    others = [c for c in cells_.values() if c.benchmark == cell.benchmark and c.params == cell.params]
+    if cell.environment == base:
+        return any(c.environment != base for c in others)
+    return any(c.environment == base for c in others)
+
+
+def _precision_extend(plan: Plan, campaign: Campaign, values: Mapping[str, Sequence[float]],
+                      stops: dict[str, str]) -> list[str]:
     rule = campaign.stopping
-    if rule is None:
-        return plan
     measured = plan.rounds - campaign.warmup
-    stops = dict(plan.stops)
     running = []
     for cid in plan.cells:
         if cid in stops:
@@ -237,8 +297,153 @@ def extend(plan: Plan, campaign: Campaign, values: Mapping[str, Sequence[float]]
             stops[cid] = f"cap of {rule.max_rounds} rounds reached: {words}"
         else:
             running.append(cid)
+    return running
+
+
+def compare_cells(campaign: Campaign, cells_: Mapping[str, Cell], values: Mapping[tuple[str, int], Judged],
+                  baseline: str, *, level: float = 0.95, skip: Sequence[str] = ()):
+    """Decide every judged comparison of the cells with the baseline's cell of the same point.
+
+    Parameters
+    ----------
+    campaign : Campaign
+        The campaign (its benchmarks' ``judge`` quantities).
+    cells_ : mapping
+        Cell id -> Cell.
+    values : mapping
+        (cell id, index of the judged quantity) -> :class:`Judged`.
+    baseline : str
+        The baseline environment.
+    level : float
+        Level of the intervals.
+    skip : sequence of str
+        Comparison keys not to decide again.
+
+    Yields
+    ------
+    (str, str, str, dict)
+        The comparison's key (``<cell id>#<quantity>``), the cell, the baseline's cell, and its
+        record: environment, baseline, benchmark, params, quantity, metric, verdict, n,
+        n_baseline, ratio, low, high, method, margin, margin_source, trials_needed, words.
+    """
+    from overhead import margins as margin_file
+    from overhead.stats import decide
+
+    table = margin_file.load()
+    base_of = {(c.benchmark, json.dumps(c.params, sort_keys=True, default=str)): cid
+               for cid, c in cells_.items() if c.environment == baseline}
+    for cid, c in cells_.items():
+        bench = campaign.benchmarks[c.benchmark]
+        if c.environment == baseline or not bench.judge:
+            continue
+        bid = base_of.get((c.benchmark, json.dumps(c.params, sort_keys=True, default=str)))
+        if bid is None:
+            continue
+        for i, judge in enumerate(bench.judge):
+            key = f"{cid}#{judge.label}"
+            if key in skip:
+                continue
+            x, y = values.get((cid, i)), values.get((bid, i))
+            xs, ys = (x.values if x else ()), (y.values if y else ())
+            margin = table.lookup(benchmark=c.benchmark, tool=c.runner, metric=judge.metric,
+                                  item=judge.label)
+            v = decide(list(xs), list(ys), margin, level,
+                       higher_is_better=x.higher_is_better if x else None)
+            yield key, cid, bid, {
+                "environment": c.environment, "baseline": baseline, "benchmark": c.benchmark,
+                "params": c.params, "quantity": judge.label, "metric": judge.metric,
+                "verdict": v.verdict, "n": len(xs), "n_baseline": len(ys),
+                "ratio": v.interval.ratio, "low": v.interval.low, "high": v.interval.high,
+                "method": v.interval.method, "margin": margin.words(),
+                "margin_source": margin.source, "trials_needed": v.trials_needed,
+                "words": v.words()}
+
+
+#: Verdicts that decide a comparison (the stopping rule stops on them).
+DECIDED = ("equivalent", "faster", "slower", "higher", "lower")
+
+
+def _verdict_extend(plan: Plan, campaign: Campaign, values: Mapping[tuple[str, int], Judged],
+                    stops: dict[str, str], decisions: dict[str, dict],
+                    elapsed_minutes: float | None) -> list[str]:
+    rule = campaign.stopping
+    measured = plan.rounds - campaign.warmup
+    capped = None
+    if measured >= rule.max_rounds:
+        capped = f"cap of {rule.max_rounds} rounds reached"
+    elif rule.max_minutes is not None and elapsed_minutes is not None \
+            and elapsed_minutes >= rule.max_minutes:
+        capped = f"time budget of {rule.max_minutes:g} min spent ({elapsed_minutes:.1f} min)"
+    done = [k for k, r in decisions.items() if r.get("stopped")]
+    open_: dict[str, bool] = {}  # cell -> one of its comparisons still undecided
+    for key, cid, bid, rec in compare_cells(campaign, plan.cells, values, rule.baseline,
+                                            level=rule.level, skip=done):
+        rec["stopped"] = False
+        if rec["verdict"] in DECIDED:
+            rec.update(stopped=True, why=f"decided after {rec['n']} trials: {rec['words']}")
+        elif capped:
+            rec.update(stopped=True, why=f"{capped}: {rec['words']}")
+        decisions[key] = rec
+        if not rec["stopped"]:
+            open_[cid] = open_[bid] = True
+    running = []
+    n_of = {}
+    for t in plan.trials:
+        if not t.warmup:
+            n_of[t.cell] = n_of.get(t.cell, 0) + 1
+    for cid, c in plan.cells.items():
+        if cid in stops:
+            continue
+        if open_.get(cid):
+            running.append(cid)
+            continue
+        if c.environment == rule.baseline:
+            why = f"after {n_of.get(cid, 0)} trials: every comparison with it stopped"
+        else:
+            mine = [f"{r['quantity']}: {r['why']}" for k, r in decisions.items()
+                    if k.split("#", 1)[0] == cid]
+            why = "; ".join(mine) or f"after {n_of.get(cid, 0)} trials: no comparison"
+        stops[cid] = why
+    return running
+
+
+
+
+def extend(plan: Plan, campaign: Campaign, values: Mapping, *,
+           elapsed_minutes: float | None = None) -> Plan:
+    """Add one round for the cells that need more trials (the stopping rule).
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan so far (every trial of it executed).
+    campaign : Campaign
+        The campaign (with ``stopping``).
+    values : mapping
+        Precision rule: cell id -> its measured values of ``stopping.metric`` (warm-ups
+        excluded). Verdicts rule: (cell id, index of the benchmark's judged quantity) ->
+        :class:`Judged` (one value per measured trial).
+    elapsed_minutes : float or None
+        Wall time of this run so far (the verdicts rule's ``max_minutes``).
+
+    Returns
+    -------
+    Plan
+        The same plan when every cell has stopped (``stops`` says why for each, ``decisions``
+        how each comparison stood), else the plan with one more round over the cells still
+        running.
+    """
+    rule = campaign.stopping
+    if rule is None:
+        return plan
+    stops = dict(plan.stops)
+    decisions = {k: dict(v) for k, v in plan.decisions.items()}
+    if rule.rule == "verdicts":
+        running = _verdict_extend(plan, campaign, values, stops, decisions, elapsed_minutes)
+    else:
+        running = _precision_extend(plan, campaign, values, stops)
     if not running:
-        return Plan(plan.campaign, plan.seed, plan.cells, plan.trials, plan.rounds, stops)
+        return Plan(plan.campaign, plan.seed, plan.cells, plan.trials, plan.rounds, stops, decisions)
     number = plan.rounds + 1
     added = _round(campaign, running, plan.cells, number, len(plan.trials))
-    return Plan(plan.campaign, plan.seed, plan.cells, plan.trials + added, number, stops)
+    return Plan(plan.campaign, plan.seed, plan.cells, plan.trials + added, number, stops, decisions)

@@ -10,12 +10,12 @@ and network, kernel, trials done and failed).
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from overhead import stats
@@ -46,6 +46,9 @@ class Results:
         The campaign's trials table.
     provenance : pandas.DataFrame
         One row per run.
+    plan : dict
+        The last run's plan (``plan.json`` copied by ingest: its stopping rule's ``stops`` per
+        cell and ``decisions`` per comparison); empty when there is none.
     """
 
     name: str
@@ -54,6 +57,13 @@ class Results:
     rows: pd.DataFrame
     trials: pd.DataFrame
     provenance: pd.DataFrame
+    plan: dict = field(default_factory=dict)
+
+    def stop_reasons(self, cells: str) -> str:
+        """Say why the campaign's cells (comma-separated ids) got the trials they have."""
+        stops = self.plan.get("stops", {})
+        said = [stops[c] for c in str(cells).split(",") if c and c in stops]
+        return " | ".join(dict.fromkeys(said)) if said else ""
 
     def benchmark(self, name: str, metric: str | tuple[str, ...], **where: object) -> pd.DataFrame:
         """Rows of one benchmark and metric(s), filtered on column values (p_kernel="hpl")."""
@@ -125,6 +135,8 @@ def open_results(campaign: str | os.PathLike[str], *,
     rows = rows[rows["run_id"].isin(set(done)) & ~rows["warmup"].astype(bool)].copy()
     env_name = trials.set_index("run_id")["env_name"]
     rows["env_name"] = rows["run_id"].map(env_name).astype("string")
+    if "cell" in trials:
+        rows["cell"] = rows["run_id"].map(trials.set_index("run_id")["cell"]).astype("string")
     pairs = rows[["environment", "variant"]].drop_duplicates()
     names = {(e, v if isinstance(v, str) else None): display_label(e, v)
              for e, v in pairs.itertuples(index=False)}
@@ -134,7 +146,9 @@ def open_results(campaign: str | os.PathLike[str], *,
     provenance = pd.read_parquet(prov_path) if prov_path.exists() else pd.DataFrame()
     folder = Path(out) if out is not None else Path(out_root or FIGURES) / name
     folder.mkdir(parents=True, exist_ok=True)
-    return Results(name, tidy, folder, rows, trials, provenance)
+    plan_path = tidy / "plan.json"
+    plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
+    return Results(name, tidy, folder, rows, trials, provenance, plan)
 
 
 def where(live: Results) -> pd.DataFrame:
@@ -186,50 +200,72 @@ def where(live: Results) -> pd.DataFrame:
 
 
 def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: str | None = None,
-            baseline: str = "Native", n_resamples: int = 2000) -> pd.DataFrame:
+            baseline: str = "Native", margin: object = None,
+            higher_is_better: bool | None | str = "auto") -> pd.DataFrame:
     """Compare environments on one measured quantity: per (item, environment, x) vs the baseline.
 
-    The statistics are :func:`overhead.stats.curve`'s (n, mean with its 95% CI, the ratio and
-    percent difference from the baseline with bootstrap and Fieller intervals, Welch's test
-    Holm-corrected within the item, a verdict in words); the mean and SD are filled in where
-    fewer than 3 trials give no interval. A run without a value (NaN: nothing measurable) is
-    not a trial of the comparison: n counts the runs that have one.
+    The statistics are :func:`overhead.stats.curve`'s: n, the mean with its 95% interval (log-t
+    for a positive quantity, logit-t for a percentage), and against the baseline the ratio with
+    the interval its verdict is decided on, the verdict against the equivalence margin of
+    ``data/reference/margins.yml`` and the trials that would decide an inconclusive one. A run
+    without a value (NaN: nothing measurable) is not a trial of the comparison: n counts the runs
+    that have one.
 
     Parameters
     ----------
     rows : pandas.DataFrame
         Tidy rows of one quantity, with ``label`` (the environment's display label) and
-        ``value``; one row per trial (or per run, for per-run values).
+        ``value``; one row per trial (or per run, for per-run values). A ``cell`` column (the
+        campaign's cell of each row, as :func:`open_results` adds) gives the ``cells`` column.
     item : str
         The name of the quantity (a panel of a figure, a row group of a table).
     unit : str
-        The unit after dividing by ``scale``.
+        The unit after dividing by ``scale`` ("%": a share, whose interval stays in 0-100).
     scale : float
         Divide values by this (e.g. 1e-3 for seconds shown in milliseconds).
     x : str, optional
         A swept parameter column (a point per value); none for one point per environment.
     baseline : str
         The baseline environment's label; when absent, no ratios are computed.
+    margin : Margin, callable or None
+        The equivalence margin; None: ``overhead.margins`` looked up with the item and the
+        rows' benchmark and metric.
+    higher_is_better : bool, None or "auto"
+        The quantity's better direction; "auto" reads the rows' ``higher_is_better``.
 
     Returns
     -------
     pandas.DataFrame
-        item, environment, x, the curve columns, unit and x_name; empty without values.
+        item, environment, x, the curve columns, unit, x_name and cells (the campaign cells the
+        point's trials come from); empty without values.
     """
+    from overhead import margins as margin_file
+
     rows = rows[rows["value"].notna()]
     if rows.empty:
         return pd.DataFrame()
     d = pd.DataFrame({"item": item, "environment": rows["label"].to_numpy(),
                       "x": rows[x].to_numpy() if x else "",
                       "value": rows["value"].to_numpy(dtype=float) / scale})
+    if higher_is_better == "auto":
+        seen = rows["higher_is_better"].dropna().unique() if "higher_is_better" in rows else []
+        higher_is_better = bool(seen[0]) if len(seen) == 1 else None
+    if margin is None:
+        fields = {"item": item}
+        for column in ("benchmark", "metric", "tool"):
+            if column in rows and rows[column].nunique() == 1:
+                fields[column] = str(rows[column].iloc[0])
+        margin = margin_file.load().with_fields(**fields)
     base = baseline if (d["environment"] == baseline).any() else None
-    table = stats.curve(d, "x", base, by=["item"], n_resamples=n_resamples,
+    table = stats.curve(d, "x", base, margin=margin, by=["item"],
+                        higher_is_better=higher_is_better,
+                        bounds="percent" if unit == "%" else "auto",
                         order={"environment": env_order(d["environment"].unique())})
-    # below 3 trials the curve gives no interval (normality cannot be checked) and leaves the
-    # mean out too; the mean and SD of what was measured are still facts worth showing
-    plain = d.groupby(["item", "environment", "x"])["value"].agg(["mean", "std"])
-    for column, source in (("mean", "mean"), ("sd", "std")):
-        fill = [plain[source].get((i, e, xv), np.nan)
-                for i, e, xv in zip(table["item"], table["environment"], table["x"], strict=True)]
-        table[column] = table[column].fillna(pd.Series(fill, index=table.index))
-    return table.assign(unit=unit, x_name=x or "")
+    table = table.assign(unit=unit, x_name=x or "")
+    if "cell" in rows:
+        d["cell"] = rows["cell"].astype("string").to_numpy()
+        cells = d.groupby(["item", "environment", "x"])["cell"].agg(
+            lambda c: ",".join(sorted(set(c.dropna()))))
+        table["cells"] = [cells.get((i, e, xv), "") for i, e, xv in
+                          zip(table["item"], table["environment"], table["x"], strict=True)]
+    return table

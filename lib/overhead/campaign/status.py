@@ -27,6 +27,8 @@ class Status:
     by_environment: dict[str, Counter] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     stops: dict[str, str] = field(default_factory=dict)
+    #: Verdicts rule: each comparison -> why it stopped (or where it stands).
+    decisions: dict[str, str] = field(default_factory=dict)
 
     def text(self) -> str:
         """Return the counts as the few lines ``overhead status`` prints."""
@@ -40,6 +42,10 @@ class Status:
             lines.append(f"  failed {tid}: {cause}")
         for cell, why in sorted(self.stops.items()):
             lines.append(f"  {cell}: {why}")
+        if self.decisions:
+            lines.append("comparisons (verdicts rule):")
+            for what, why in sorted(self.decisions.items()):
+                lines.append(f"  {what}: {why}")
         return "\n".join(lines)
 
 
@@ -53,7 +59,8 @@ def _plan(campaign: Campaign, raw: Path) -> Plan:
     from overhead.campaign.plan import PlannedTrial
 
     trials = [PlannedTrial(**t) for t in data["trials"]]
-    return Plan(plan.campaign, plan.seed, plan.cells, trials, data["rounds"], data["stops"])
+    return Plan(plan.campaign, plan.seed, plan.cells, trials, data["rounds"], data["stops"],
+                data.get("decisions", {}))
 
 
 def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -> Status:
@@ -90,11 +97,17 @@ def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -
             c["failed"] += 1
         else:
             c["left"] += 1
-    stops = {}
-    if campaign.stopping is not None:  # a fixed count needs no words per cell
+    stops, decisions = {}, {}
+    verdicts = campaign.stopping is not None and campaign.stopping.rule == "verdicts"
+    for rec in plan.decisions.values():
+        axes = campaign.benchmarks[rec["benchmark"]].params if rec["benchmark"] in campaign.benchmarks else {}
+        words = " ".join(f"{k}={v}" for k, v in rec["params"].items() if isinstance(axes.get(k), list))
+        decisions[f"{rec['environment']} vs {rec['baseline']} {rec['benchmark']} {words} "
+                  f"[{rec['quantity']}]".replace("  ", " ")] = rec.get("why") or f"running: {rec['words']}"
+    if campaign.stopping is not None and not verdicts:  # a fixed count needs no words per cell
         for cid, why in plan.stops.items():
             c = plan.cells[cid]
             words = " ".join(f"{k}={v}" for k, v in c.params.items())
             stops[f"{c.environment} {c.benchmark} {words}"] = why
     return Status(campaign.name, len(plan.trials), len(state.done), len(state.failed),
-                  len(state.rerun), len(state.todo), by_env, dict(state.failed), stops)
+                  len(state.rerun), len(state.todo), by_env, dict(state.failed), stops, decisions)
