@@ -66,10 +66,20 @@ display(trials.groupby(["workload", "environment", "view"], sort=False)
 # authors' STREAM summaries use the population SD** (their `munge.awk` divides by N), while their
 # Linpack and RandomAccess SDs are sample SDs (Excel STDEV). The comparison with the published SD
 # (`sd_matching_published`, `sd_pct_diff_vs_published`) uses the authors' definition in each
-# row. The 95% CI is Student-t where a Shapiro-Wilk check passes and bootstrap BCa otherwise
-# (`ci_method`). `delta_ci95_low/high` is a bootstrap interval of the percent difference from
-# native; `p_welch_holm` is Welch's test against native, Holm-corrected over all 13 comparisons
-# of the table.
+# row. The 95% CI of the mean is the log-t interval (`ci_method`: a rate's interval stays
+# positive).
+#
+# **Against native, every cell has a verdict** (`verdict`, and in words `verdict_detail`),
+# decided on one 95% interval of the ratio of the means (Fieller's, `delta_ci_method`), printed as
+# the percent difference `delta_ci95_low` to `delta_ci95_high`, and an equivalence margin
+# (`margin_low_pct`, `margin_high_pct`, `margin_reason`: rule `cpu-memory` of
+# `data/reference/margins.yml`, the paper's "almost identical" made checkable). *Equivalent*: the
+# interval lies inside the margin. *Slower* or *faster*: it excludes 0%, no difference;
+# `beyond_margin` says whether it also lies wholly beyond the margin. *Inconclusive*: it holds
+# both no difference and differences beyond the margin; `trials_needed` is about how many trials
+# per side would decide it. A test that does not reject is never read as sameness.
+# `p_difference_holm` is the test of no difference on the same scale, Holm-corrected over all 13
+# comparisons of the table.
 #
 # The published values are the authors' spreadsheets (`linpack.xlsx`, `gups.xlsx`,
 # `stream-triad.xlsx`); the printed Table I was an image and is missing from the text, so these
@@ -79,8 +89,8 @@ display(trials.groupby(["workload", "environment", "view"], sort=False)
 published = table1_published(paper, include_open=True) if paper is not None else None
 table1 = compute.table1(trials, published)
 table1.to_csv(out / "table1.csv", index=False)
-display(table1[compute.TABLE1_COLUMNS + ["unit", "sd_population", "verdict_vs_native",
-                                         "pct_diff_vs_published"]])
+display(table1[compute.TABLE1_COLUMNS + ["unit", "sd_population", "delta_ci95_low", "delta_ci95_high",
+                                         "verdict", "trials_needed", "pct_diff_vs_published"]])
 
 # %%
 if published is not None:
@@ -103,7 +113,8 @@ lo = findings.linpack_outlier(trials, table1, views, paper)
 show(f"""**Data caveat.** One trial of the *untuned* KVM block (trial {lo['trial']}, line {lo['line']} of
 `{lo['file']}`) ran at {num(lo['value'], 1)} GFLOPS against about {num(lo['others_mean'], 1)} for the
 other {lo['others']}. It is flagged (modified z about {num(lo['mod_z'])}) and **kept** in the Table I
-cell, which is why that cell's SD is {num(lo['sd'], 2)} and its CI is {lo['ci_kind']}. The
+cell, which is why that cell's SD is {num(lo['sd'], 2)} and its 95% CI runs from {num(lo['ci_low'], 1)} to
+{num(lo['ci_high'], 1)} GFLOPS. The
 authors' spreadsheet has {num(lo['sheet_mean'], 2)} ({num(lo['sheet_sd'], 2)}), {lo['sheet_what']}; the
 value printed in the paper could not be confirmed from any text source. The second view below,
 without the flagged trial, is a sensitivity check and **not** Table I. The tuned-KVM cell is the
@@ -117,31 +128,15 @@ display(trials[(trials["workload"] == "Linpack") & trials["environment"].str.sta
 # %% [markdown]
 # ### Table I in the paper's style
 #
-# Each cell: mean (difference from native) [sample SD]; n; 95% CI; the significance verdict
-# against native; the authors' spreadsheet value [SD] with the percent difference
-# ("pop." = population SD). Written as table1.md, table1.tex and table1.html.
+# Each cell: mean (difference from native) [sample SD]; n; 95% CI; the verdict against native
+# with the 95% interval of the difference it was decided on; the authors' spreadsheet value [SD]
+# with the percent difference ("pop." = population SD). Written as table1.md, table1.tex and
+# table1.html.
 
 # %%
 grid = compute.table1_display(trials, table1)
-UNITS_NOTE = "Units: Linpack GFLOPS (10^9 FLOP/s), RandomAccess GUPS (10^9 updates/s), STREAM GB/s (10^9 B/s)."
-NOTES = [
-    UNITS_NOTE,
-    "Two sockets, 10 trials per cell. SD in brackets is the sample SD (ddof=1); the authors' STREAM "
-    "SDs are population SDs (marked pop.), their Linpack and RandomAccess SDs sample SDs.",
-    "95% CI of the mean: Student-t when a Shapiro-Wilk check passes, bootstrap BCa otherwise. "
-    "Significance: Welch's t test vs native, Holm-corrected over the 13 comparisons.",
-    "PXZ: no data or script in the authors' repository; the text only says KVM is 22% slower.",
-    f"KVM-untuned Linpack includes {compute.flagged_trials(trials, 'Linpack', 'KVM-untuned')}, flagged as an "
-    "outlier and kept; without it "
-    f"the mean is {views.loc[2, 'mean']:.2f} (n=9), a sensitivity view only. The spreadsheet's 130.28 "
-    "(7.57) is not verified against the printed table.",
-    "KVM-tuned Linpack: last complete block of linpack/results/vm.log; the aborted 6-trial block is not averaged in.",
-    "STREAM and RandomAccess KVM runs are from the untuned VM (default CPU model, no pinning); "
-    "the RandomAccess two-socket runs are in the files named *.single-socket.localalloc.log.",
-    "Published values: the authors' spreadsheets (linpack.xlsx, gups.xlsx, stream-triad.xlsx).",
-]
-if published is None:
-    NOTES[-1] = "No published values compared (compare_published=False)."
+UNITS_NOTE = compute.UNITS_NOTE
+NOTES = compute.table1_notes(trials, table1, views, published=published is not None)
 md = ("# Table I: compute and memory (RC25482)\n\n" + UNITS_NOTE + "\n\n" + stats.to_markdown(grid)
       + "\nNotes:\n\n" + "".join(f"- {n}\n" for n in NOTES))
 (out / "table1.md").write_text(md)
@@ -160,8 +155,8 @@ display(Markdown(md))
 # Not in the paper; one panel per workload, bars from zero (so equal-looking bars *are* equal to
 # within a few percent), the 95% CI as error bars, every trial as a dot (flagged trials circled
 # in red, kept), and the authors' spreadsheet value as a black bar. The label above each bar is
-# the difference from native and, in brackets, Holm-corrected significance ("n.s." = no
-# significant difference).
+# the difference from native and, in brackets, its verdict ("equiv." = equivalent within the
+# margin; the intervals are in Table I).
 
 # %%
 measured_w = [w for w in compute.WORKLOADS if (table1.loc[table1["workload"] == w, "n"] > 0).any()]
@@ -187,11 +182,7 @@ for ax, w in zip(axes.flat, measured_w, strict=True):
         if pd.notna(r.published_mean):
             ax.plot([x - 0.38, x + 0.38], [r.published_mean] * 2, color="black", linewidth=2.2,
                     label="authors' spreadsheet", zorder=5)
-        if r.environment == compute.BASELINE:
-            tag = "baseline"
-        else:
-            sig = "n.s." if r.p_welch_holm >= 0.05 else "p<0.05"
-            tag = f"{r.delta_vs_native_pct:+.{1 if abs(r.delta_vs_native_pct) >= 0.1 else 2}f}% ({sig})"
+        tag = compute.bar_tag(pd.Series(r._asdict()))
         top = np.nanmax([r.ci95_high, pts["value"].max(), r.published_mean])
         ax.text(x, top + 0.025 * rows["mean"].max(), tag, ha="center", va="bottom", fontsize=8.5)
     ax.set_xticks(xs, [f"{e}\nn={n}" for e, n in zip(envs, rows["n"], strict=True)], fontsize=9)
@@ -219,8 +210,8 @@ sm = findings.stream_medians(spread, table1)
 show(f"""The text's number {sm['reproduced']} for **Triad** (the kernel of the authors'
 `stream-triad.xlsx` chart): the medians of native, Docker and KVM differ by {pct(sm['triad'], 2)}.
 For Copy and Scale the spread is about {span(sm['copy_scale_low'], sm['copy_scale_high'], unit='%')},
-because the untuned VM is about {span(sm['kvm_slower_low'], sm['kvm_slower_high'], unit='%')} slower there
-({sm['kvm_significance']}, see Table I).""")
+because the untuned VM is about {span(sm['kvm_slower_low'], sm['kvm_slower_high'], unit='%')} slower there:
+{sm['kvm_verdict']}; see Table I.""")
 display(spread)
 
 # %% [markdown]
@@ -268,7 +259,7 @@ print("files written:", sorted(p.name for p in out.glob("table[12]*")))
 # `campaign_tidy` is the folder of tidy trees, default `data/tidy`) this section rebuilds
 # Table I from that campaign's runs into `figures/<campaign>/` (table1): PXZ, Linpack, RandomAccess and STREAM (HPCC's StarSTREAM, per process, and MPIRandomAccess).
 # Each row: the live mean with its 95% CI and n, the percent difference from native with its
-# interval and Welch-Holm verdict, and beside it the authors' value and percent difference
+# interval and verdict, and beside it the authors' value and percent difference
 # for the environment the live one stands for. A VM under TCG is emulation and is never set
 # beside the authors' KVM as if it were KVM. `make demo` runs this on `local-quick`.
 

@@ -14,8 +14,9 @@
 #
 # **What the data is.** No nuttcp, netperf or perf output is in the authors' repository; only two
 # spreadsheets with **one hand-entered value per bar**: `nuttcp/results/nuttcp.xlsx` (goodput in
-# Mbps) and `netperf/results/netperf.xlsx` (transactions/s). So **n = 1 for every bar**: no SD,
-# no confidence interval and no significance test is possible, and none is drawn. The CPU
+# Mbps) and `netperf/results/netperf.xlsx` (transactions/s). So **n = 1 for every bar**: no SD
+# and no confidence interval is possible, and none is drawn; every comparison with native is
+# *not tested* (`verdict`): one value a side shows neither sameness nor a difference. The CPU
 # cycles/byte panel of Fig 2 is **not in the data**; the "Docker Host" column of nuttcp.xlsx and
 # the "Docker NAT" columns of netperf.xlsx are empty. The published numbers (data/reference/rc25482.csv)
 # are these same spreadsheet cells, so the comparison can only confirm that we read them
@@ -177,7 +178,7 @@ print("files written:", sorted(p.name for p in out.glob("fig0[123]*")))
 # `campaign_tidy` is the folder of tidy trees, default `data/tidy`) this section rebuilds
 # Figs 2 and 3 from that campaign's runs into `figures/<campaign>/` (fig02, fig03): nuttcp goodput both ways with the host's CPU busy (mpstat, where perf has no cycle counters), netperf TCP_RR/UDP_RR latency.
 # Each row: the live mean with its 95% CI and n, the percent difference from native with its
-# interval and Welch-Holm verdict, and beside it the authors' value and percent difference
+# interval and verdict, and beside it the authors' value and percent difference
 # for the environment the live one stands for. A VM under TCG is emulation and is never set
 # beside the authors' KVM as if it were KVM. `make demo` runs this on `local-quick`.
 

@@ -72,6 +72,21 @@ def test_table1_columns_and_published_agreement(reproduced):
     assert (err < 0.005).all(), both.assign(err=err)[err >= 0.005]
 
 
+def test_no_verdict_contradicts_its_interval(reproduced):
+    """Every comparison the notebooks write carries a verdict that agrees with the interval
+    printed beside it, and no file calls a non-significant test "no significant difference"."""
+    from verdict_audit import audit
+
+    _, out, _ = reproduced
+    checked, problems = audit(out)
+    assert problems == []
+    with_verdicts = {p.stem for p in out.glob("*.csv")
+                     if any(c == "verdict" or c.endswith("_verdict") for c in pd.read_csv(p, nrows=0).columns)}
+    assert {"table1", "fig02", "fig03", "fig05", "fig06", "fig07_ratios", "fig08", "fig09", "fig10", "fig11",
+            "fig12", "fig13", "mysql_claims", "redis_littles"} <= with_verdicts
+    assert checked > 0
+
+
 def test_report_assembles_everything(reproduced):
     _, out, _ = reproduced
     page = (out / "report.html").read_text()

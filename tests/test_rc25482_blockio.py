@@ -91,8 +91,14 @@ def test_fig5_no_ci_and_no_test_with_one_run(fio, sheet):
     f5 = blockio.sequential_throughput(fio, sheet)
     assert f5["ci95_low"].isna().all() and f5["ci95_high"].isna().all()
     assert f5["ci_reason"].str.contains("n=1 run").all()
-    assert set(f5.loc[f5.environment != "Native", "significance"]) == {blockio.NOT_TESTABLE}
-    assert set(f5.loc[f5.environment == "Native", "significance"]) == {"baseline"}
+    # one run a side: no interval, so no verdict either way (neither sameness nor a difference)
+    assert set(f5.loc[f5.environment != "Native", "verdict"]) == {"not tested"}
+    assert set(f5.loc[f5.environment != "Native", "verdict_detail"]) == {f"not tested: {blockio.NOT_TESTABLE}"}
+    assert set(f5.loc[f5.environment == "Native", "verdict"]) == {"baseline"}
+    # the margin a test would use: margins.yml's block-io rule (the paper's "no overhead")
+    assert (f5["margin_low_pct"] == -3).all() and (f5["margin_high_pct"] == 3).all()
+    f7 = blockio.latency_comparison(fio)
+    assert set(f7.loc[f7.environment != "Native", "verdict"]) == {"not tested"}
     assert f5["error_bar"].str.contains("within one run").all()
 
 
@@ -107,7 +113,8 @@ def test_fig5_columns(fio, sheet):
         "interval_sd_mb_s", "interval_min_mb_s", "interval_max_mb_s", "error_bar", "run_bandwidth_mb_s",
         "ci95_low", "ci95_high", "ci_reason", "spreadsheet_mb_s", "spreadsheet_sd_mb_s", "spreadsheet_raw",
         "pct_vs_spreadsheet", "source", "spreadsheet_source", "ratio_vs_native", "pct_vs_native",
-        "spreadsheet_pct_vs_native", "sd_ratio_vs_native", "spreadsheet_sd_ratio_vs_native", "significance"]
+        "spreadsheet_pct_vs_native", "sd_ratio_vs_native", "spreadsheet_sd_ratio_vs_native", "margin_low_pct",
+        "margin_high_pct", "verdict", "verdict_detail"]
 
 
 # --- Fig 6 --------------------------------------------------------------------------------------
@@ -147,7 +154,7 @@ def test_fig6_columns(fio, sheet):
         "test", "job", "block_size_bytes", "iodepth", "numjobs", "outstanding_ios", "environment", "n_runs",
         "iops", "read_iops", "write_iops", "ci95_low", "ci95_high", "ci_reason", "spreadsheet_iops",
         "pct_vs_spreadsheet", "source", "spreadsheet_source", "ratio_vs_native", "pct_vs_native",
-        "spreadsheet_pct_vs_native", "significance"]
+        "spreadsheet_pct_vs_native", "margin_low_pct", "margin_high_pct", "verdict", "verdict_detail"]
 
 
 # --- Fig 7 --------------------------------------------------------------------------------------

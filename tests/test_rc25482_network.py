@@ -47,13 +47,30 @@ def row(df, **kw):
 def test_fig02_columns(fig02):
     assert list(fig02.columns) == ["environment", "direction", "goodput_gbps", "n", "ci95_low", "ci95_high",
                                    "line_rate_gbps", "max_goodput_gbps", "pct_of_max_goodput",
-                                   "published_gbps", "pct_diff_vs_published", "source", "note"]
+                                   "delta_vs_native_pct", "verdict", "verdict_detail", "published_gbps",
+                                   "pct_diff_vs_published", "source", "note"]
 
 
 def test_fig03_columns(fig03):
     assert list(fig03.columns) == ["environment", "test", "transactions_per_s", "latency_us", "n", "ci95_low",
-                                   "ci95_high", "delta_vs_native_us", "delta_vs_native_pct",
-                                   "published_latency_us", "pct_diff_vs_published", "source", "note"]
+                                   "ci95_high", "delta_vs_native_us", "delta_vs_native_pct", "verdict",
+                                   "verdict_detail", "published_latency_us", "pct_diff_vs_published", "source",
+                                   "note"]
+
+
+def test_n1_comparisons_are_not_tested(fig02, fig03):
+    # one spreadsheet value a side: no interval, so neither sameness nor a difference is shown
+    for frame in (fig02, fig03):
+        measured = frame[frame["n"] == 1]
+        native = measured[measured["environment"] == "Native"]
+        others = measured[measured["environment"] != "Native"]
+        assert (native["verdict"] == "baseline").all() and (native["delta_vs_native_pct"] == 0).all()
+        assert len(others) > 0 and (others["verdict"] == "not tested").all()
+        assert others["verdict_detail"].str.contains("n=1 on each side").all()
+        assert frame.loc[frame["n"] == 0, "verdict"].isna().all()
+    kvm = fig03[(fig03["environment"] == "KVM") & (fig03["test"] == "TCP_RR")].iloc[0]
+    nat = fig03[(fig03["environment"] == "Native") & (fig03["test"] == "TCP_RR")].iloc[0]
+    assert kvm["delta_vs_native_pct"] == pytest.approx(100 * (kvm["latency_us"] / nat["latency_us"] - 1))
 
 
 # nuttcp.xlsx Sheet1 B5:E7, Mbps typed in (paper_numbers: "nuttcp.xlsx B5:E8 (Mbps/1000)")
@@ -134,9 +151,9 @@ def test_without_published(ref_rows):
 
 def test_claims(fig02, fig03):
     c = network.claims(fig02, fig03).set_index("claim")
-    assert c.loc["KVM adds 30 us per transaction, an increase of 80%", "verdict"] == "consistent"
-    assert c.loc["NAT, as used in Docker, doubles latency", "verdict"] == "cannot be checked"
-    assert c["verdict"].str.contains("cannot be checked").sum() == 2
+    assert c.loc["KVM adds 30 us per transaction, an increase of 80%", "outcome"] == "consistent"
+    assert c.loc["NAT, as used in Docker, doubles latency", "outcome"] == "cannot be checked"
+    assert c["outcome"].str.contains("cannot be checked").sum() == 2
 
 
 @pytest.mark.parametrize("draw, texts", [

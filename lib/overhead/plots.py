@@ -32,7 +32,7 @@ from overhead.environments import (  # noqa: E402  (re-exported: figures use the
 
 __all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
            "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
-           "save", "save_html", "significance_markers", "theme", "comparison_bars", "embed_png",
+           "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars", "embed_png",
            "plotly_bars", "plain_log", "plain_numbers"]
 
 
@@ -201,46 +201,101 @@ def ci_curves(ax, frame, x: str, y: str, ylow: str | None = None, yhigh: str | N
     return drawn
 
 
-def significance_markers(ax, frame, x: str, y: str, *, significant: str = "welch_p_holm",
-                         alpha: float = 0.05, groups: Sequence[str] | None = None,
-                         column: str = "environment", size: float = 22, labels: bool = False) -> None:
-    """Mark the points where the difference from the baseline is significant.
+#: The marker fill of each kind of verdict (:func:`verdict_markers`).
+VERDICT_FILLS = {"differs": "filled", "equivalent": "hollow", "inconclusive": "pale"}
 
-    Markers are filled where the difference is significant, hollow ("no significant
-    difference") where it is not.
+
+def verdict_markers(ax, frame, x: str, y: str, *, verdict: str = "verdict",
+                    groups: Sequence[str] | None = None, column: str = "environment", size: float = 22,
+                    labels: bool = False) -> None:
+    """Mark each point by its verdict against the baseline.
+
+    Filled: the interval excludes 1, no difference (faster, slower, higher, lower); hollow:
+    equivalent within the margin; pale (filled with the colour at a third of its strength):
+    inconclusive. Points whose verdict is "baseline", "not tested" or missing get no marker.
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
     frame : pandas.DataFrame
-        Points with an adjusted p-value column (from :func:`overhead.stats.curve`).
+        Points with a verdict column (from :func:`overhead.stats.curve` or
+        :func:`overhead.stats.verdicts`).
     x, y : str
         Columns of the point.
-    significant : str
-        The p-value column compared with ``alpha`` (Holm-adjusted by default).
-    alpha : float
-        Significance level.
+    verdict : str
+        The verdict column.
     groups : sequence of str, optional
-        Groups to mark (default: all present except points without a p-value).
+        Groups to mark (default: all present).
     column : str
         The grouping column.
     size : float
         Marker area.
     labels : bool
-        Give the two kinds of marker legend entries per group.
+        Give each kind of marker a legend entry per group.
     """
     names = list(groups) if groups is not None else order(frame[column].dropna().unique())
     for name in names:
-        rows = frame[(frame[column] == name) & frame[significant].notna()]
-        if rows.empty:
-            continue
-        sig = (rows[significant] < alpha).to_numpy(dtype=bool)
+        rows = frame[frame[column] == name]
+        words = rows[verdict].astype("string")
         col, mk = colour(name), marker(name)
-        ax.scatter(rows.loc[sig, x], rows.loc[sig, y], color=col, marker=mk, s=size, zorder=3,
-                   label=f"{name}: significant (Holm)" if labels else None)
-        ax.scatter(rows.loc[~sig, x], rows.loc[~sig, y], facecolor="white", edgecolor=col, marker=mk,
-                   s=size, zorder=3, label=f"{name}: no significant difference" if labels else None)
+        kinds = {"differs": words.isin(["faster", "slower", "higher", "lower"]),
+                 "equivalent": words == "equivalent", "inconclusive": words == "inconclusive"}
+        for kind, mask in kinds.items():
+            sel = rows[mask.fillna(False).to_numpy(dtype=bool)]
+            if sel.empty:
+                continue
+            text = {"differs": "differs from native", "equivalent": "equivalent within the margin",
+                    "inconclusive": "inconclusive"}[kind]
+            label = f"{name}: {text}" if labels else None
+            if kind == "differs":
+                ax.scatter(sel[x], sel[y], color=col, marker=mk, s=size, zorder=3, label=label)
+            elif kind == "equivalent":
+                ax.scatter(sel[x], sel[y], facecolor="white", edgecolor=col, marker=mk, s=size, zorder=3,
+                           label=label)
+            else:
+                ax.scatter(sel[x], sel[y], facecolor=matplotlib.colors.to_rgba(col, 0.33), edgecolor=col,
+                           marker=mk, s=size, zorder=3, label=label)
+
+
+def margin_band(ax, frame, *, low: str = "margin_low_pct", high: str = "margin_high_pct", scale: str = "ratio",
+                label: str | None = "equivalence margin", **style):
+    """Shade the equivalence margin of a frame's comparisons (one margin for all its rows).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw (an axis of ratios, percent differences or losses).
+    frame : pandas.DataFrame
+        Rows with the margin columns (percent differences); rows without a margin are ignored.
+    low, high : str
+        The margin columns.
+    scale : str
+        What the y axis shows: "ratio" (1 + pct / 100), "pct" (the percent difference) or
+        "loss" (minus the percent difference).
+    label : str or None
+        Legend text.
+    **style
+        Passed to ``ax.axhspan`` (default: light grey, behind the data).
+
+    Returns
+    -------
+    matplotlib Polygon or None
+        The band, or None when the frame has no margin.
+
+    Raises
+    ------
+    ValueError
+        When the rows have more than one margin (draw one band per group instead).
+    """
+    seen = frame[[low, high]].dropna().drop_duplicates()
+    if seen.empty:
+        return None
+    if len(seen) > 1:
+        raise ValueError(f"margin_band: {len(seen)} different margins in the frame")
+    lo, hi = float(seen.iloc[0, 0]), float(seen.iloc[0, 1])
+    ends = {"ratio": (1 + lo / 100, 1 + hi / 100), "pct": (lo, hi), "loss": (-hi, -lo)}[scale]
+    return ax.axhspan(*ends, **{"color": "0.88", "zorder": 0, "lw": 0, "label": label, **style})
 
 
 def plotly_ci_curves(frame, x: str, y: str, ylow: str | None = None, yhigh: str | None = None, *,
@@ -394,8 +449,14 @@ def plotly_bars(table, title: str, *, baseline: str = "Native"):
         rows = table[table["item"] == item]
         for _, r in rows.iterrows():
             env = r["environment"]
-            pct = (f"{r['pct']:+.1f}% [{r['pct_low']:+.1f}, {r['pct_high']:+.1f}] vs {baseline}"
-                   if env != baseline and pd.notna(r.get("pct")) else "")
+            pct = ""
+            if env != baseline and pd.notna(r.get("pct")):
+                pct = f"{r['pct']:+.1f}%"
+                pct += (f" [{r['pct_low']:+.1f}, {r['pct_high']:+.1f}]" if pd.notna(r.get("pct_low"))
+                        else " (no interval)")
+                pct += f" vs {baseline}"
+                if isinstance(r.get("verdict"), str):
+                    pct += f": {r['verdict']}"
             fig.add_trace(go.Bar(
                 x=[env], y=[r["mean"]], name=env, legendgroup=env, showlegend=env not in shown,
                 marker_color=colour(env),

@@ -4,7 +4,8 @@ The authors ran one fio job file once per environment (``fio/results/{linux,dock
 jobs sequential-fill, seq-read-1/2, random-write-16, random-write-16x8, random-read-16,
 random-read-16x8, mixed-random-rw-32x8) and typed the figure values into ``fio results.xlsx``.
 So every number here comes from ONE run per environment (n = 1): there is no run-to-run
-variation to estimate, no confidence interval and no significance test. What a single fio run
+variation to estimate, no confidence interval, and every comparison with native is "not
+tested": the data can show neither sameness nor a difference. What a single fio run
 does give is its own per-interval spread (the ``bw (KB/s): ... stdev=`` line, the authors' Fig 5
 error bars) and its completion-latency percentiles (Fig 7); both describe variation *within*
 that run and are labelled so.
@@ -37,6 +38,7 @@ import pandas as pd
 
 from overhead import stats
 from overhead.errors import DataError
+from overhead.rc25482 import comparisons
 
 #: Environment labels of the fio runs, in figure order.
 ENVIRONMENTS = ("Native", "Docker", "KVM")
@@ -53,7 +55,7 @@ US = 1e-6
 N_RUNS = 1
 NO_CI = ("n=1 run per environment: no run-to-run variation measured, so no confidence "
          "interval and no significance test")
-NOT_TESTABLE = "not testable (n=1 run per environment)"
+NOT_TESTABLE = "n=1 run per environment: no interval, so no verdict (neither sameness nor a difference)"
 INTERVAL_SD = "fio per-interval bandwidth SD within one run (not run-to-run, not a CI)"
 
 
@@ -142,7 +144,9 @@ def sequential_throughput(fio: pd.DataFrame, reference: pd.DataFrame | None = No
         n = 1), ci_reason, spreadsheet_mb_s, spreadsheet_sd_mb_s, spreadsheet_raw (the
         authors' number, KB/s / 1000), pct_vs_spreadsheet, ratio_vs_native, pct_vs_native,
         spreadsheet_pct_vs_native, sd_ratio_vs_native, spreadsheet_sd_ratio_vs_native,
-        significance, source, spreadsheet_source.
+        margin_low_pct, margin_high_pct (the equivalence margin a test would use: margins.yml,
+        rule block-io), verdict ("baseline" for native, else "not tested": n = 1),
+        verdict_detail, source, spreadsheet_source.
     """
     records = []
     for test, job in SEQUENTIAL:
@@ -185,7 +189,13 @@ def _vs_native(out: pd.DataFrame, value: str, sheet: str,
     if sd is not None:
         out["sd_ratio_vs_native"] = out[sd[0]] / out["test"].map(base[sd[0]])
         out["spreadsheet_sd_ratio_vs_native"] = out[sd[1]] / out["test"].map(base[sd[1]])
-    out["significance"] = np.where(out["environment"] == BASELINE, "baseline", NOT_TESTABLE)
+    base_rows = (out["environment"] == BASELINE).to_numpy(dtype=bool)
+    m = [comparisons.margin_of(item=t, benchmark="fio") for t in out["test"]]
+    out["margin_low_pct"] = [x.low_pct for x in m]
+    out["margin_high_pct"] = [x.high_pct for x in m]
+    out["verdict"] = pd.array(np.where(base_rows, "baseline", "not tested"), dtype="string")
+    out["verdict_detail"] = pd.array(np.where(base_rows, "baseline", f"not tested: {NOT_TESTABLE}"),
+                                     dtype="string")
     return out
 
 
@@ -204,7 +214,8 @@ def random_iops(fio: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.
         outstanding_ios (iodepth x numjobs), environment, n_runs (1), iops (group report: sum
         over the job's threads; read + write for the mixed job), read_iops, write_iops,
         ci95_low, ci95_high (NaN), ci_reason, spreadsheet_iops, pct_vs_spreadsheet,
-        ratio_vs_native, pct_vs_native, spreadsheet_pct_vs_native, significance, source,
+        ratio_vs_native, pct_vs_native, spreadsheet_pct_vs_native, margin_low_pct,
+        margin_high_pct, verdict ("baseline" / "not tested": n = 1), verdict_detail, source,
         spreadsheet_source.
     """
     records = []
@@ -397,7 +408,8 @@ def latency_comparison(fio: pd.DataFrame, job: str = LATENCY_JOB,
     -------
     pandas.DataFrame
         environment, statistic ("p50", ..., "clat mean", "total latency mean", "Little's law
-        iodepth / IOPS"), value_us, native_us, ratio_vs_native, n_runs, basis, note. The
+        iodepth / IOPS"), value_us, native_us, ratio_vs_native, n_runs, verdict ("baseline" /
+        "not tested": one run each, no interval), basis, note. The
         percentile ratios come from :func:`overhead.stats.quantile_ratios` on fio's percentile
         lists (one run each: no CI). The last statistic checks Little's law inside fio:
         iodepth / IOPS is the mean time an I/O spends outstanding, which should be close to
@@ -431,9 +443,10 @@ def latency_comparison(fio: pd.DataFrame, job: str = LATENCY_JOB,
     out["native_us"] = out["statistic"].map(base)
     out["ratio_vs_native"] = out["value_us"] / out["native_us"]
     out["n_runs"] = N_RUNS
+    out["verdict"] = pd.array(np.where(out["environment"] == BASELINE, "baseline", "not tested"), dtype="string")
     out["note"] = NO_CI
     return out[["environment", "statistic", "value_us", "native_us", "ratio_vs_native", "n_runs",
-                "basis", "note"]]
+                "verdict", "basis", "note"]]
 
 
 def overlap(fio: pd.DataFrame, job: str = LATENCY_JOB, environment: str = "KVM") -> dict[str, float]:

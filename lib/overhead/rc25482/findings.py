@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from overhead import stats
-from overhead.rc25482 import mysql, redis
+from overhead.rc25482 import comparisons, compute, mysql, redis
 from overhead.rc25482.published import published, table1_published
 
 __all__ = [
@@ -108,9 +108,10 @@ def linpack_outlier(trials: pd.DataFrame, table1: pd.DataFrame, views: pd.DataFr
     -------
     dict
         trial, file, line, value (GFLOPS) and mod_z of the flagged trial; others_mean and
-        others (the other trials' mean, and their count in words); sd and ci_kind of the Table I
-        cell; sheet_mean, sheet_sd (the spreadsheet cell) and sheet_what (whether it is the
-        mean of all trials); n_aborted (trials of the aborted tuned block).
+        others (the other trials' mean, and their count in words); sd, ci_low, ci_high (the
+        Table I cell's SD and 95% CI of the mean) and ci_method; sheet_mean, sheet_sd (the
+        spreadsheet cell) and sheet_what (whether it is the mean of all trials); n_aborted
+        (trials of the aborted tuned block).
     """
     cell = trials[(trials["workload"] == "Linpack") & (trials["environment"] == "KVM-untuned")
                   & trials["in_table"]]
@@ -123,12 +124,11 @@ def linpack_outlier(trials: pd.DataFrame, table1: pd.DataFrame, views: pd.DataFr
     all_mean = float(cell["value"].mean())
     averaged_all = abs(float(sheet["mean"]) / all_mean - 1.0) < 1e-4
     aborted = _one(views[views["view"].str.startswith("aborted")], "the aborted tuned-KVM block")
-    bootstrap = str(row["ci_method"]).startswith("bootstrap")
     return {
         "trial": int(flagged["trial"]), "file": file, "line": int(line), "value": float(flagged["value"]),
         "mod_z": float(flagged["mod_z"]), "others_mean": float(others.mean()), "others": _count(len(others)),
-        "sd": float(row["sd"]),
-        "ci_kind": "a (skewed) bootstrap interval" if bootstrap else "a Student-t interval",
+        "sd": float(row["sd"]), "ci_low": float(row["ci95_low"]), "ci_high": float(row["ci95_high"]),
+        "ci_method": str(row["ci_method"]),
         "sheet_mean": float(sheet["mean"]), "sheet_sd": float(sheet["sd"]),
         "sheet_what": (f"i.e. it averaged all {_count(len(cell))}" if averaged_all
                        else f"which is not the mean of all {_count(len(cell))} trials"),
@@ -152,21 +152,21 @@ def stream_medians(spread: pd.DataFrame, table1: pd.DataFrame) -> dict:
         triad (spread of the Triad medians, %), reproduced ("is reproduced" when it rounds to
         the paper's 1.4, else "is not reproduced"), copy_scale_low/high (the Copy and Scale
         spreads), kvm_slower_low/high (untuned KVM's loss on Copy and Scale, %), and
-        kvm_significance ("significant" when Welch + Holm rejects on both kernels).
+        kvm_verdict (its verdicts against native on both kernels, with their intervals:
+        :func:`overhead.rc25482.compute.across`).
     """
     sp = spread.set_index("workload")["spread_pct"]
     triad = float(sp["STREAM Triad"])
     two = ["STREAM Copy", "STREAM Scale"]
     kvm = table1[table1["workload"].isin(two) & (table1["environment"] == "KVM-untuned")]
     slower = -kvm["delta_vs_native_pct"].astype(float)
-    significant = bool((kvm["p_welch_holm"] < 0.05).all())
     return {
         "triad": triad,
         "reproduced": ("is reproduced" if round(triad, 1) == PAPER_STREAM_SPREAD_PCT
                        else "is not reproduced"),
         "copy_scale_low": float(sp[two].min()), "copy_scale_high": float(sp[two].max()),
         "kvm_slower_low": float(slower.min()), "kvm_slower_high": float(slower.max()),
-        "kvm_significance": "significant" if significant else "not significant on both kernels",
+        "kvm_verdict": compute.across(table1, two, "KVM-untuned"),
     }
 
 
@@ -407,10 +407,73 @@ def _littles(table: pd.DataFrame, env: str, key: str, col: str = "estimate") -> 
     return _at(table, col, environment=env, key=key)
 
 
-def _significant_points(frame: pd.DataFrame, env: str, x: str, pct: str) -> list[tuple[int, float]]:
-    """List (x, percent) of the points of ``env`` whose verdict says significant."""
-    rows = frame[(frame["environment"] == env) & frame["verdict"].astype(str).str.startswith("significantly")]
+def _differing_points(frame: pd.DataFrame, env: str, x: str, pct: str) -> list[tuple[int, float]]:
+    """List (x, percent) of the points of ``env`` whose verdict says they differ from the baseline."""
+    rows = frame[(frame["environment"] == env).to_numpy(dtype=bool) & comparisons.differs(frame["verdict"]).to_numpy()]
     return [(int(a), float(b)) for a, b in zip(rows[x], rows[pct], strict=True)]
+
+
+def _differences(points: list[tuple[int, float]], holm: dict[int, float], directions: str) -> str:
+    """Say the points that differ, and which of them do not survive Holm's correction."""
+    if not points:
+        return ""
+    weak = [n for n, _ in points if not holm[n] < 0.05]
+    said = f", {directions} ({_list([f'{p:+.1f}% at {n}' for n, p in points])} connections"
+    if weak:
+        said += ("; the difference at " if len(weak) == 1 else "; those at ") + _list(weak) + (
+            " does not" if len(weak) == 1 else " do not") + " survive Holm's correction"
+    return said + ")"
+
+
+def _band(frame: pd.DataFrame) -> str:
+    """Return the margin of a frame's comparisons in words ("±3%"); ValueError when they differ."""
+    seen = frame[["margin_low_pct", "margin_high_pct"]].dropna().drop_duplicates()
+    if len(seen) != 1:
+        raise ValueError(f"expected one margin, found {len(seen)}")
+    lo, hi = float(seen.iloc[0, 0]), float(seen.iloc[0, 1])
+    return f"\u00b1{hi:g}%" if lo == -hi else f"{lo:+g}%/{hi:+g}%"
+
+
+def _list(values: list[object]) -> str:
+    """Write 1, 2 and 5 as "1, 2 and 5"."""
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def verdict_runs(rows: pd.DataFrame, x: str, *, unit: str = "threads") -> str:
+    """Say where along a curve each verdict holds, in runs of neighbouring points.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One environment's points (``x``, verdict, margin_low_pct, margin_high_pct), sorted or
+        not.
+    x : str
+        The swept parameter.
+    unit : str
+        Its unit, said once at the end.
+
+    Returns
+    -------
+    str
+        E.g. "equivalent within ±5% at 10-30 and 130-290 threads, slower at 50-110 threads"
+        (verdicts in the order they first occur along the curve).
+    """
+    rows = rows.sort_values(x)
+    xs, words = rows[x].astype(int).tolist(), rows["verdict"].astype(str).tolist()
+    spans: dict[str, list[str]] = {}
+    start = 0
+    for i in range(1, len(xs) + 1):
+        if i == len(xs) or words[i] != words[start]:
+            spans.setdefault(words[start], []).append(
+                str(xs[start]) if i - 1 == start else f"{xs[start]}-{xs[i - 1]}")
+            start = i
+    band = _band(rows)
+    parts = []
+    for word, where in spans.items():
+        head = f"equivalent within {band}" if word == "equivalent" else word
+        parts.append(f"{head} at {_list(where)} {unit}")
+    return ", ".join(parts)
 
 
 def _redis_paper(paper: pd.DataFrame | None) -> dict:
@@ -438,34 +501,61 @@ def fig8(f8: pd.DataFrame, littles_tab: pd.DataFrame, paper: pd.DataFrame | None
     dict
         native_n (the highest level below native's knee) and native_at_n (its throughput),
         native_sat (plateau, req/s), paper_sat, flat_from, flat_to (the first level reaching 90%
-        of the plateau and the first within 5% of the peak), host_sig (significant net=host
-        points), host_points (its points), host_detail (e.g. ", in opposite directions (+4.9% at
-        10, -6.9% at 30 connections)"; "" when none differs), host_tracks ("tracks native" when at most one point in six differs), nat_sat,
-        nat_below (% below native's plateau), kvm_at_1, kvm_at_4 (% of native), kvm_reach,
-        native_reach (connections to reach 90% of native's plateau), high_from, high_to,
-        kvm_high_low, kvm_high_high (KVM's loss there, %), kvm_high_sig ("significantly" when
-        every point there is significant, else "not significantly at every point").
+        of the plateau and the first within 5% of the peak); band (the margin, "±3%");
+        host_points (Docker net=host's points), host_eq (those equivalent to native within the
+        margin) and host_eq_words ("none is", "one is", "5 are"), host_inc (inconclusive),
+        host_inc_at (their connection counts, in words),
+        host_inc_trials (the most trials per side any of them would need, 0 when none is
+        inconclusive), host_sig (those whose interval excludes 0), host_detail
+        (e.g. ", in opposite directions (+4.9% at 10, -6.9% at 30 connections)"; "" when none
+        differs; the differences that do not survive Holm's correction are named), host_tracks ("is
+        equivalent to native at most points" when at least two thirds are equivalent and at most
+        one in six differs, "differs from native at most points" when more than half differ,
+        else "is not shown to be the same as native");
+        nat_sat, nat_below (% below native's plateau), kvm_at_1, kvm_at_4 (% of native),
+        kvm_reach, native_reach (connections to reach 90% of native's plateau), high_from,
+        high_to, kvm_high_low, kvm_high_high (KVM's loss there, %), kvm_high_verdict (its
+        verdicts there in words, e.g. "slower at every one of these points, beyond the ±3%
+        margin").
     """
     native = f8[f8["environment"] == "Native"].set_index("connections")["throughput_mean"].sort_index()
     sat = _littles(littles_tab, "Native", "sat")
     knee_first = int(native.index[np.flatnonzero(native.to_numpy() >= 0.9 * sat)[0]])
     below = native.index[native.index < knee_first]
     plateau_first = int(native.index[np.flatnonzero(native.to_numpy() >= 0.95 * native.max())[0]])
-    host = _significant_points(f8, "Docker net=host", "connections", "pct_vs_native")
+    band = _band(f8[f8["environment"] != "Native"])
+    host_rows = f8[f8["environment"] == "Docker net=host"].sort_values("connections")
+    host = _differing_points(f8, "Docker net=host", "connections", "pct_vs_native")
+    holm = dict(zip(host_rows["connections"].astype(int), host_rows["p_difference_holm"], strict=True))
     signs = {p > 0 for _, p in host}
     directions = ("in opposite directions" if signs == {True, False}
                   else "all higher" if signs == {True} else "all lower")
-    n_host = int((f8["environment"] == "Docker net=host").sum())
+    n_host = len(host_rows)
+    n_eq = int((host_rows["verdict"] == "equivalent").sum())
+    inc = host_rows[host_rows["verdict"] == "inconclusive"]
     kvm = f8[f8["environment"] == "KVM"].set_index("connections")
     high = kvm[kvm.index >= high_from]
+    words = set(high["verdict"].astype(str))
+    if len(words) == 1 and words <= set(comparisons.DIFFERENCES):
+        beyond = bool(high["beyond_margin"].fillna(False).astype(bool).all())
+        kvm_high = (f"{words.pop()} at every one of these points, "
+                    + (f"beyond the {band} margin" if beyond else f"not all shown beyond the {band} margin"))
+    else:
+        counts = high["verdict"].astype(str).value_counts()
+        kvm_high = "with verdicts " + ", ".join(f"{w} at {c}" for w, c in counts.items())
     nat_sat = _littles(littles_tab, "Docker NAT", "sat")
     return {
         "native_n": int(below.max()), "native_at_n": float(native[below.max()]),
         "native_sat": sat, "paper_sat": _redis_paper(paper)["sat:Native"][0], "flat_from": knee_first, "flat_to": plateau_first,
-        "host_sig": len(host), "host_points": n_host,
-        "host_detail": (f", {directions} (" + ", ".join(f"{p:+.1f}% at {n}" for n, p in host) + " connections)"
-                        if host else ""),
-        "host_tracks": "tracks native" if len(host) <= n_host / 6 else "does not track native closely",
+        "band": band, "host_points": n_host, "host_eq": n_eq, "host_inc": len(inc),
+        "host_inc_at": _list([int(c) for c in inc["connections"]]) if len(inc) else "",
+        "host_inc_trials": int(inc["trials_needed"].max()) if len(inc) and inc["trials_needed"].notna().any() else 0,
+        "host_sig": len(host),
+        "host_eq_words": {0: "none is", 1: "one is"}.get(n_eq, f"{n_eq} are"),
+        "host_detail": _differences(host, holm, directions),
+        "host_tracks": ("is equivalent to native at most points" if n_eq >= 2 * n_host / 3 and len(host) <= n_host / 6
+                        else "differs from native at most points" if len(host) > n_host / 2
+                        else "is not shown to be the same as native"),
         "nat_sat": nat_sat, "nat_below": 100.0 * (1.0 - nat_sat / sat),
         "kvm_at_1": 100.0 * float(kvm.loc[1, "ratio_vs_native"]),
         "kvm_at_4": 100.0 * float(kvm.loc[4, "ratio_vs_native"]),
@@ -473,8 +563,7 @@ def fig8(f8: pd.DataFrame, littles_tab: pd.DataFrame, paper: pd.DataFrame | None
         "native_reach": _littles(littles_tab, "Native", "reach_native"),
         "high_from": int(high.index.min()), "high_to": int(high.index.max()),
         "kvm_high_low": float(-high["pct_vs_native"].max()), "kvm_high_high": float(-high["pct_vs_native"].min()),
-        "kvm_high_sig": ("significantly" if bool(high["verdict"].astype(str).str.startswith("significantly").all())
-                         else "not significantly at every point"),
+        "kvm_high_verdict": kvm_high,
     }
 
 
@@ -546,7 +635,10 @@ def redis_analysis(littles_tab: pd.DataFrame, paper: pd.DataFrame | None = None)
         paper_lat4, paper_ratio100, nat_direction ("matches" when both ratio CIs lie above 1),
         nat_size ("does not" when the 4-connection CI excludes the paper's ratio), nat_sat,
         nat_reach ("never reaches" when NAT's curve never reaches 90% of native's plateau);
-        host_added, host_low, host_high, host_verdict; paper_sat, native_vs_paper (%).
+        host_added, host_low, host_high, host_bound (the largest |end| of that interval, us,
+        rounded up), host_verdict (what the interval says: "an interval that holds no
+        difference and rules out more than ... either way" when it includes 0, else the
+        direction); paper_sat, native_vs_paper (%).
     """
     pub = _redis_paper(paper)
     t = littles_tab
@@ -582,8 +674,12 @@ def redis_analysis(littles_tab: pd.DataFrame, paper: pd.DataFrame | None = None)
         "nat_sat": lv("Docker NAT", "sat"),
         "nat_reach": "never reaches" if math.isnan(nat_reach) else "reaches",
         "host_added": lv("Docker net=host", "added"), "host_low": host_low, "host_high": host_high,
-        "host_verdict": ("no significant difference" if host_low <= 0 <= host_high
-                         else "a significant difference"),
+        "host_bound": _up(max(abs(host_low), abs(host_high)), 1),
+        "host_verdict": (f"an interval that holds no difference and rules out more than "
+                         f"{_up(max(abs(host_low), abs(host_high)), 1):g} us either way"
+                         if host_low <= 0 <= host_high else
+                         "an interval above 0: net=host adds latency" if host_low > 0
+                         else "an interval below 0: net=host is faster"),
         "paper_sat": pub["sat:Native"][0], "native_vs_paper": 100.0 * (native_sat / pub["sat:Native"][0] - 1.0),
     }
 
@@ -672,17 +768,6 @@ def mysql_counters(sig: pd.DataFrame, queries: int = 16) -> dict:
     }
 
 
-def _all_from(index: pd.Index, mask: pd.Series) -> int:
-    """Return the first ``index`` value from which ``mask`` holds at every later point (-1: none)."""
-    values = np.asarray(mask, dtype=bool)
-    failing = np.flatnonzero(~values)
-    if not failing.size:
-        return int(index[0])
-    if failing.max() + 1 >= len(values):
-        return -1
-    return int(index[failing.max() + 1])
-
-
 def _loss_range(fig10: pd.DataFrame, env: str, from_threads: int = 0) -> tuple[float, float]:
     """Return the smallest and largest loss of ``env`` at >= ``from_threads`` threads."""
     rows = fig10[(fig10["environment"] == env) & (fig10["threads"] >= from_threads)]["loss_vs_native_pct"]
@@ -693,15 +778,6 @@ def _claim(claims: pd.DataFrame, start: str, env: str) -> pd.Series:
     """Return the row of :func:`overhead.rc25482.mysql.claims` whose claim starts with ``start``."""
     return _one(claims[claims["claim"].str.startswith(start) & (claims["environment"] == env)],
                 f"claim {start!r} for {env}")
-
-
-def _pooled_loss(runs: pd.DataFrame, env: str, from_threads: int) -> tuple[float, float, float]:
-    """Return the loss of ``env`` at >= ``from_threads`` threads, pooled, with its CI.
-
-    :func:`overhead.rc25482.mysql.pooled_loss`, as the claims table computes it.
-    """
-    r = mysql.pooled_loss(runs, env, from_threads)
-    return -r.pct, -r.pct_high, -r.pct_low
 
 
 def fig10(fig10: pd.DataFrame, runs: pd.DataFrame, *, asymptote_from: int = 230,
@@ -723,9 +799,11 @@ def fig10(fig10: pd.DataFrame, runs: pd.DataFrame, *, asymptote_from: int = 230,
     -------
     dict
         native_peak, native_peak_at, native_last, last_threads; host_first, host_first_loss,
-        host_first_verdict; host_max, host_max_at; host_high_low, host_high_high (at >=
-        asymptote_from); host_pooled (+ _low, _high); host_sig_from (the first thread count from
-        which every point is significant); nat_high_low, nat_high_high, nat_pooled,
+        host_first_verdict (its verdict in words: :func:`overhead.rc25482.comparisons.plain`);
+        host_max, host_max_at; host_high_low, host_high_high (at >= asymptote_from); host_pooled
+        (+ _low, _high), host_pooled_words (the pooled loss's verdict in words); host_verdicts
+        (where each verdict holds along the curve: :func:`verdict_runs`); nat_high_low,
+        nat_high_high, nat_pooled,
         paper_asym (the paper's Docker asymptote), closest (the configuration whose pooled loss
         is closest to it) and nat_closest (that said of Docker NAT volume); aufs_low, aufs_high,
         aufs_high_low, aufs_high_high; kvm_first (+ _low, _high), kvm_high_low, kvm_high_high,
@@ -736,9 +814,10 @@ def fig10(fig10: pd.DataFrame, runs: pd.DataFrame, *, asymptote_from: int = 230,
     native = fig10[fig10["environment"] == "Native"].set_index("threads")["tps_mean"]
     host = fig10[fig10["environment"] == "Docker net=host volume"].set_index("threads").sort_index()
     first = host.iloc[0]
-    host_sig_from = _all_from(host.index, host["verdict"].astype(str).str.startswith("significantly"))
-    pooled = {env: _pooled_loss(runs, env, asymptote_from) for env in
-              ("Docker net=host volume", "Docker NAT volume", "Docker NAT AUFS")}
+    verdicts = {env: mysql.pooled_loss(runs, env, asymptote_from) for env in
+                ("Docker net=host volume", "Docker NAT volume", "Docker NAT AUFS")}
+    pooled = {env: (-v.interval.pct, -v.interval.pct_high, -v.interval.pct_low) for env, v in verdicts.items()}
+    hv = verdicts["Docker net=host volume"]
     closest = min(pooled, key=lambda e: abs(pooled[e][0] - mysql.PAPER_DOCKER_LOSS_PCT))
     kvm = fig10[fig10["environment"] == "KVM"].set_index("threads").sort_index()
     kvm_min = kvm.reset_index().loc[kvm["loss_vs_native_pct"].to_numpy().argmin()]
@@ -754,13 +833,19 @@ def fig10(fig10: pd.DataFrame, runs: pd.DataFrame, *, asymptote_from: int = 230,
         "native_peak": float(native.max()), "native_peak_at": int(native.idxmax()),
         "native_last": float(native.iloc[-1]), "last_threads": int(native.index[-1]),
         "host_first": int(host.index[0]), "host_first_loss": float(first["loss_vs_native_pct"]),
-        "host_first_verdict": str(first["verdict"]),
+        "host_first_verdict": comparisons.plain(first["verdict"], first["margin_low_pct"], first["margin_high_pct"],
+                                                beyond=first["beyond_margin"], trials_needed=first["trials_needed"],
+                                                pct_low=100 * (first["ratio_low"] - 1),
+                                                pct_high=100 * (first["ratio_high"] - 1)),
+        "host_pooled_words": comparisons.plain(hv.verdict, hv.margin.low_pct, hv.margin.high_pct,
+                                               beyond=hv.beyond_margin, trials_needed=hv.trials_needed,
+                                               pct_low=hv.interval.pct_low, pct_high=hv.interval.pct_high),
         "host_max": float(host["loss_vs_native_pct"].max()), "host_max_at": int(host["loss_vs_native_pct"].idxmax()),
         **dict(zip(("host_high_low", "host_high_high"),
                    _loss_range(fig10, "Docker net=host volume", asymptote_from), strict=True)),
         **dict(zip(("host_pooled", "host_pooled_low", "host_pooled_high"), pooled["Docker net=host volume"],
                    strict=True)),
-        "host_sig_from": host_sig_from,
+        "host_verdicts": verdict_runs(host.reset_index(), "threads"),
         **dict(zip(("nat_high_low", "nat_high_high"), _loss_range(fig10, "Docker NAT volume", asymptote_from),
                    strict=True)),
         "nat_pooled": pooled["Docker NAT volume"][0], "paper_asym": mysql.PAPER_DOCKER_LOSS_PCT,
@@ -932,8 +1017,9 @@ def fig12(fig12: pd.DataFrame, fig10: pd.DataFrame, *, high_from: int = 230) -> 
     -------
     dict
         first, last (the smallest and largest thread counts), native_first, native_last (ms);
-        host_sig_from (first thread count from which every Docker net=host point is
-        significantly higher), host_max, host_max_at (largest increase, %), high_from,
+        host_verdicts (where each verdict of Docker net=host's latency holds along the curve,
+        :func:`verdict_runs`; a higher latency is "slower"), host_max, host_max_at (largest
+        increase, %), high_from,
         host_high_low, host_high_high (increase at >= high_from, %); kvm_first (increase, %),
         kvm_first_ms, kvm_loss (KVM's throughput loss there, %); authors ("hold the same means
         to the digit" when they agree within half of sysbench's 0.01 ms, else the largest
@@ -942,7 +1028,6 @@ def fig12(fig12: pd.DataFrame, fig10: pd.DataFrame, *, high_from: int = 230) -> 
     lat = fig12.set_index(["environment", "threads"])
     native = lat.loc["Native"]["latency_ms_mean"].sort_index()
     host = lat.loc["Docker net=host volume"].sort_index()
-    sig_from = _all_from(host.index, host["verdict"].astype(str).str.startswith("significantly higher"))
     kvm = lat.loc["KVM"].sort_index()
     first = int(native.index[0])
     high = host[host.index >= high_from]["latency_increase_vs_native_pct"]
@@ -953,7 +1038,8 @@ def fig12(fig12: pd.DataFrame, fig10: pd.DataFrame, *, high_from: int = 230) -> 
                    else f"agree with these means within {_up_sig(worst):g} ms")
     return {
         "first": first, "last": int(native.index[-1]), "native_first": float(native.iloc[0]),
-        "native_last": float(native.iloc[-1]), "host_sig_from": sig_from,
+        "native_last": float(native.iloc[-1]),
+        "host_verdicts": verdict_runs(host.reset_index(), "threads"),
         "host_max": float(host["latency_increase_vs_native_pct"].max()),
         "host_max_at": int(host["latency_increase_vs_native_pct"].idxmax()), "high_from": high_from,
         "host_high_low": float(high.min()), "host_high_high": float(high.max()),

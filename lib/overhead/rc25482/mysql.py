@@ -13,8 +13,9 @@ What this module computes (all from the tidy tables of :func:`overhead.rc25482.l
   for completeness (10 runs x 15 thread counts per configuration, events = transactions);
 - :func:`throughput_curve` (Fig 10), :func:`latency_curve` (Fig 12, with Little's law),
   :func:`throughput_latency` (Fig 13): per configuration and thread count, mean over the 10
-  runs with SD, 95% CI and n, and against native the ratio of means with bootstrap and Fieller
-  intervals and Welch's test with Holm's correction (:func:`overhead.stats.curve`);
+  runs with SD, 95% CI and n, and against native the verdict (:func:`overhead.stats.curve`:
+  equivalent within the margin, faster/slower, inconclusive) decided on the 95% interval of the
+  ratio of means, with the tests on the same scale and Holm's correction;
 - :func:`claims`: the paper's statements about Figs 10-12 beside the reproduced numbers.
 
 What dstat recorded during the runs (CPU per run for Fig 11, the network signature, Table III)
@@ -37,6 +38,7 @@ import pandas as pd
 
 from overhead import stats
 from overhead.errors import DataError
+from overhead.rc25482 import comparisons
 
 #: The paper's MySQL data (other p_series are earlier runs).
 SERIES = "performance-governor"
@@ -196,20 +198,42 @@ def sysbench_runs(mysql: pd.DataFrame) -> pd.DataFrame:
 
 # --- per-point statistics --------------------------------------------------------------------
 
-def _curve(runs: pd.DataFrame, value: str, baseline: str | None, level: float, n_resamples: int,
-           ratios: bool = True) -> pd.DataFrame:
+#: The comparison columns of Fig 10 (throughput) and Fig 12 (latency) after their own columns:
+#: the verdict against native and the interval it is decided on.
+VERDICT_COLUMNS = ("ratio_vs_native", "ratio_low", "ratio_high", "ratio_method",
+                   "margin_low_pct", "margin_high_pct", "p_difference", "p_difference_holm",
+                   "p_equivalence", "verdict", "beyond_margin", "trials_needed", "verdict_detail")
+
+
+def margin_source(metric: str):
+    """Return the equivalence margins of the MySQL comparisons of ``metric`` (margins.yml)."""
+    return comparisons.margin_source(benchmark="mysql", metric=metric)
+
+
+def _curve(runs: pd.DataFrame, value: str, baseline: str | None, level: float, *,
+           metric: str = "", higher_is_better: bool | None = None, bounds: str = "auto") -> pd.DataFrame:
     """Compute :func:`overhead.stats.curve` of one runs column over threads, in Table III order.
 
     Holm's family is every non-baseline point of the frame (all configurations and thread counts).
     """
     frame = pd.DataFrame({"environment": runs["environment"].astype(str), "threads": runs["threads"],
                           "value": runs[value].astype("float64")})
-    return stats.curve(frame, "threads", baseline, level=level, n_resamples=n_resamples, ratios=ratios,
+    return stats.curve(frame, "threads", baseline, margin=margin_source(metric) if baseline else None,
+                       level=level, higher_is_better=higher_is_better, bounds=bounds,
                        order={"environment": LABELS})
 
 
-def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95,
-                     n_resamples: int = 9999) -> pd.DataFrame:
+def _verdict_columns(c: pd.DataFrame) -> dict[str, pd.Series]:
+    """Return :data:`VERDICT_COLUMNS` from a :func:`overhead.stats.curve` frame."""
+    return {"ratio_vs_native": c["ratio"], "ratio_low": c["ratio_low"], "ratio_high": c["ratio_high"],
+            "ratio_method": c["ratio_method"], "margin_low_pct": c["margin_low_pct"],
+            "margin_high_pct": c["margin_high_pct"], "p_difference": c["p_difference"],
+            "p_difference_holm": c["p_difference_holm"], "p_equivalence": c["p_equivalence"],
+            "verdict": c["verdict"], "beyond_margin": c["beyond_margin"], "trials_needed": c["trials_needed"],
+            "verdict_detail": c["verdict_detail"]}
+
+
+def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95) -> pd.DataFrame:
     """Compute Fig 10: throughput per configuration and thread count, and the loss against native.
 
     Parameters
@@ -220,33 +244,30 @@ def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: flo
         The configuration losses are measured against.
     level : float
         Confidence level of every interval.
-    n_resamples : int
-        Bootstrap resamples of the ratio intervals.
 
     Returns
     -------
     pandas.DataFrame
-        environment, threads, n (runs), tps_mean, tps_sd (ddof=1), tps_ci95_low, tps_ci95_high,
-        tps_ci_method, loss_vs_native_pct (100 (1 - mean / mean_native): positive = slower than
-        native; 0 for native), loss_ci95_low, loss_ci95_high (bootstrap BCa of the ratio of means,
-        both samples resampled), loss_fieller_low, loss_fieller_high, welch_p, welch_p_holm (Holm
-        over the 60 non-native points), hedges_g, verdict ("no significant difference" or
-        "significantly lower (-x%)"). The native rows have NaN test columns.
+        environment, threads, n (runs), tps_mean, tps_sd (ddof=1), tps_ci95_low, tps_ci95_high
+        (log-t interval of the mean), tps_ci_method, loss_vs_native_pct (100 (1 - mean /
+        mean_native): positive = slower than native; 0 for native), loss_ci95_low,
+        loss_ci95_high (the verdict's interval of the ratio of means, as a loss), then
+        :data:`VERDICT_COLUMNS` (ratio_vs_native and ratio_low/high: that same interval;
+        the margin from margins.yml; p_difference_holm: Holm over the 60 non-native points;
+        verdict: faster/slower, equivalent, inconclusive, "baseline" for native). The native
+        rows have NaN comparison columns.
     """
-    c = _curve(runs, "tps", baseline, level, n_resamples)
+    c = _curve(runs, "tps", baseline, level, metric="throughput", higher_is_better=True)
     return pd.DataFrame({
         "environment": c["environment"], "threads": c["threads"], "n": c["n"], "tps_mean": c["mean"],
         "tps_sd": c["sd"], "tps_ci95_low": c["ci_low"], "tps_ci95_high": c["ci_high"],
         "tps_ci_method": c["ci_method"],
         # 0.0 - pct, not -pct: the baseline's loss is 0, not -0
         "loss_vs_native_pct": 0.0 - c["pct"], "loss_ci95_low": -c["pct_high"], "loss_ci95_high": -c["pct_low"],
-        "loss_fieller_low": 100 * (1 - c["fieller_high"]), "loss_fieller_high": 100 * (1 - c["fieller_low"]),
-        "welch_p": c["welch_p"], "welch_p_holm": c["welch_p_holm"], "hedges_g": c["hedges_g"],
-        "verdict": c["verdict"]})
+        **_verdict_columns(c)})
 
 
-def latency_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95,
-                  n_resamples: int = 9999) -> pd.DataFrame:
+def latency_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95) -> pd.DataFrame:
     """Compute Fig 12: per-request latency per configuration and thread count, and Little's law.
 
     sysbench 0.4 times each *event*, and in the OLTP test an event is one transaction (events =
@@ -265,7 +286,7 @@ def latency_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float 
     ----------
     runs : pandas.DataFrame
         :func:`sysbench_runs`.
-    baseline, level, n_resamples
+    baseline, level
         As for :func:`throughput_curve`.
 
     Returns
@@ -277,11 +298,11 @@ def latency_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float 
         littles_residual (N - X R, threads), littles_rel_residual_pct (100 (N - X R) / N),
         littles_rel_residual_run_min_pct, littles_rel_residual_run_max_pct,
         implied_latency_ms (N / X), latency_increase_vs_native_pct (100 (R / R_native - 1)) with
-        its bootstrap ci95 low/high, welch_p, welch_p_holm (Holm over the non-native points),
-        verdict.
+        latency_increase_ci95_low/high (the verdict's interval in percent), then
+        :data:`VERDICT_COLUMNS` (a higher latency is "slower"; Holm over the non-native points).
     """
-    a = _curve(runs, "latency_ms", baseline, level, n_resamples)
-    b = _curve(runs, "latency_p95_ms", None, level, n_resamples)
+    a = _curve(runs, "latency_ms", baseline, level, metric="latency", higher_is_better=False)
+    b = _curve(runs, "latency_p95_ms", None, level)
     out = pd.DataFrame({"environment": a["environment"], "threads": a["threads"], "n": a["n"],
                         "latency_ms_mean": a["mean"], "latency_ms_sd": a["sd"],
                         "latency_ms_ci95_low": a["ci_low"], "latency_ms_ci95_high": a["ci_high"],
@@ -305,8 +326,7 @@ def latency_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float 
     out = out.drop(columns="lat")
     vs = pd.DataFrame({"environment": a["environment"], "threads": a["threads"],
                        "latency_increase_vs_native_pct": a["pct"], "latency_increase_ci95_low": a["pct_low"],
-                       "latency_increase_ci95_high": a["pct_high"], "welch_p": a["welch_p"],
-                       "welch_p_holm": a["welch_p_holm"], "verdict": a["verdict"]})
+                       "latency_increase_ci95_high": a["pct_high"], **_verdict_columns(a)})
     out = out.merge(vs, on=["environment", "threads"], how="left")
     return order(out)
 
@@ -326,15 +346,33 @@ def throughput_latency(fig10: pd.DataFrame, fig12: pd.DataFrame) -> pd.DataFrame
     pandas.DataFrame
         environment, threads, n, tps_mean, tps_ci95_low, tps_ci95_high, latency_ms_mean,
         latency_ms_ci95_low, latency_ms_ci95_high, latency_p95_ms_mean, loss_vs_native_pct,
-        latency_increase_vs_native_pct (both from the Fig 10 and Fig 12 frames).
+        loss_ci95_low, loss_ci95_high, tps_ratio_low, tps_ratio_high, tps_margin_low_pct,
+        tps_margin_high_pct, tps_verdict, latency_increase_vs_native_pct,
+        latency_increase_ci95_low, latency_increase_ci95_high, latency_ratio_low,
+        latency_ratio_high, latency_margin_low_pct, latency_margin_high_pct, latency_verdict (all
+        from the Fig 10 and Fig 12 frames: each verdict with the interval of the ratio it was
+        decided on).
     """
-    a = fig10[["environment", "threads", "n", "tps_mean", "tps_ci95_low", "tps_ci95_high", "loss_vs_native_pct"]]
+    a = fig10[["environment", "threads", "n", "tps_mean", "tps_ci95_low", "tps_ci95_high", "loss_vs_native_pct",
+               "loss_ci95_low", "loss_ci95_high", "ratio_low", "ratio_high", "margin_low_pct", "margin_high_pct",
+               "verdict"]].rename(
+        columns={"ratio_low": "tps_ratio_low", "ratio_high": "tps_ratio_high", "margin_low_pct": "tps_margin_low_pct",
+                 "margin_high_pct": "tps_margin_high_pct", "verdict": "tps_verdict"})
     b = fig12[["environment", "threads", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high",
-               "latency_p95_ms_mean", "latency_increase_vs_native_pct"]]
+               "latency_p95_ms_mean", "latency_increase_vs_native_pct", "latency_increase_ci95_low",
+               "latency_increase_ci95_high", "ratio_low", "ratio_high", "margin_low_pct", "margin_high_pct",
+               "verdict"]].rename(
+        columns={"ratio_low": "latency_ratio_low", "ratio_high": "latency_ratio_high",
+                 "margin_low_pct": "latency_margin_low_pct", "margin_high_pct": "latency_margin_high_pct",
+                 "verdict": "latency_verdict"})
     out = a.merge(b, on=["environment", "threads"], validate="one_to_one")
     return order(out[["environment", "threads", "n", "tps_mean", "tps_ci95_low", "tps_ci95_high",
                        "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high", "latency_p95_ms_mean",
-                       "loss_vs_native_pct", "latency_increase_vs_native_pct"]])
+                       "loss_vs_native_pct", "loss_ci95_low", "loss_ci95_high", "tps_ratio_low", "tps_ratio_high",
+                       "tps_margin_low_pct", "tps_margin_high_pct", "tps_verdict", "latency_increase_vs_native_pct",
+                       "latency_increase_ci95_low", "latency_increase_ci95_high", "latency_ratio_low",
+                       "latency_ratio_high", "latency_margin_low_pct", "latency_margin_high_pct",
+                       "latency_verdict"]])
 
 
 # --- the paper's statements --------------------------------------------------------------------
@@ -378,8 +416,32 @@ def peak_cpu_difference(fig11: pd.DataFrame, cpu: pd.DataFrame, environment: str
     return stats.welch_difference(*samples), peaks[0], peaks[1]
 
 
-def pooled_loss(runs: pd.DataFrame, environment: str, from_threads: int, *, baseline: str = BASELINE,
-                n_resamples: int = 9999) -> stats.RatioInterval:
+def peak_cpu_verdict(fig11: pd.DataFrame, cpu: pd.DataFrame, environment: str, *,
+                     baseline: str = BASELINE) -> stats.Verdict:
+    """Decide an environment's peak CPU utilisation against the baseline's (the runs at each peak).
+
+    Parameters
+    ----------
+    fig11, cpu, environment, baseline
+        As for :func:`peak_cpu_difference`.
+
+    Returns
+    -------
+    overhead.stats.Verdict
+        The environment's peak runs over the baseline's: ratio of the means with its interval,
+        decided against the margin of margins.yml (no better direction: higher / lower).
+    """
+    samples = []
+    for env in (environment, baseline):
+        rows = fig11[fig11["environment"] == env]
+        peak = rows.loc[rows["cpu_util_mean"].idxmax()]
+        samples.append(cpu[(cpu["environment"] == env) & (cpu["threads"] == peak["threads"])]["cpu_util"].to_numpy())
+    m = comparisons.margin_of(benchmark="mysql", metric="cpu_util")
+    return stats.decide(samples[0], samples[1], m, higher_is_better=None)
+
+
+def pooled_loss(runs: pd.DataFrame, environment: str, from_threads: int, *,
+                baseline: str = BASELINE) -> stats.Verdict:
     """Compare an environment's runs at high concurrency, pooled, with the baseline's.
 
     Parameters
@@ -393,18 +455,19 @@ def pooled_loss(runs: pd.DataFrame, environment: str, from_threads: int, *, base
         Runs at this many threads or more are pooled.
     baseline : str
         The configuration compared with.
-    n_resamples : int
-        Bootstrap resamples.
 
     Returns
     -------
-    overhead.stats.RatioInterval
-        The ratio of the pooled means with its bootstrap BCa interval (the loss is ``-pct``).
+    overhead.stats.Verdict
+        The verdict on the ratio of the pooled means (``.interval``: the ratio with its
+        interval, :func:`overhead.stats.ratio_interval`; the loss is ``-interval.pct``),
+        against the throughput margin of margins.yml. Pooling over thread counts puts the
+        differences between them into the variance: the interval is, if anything, too wide.
     """
     sel = runs[runs["threads"] >= from_threads]
-    return stats.ratio_bootstrap(sel.loc[sel["environment"] == environment, "tps"].to_numpy(),
-                                 sel.loc[sel["environment"] == baseline, "tps"].to_numpy(),
-                                 n_resamples=n_resamples)
+    m = comparisons.margin_of(benchmark="mysql", metric="throughput")
+    return stats.decide(sel.loc[sel["environment"] == environment, "tps"].to_numpy(),
+                        sel.loc[sel["environment"] == baseline, "tps"].to_numpy(), m, higher_is_better=True)
 
 
 def _published_number(pub: pd.DataFrame | None, metric: str, env: str, default: float) -> tuple[float, str]:
@@ -419,20 +482,20 @@ def _published_number(pub: pd.DataFrame | None, metric: str, env: str, default: 
 
 
 def claims(fig10: pd.DataFrame, fig11: pd.DataFrame, cpu: pd.DataFrame,
-           published: pd.DataFrame | None = None, *, asymptote_from: int = 230,
-           n_resamples: int = 9999) -> pd.DataFrame:
+           published: pd.DataFrame | None = None, *, asymptote_from: int = 230) -> pd.DataFrame:
     """Set the paper's statements about Figs 10-12 beside what the data gives.
 
     - "Docker has similar performance to native, with the difference asymptotically
       approaching 2%": the loss of each Docker configuration over the runs at >=
-      ``asymptote_from`` threads (ratio of the pooled means, bootstrap BCa 95% CI resampling
-      the pooled runs), and the range of its per-point losses.
+      ``asymptote_from`` threads (ratio of the pooled means with its interval and verdict,
+      :func:`pooled_loss`), and the range of its per-point losses.
     - "KVM has much higher overhead, higher than 40% in all measured cases": KVM's smallest and
-      largest per-point loss, with the CI of the smallest.
+      largest per-point loss, with the interval and verdict of the smallest.
     - "native Linux is able to achieve higher peak CPU utilization and Docker is not ...,
       a difference of around 1.5%": the peak (over thread counts) of the mean CPU utilisation of
       native minus that of each Docker configuration, in percentage points, with a Welch 95% CI
-      of the difference between the runs at the two peaks.
+      of the difference between the runs at the two peaks; its verdict is decided on the ratio
+      of the two peaks' means (:func:`peak_cpu_verdict`).
 
     Parameters
     ----------
@@ -446,28 +509,30 @@ def claims(fig10: pd.DataFrame, fig11: pd.DataFrame, cpu: pd.DataFrame,
         The published values; None quotes the numbers from the text.
     asymptote_from : int
         The thread count from which runs count towards the asymptote.
-    n_resamples : int
-        Bootstrap resamples.
 
     Returns
     -------
     pandas.DataFrame
         claim, environment, paper (text), paper_value, reproduced, ci95_low, ci95_high, unit,
-        diff_pct (100 (reproduced / paper_value - 1)), detail.
+        diff_pct (100 (reproduced / paper_value - 1)), detail, and the comparison with native:
+        n, n_baseline, ratio_vs_native, ratio_low, ratio_high (the interval the
+        verdict is decided on: for the losses the same as ci95_low/high), margin_low_pct,
+        margin_high_pct, verdict, verdict_detail.
     """
     recs = []
     docker = [lab for lab in LABELS if lab.startswith("Docker")]
     asym_paper, asym_text = _published_number(published, "MySQL throughput loss vs native", "Docker",
                                               PAPER_DOCKER_LOSS_PCT)
     for env in docker:
-        r = pooled_loss(cpu, env, asymptote_from, n_resamples=n_resamples)
+        v = pooled_loss(cpu, env, asymptote_from)
+        r = v.interval
         pts = fig10[(fig10["environment"] == env)]
         recs.append({"claim": "Docker loss vs native approaches ~2% at high concurrency", "environment": env,
                      "paper": asym_text or "-> ~2% asymptotically", "paper_value": asym_paper,
                      "reproduced": -r.pct, "ci95_low": -r.pct_high, "ci95_high": -r.pct_low, "unit": "%",
                      "detail": f"runs at >= {asymptote_from} threads pooled (n = {r.n_x} vs {r.n_y}); per-point "
                                f"loss {pts['loss_vs_native_pct'].min():.1f}..{pts['loss_vs_native_pct'].max():.1f}% "
-                               f"over 10..290 threads"})
+                               f"over 10..290 threads", **_verdict_record(v)})
     kvm_paper, kvm_text = _published_number(published, "MySQL throughput loss vs native", "KVM",
                                             PAPER_KVM_LOSS_PCT)
     k = fig10[fig10["environment"] == "KVM"]
@@ -480,7 +545,13 @@ def claims(fig10: pd.DataFrame, fig11: pd.DataFrame, cpu: pd.DataFrame,
                      "ci95_high": float(lo["loss_ci95_high"]), "unit": "%",
                      "detail": f"smallest loss at {int(lo['threads'])} threads; largest "
                                f"{hi['loss_vs_native_pct']:.1f}% at {int(hi['threads'])} threads; "
-                               f"{int((k['loss_vs_native_pct'] > 40).sum())} of {len(k)} points above 40%"})
+                               f"{int((k['loss_vs_native_pct'] > 40).sum())} of {len(k)} points above 40%",
+                     "n": int(lo["n"]), "n_baseline": int(fig10.loc[(fig10["environment"] == BASELINE)
+                                                                     & (fig10["threads"] == lo["threads"]), "n"].iloc[0]),
+                     "ratio_vs_native": float(lo["ratio_vs_native"]), "ratio_low": float(lo["ratio_low"]),
+                     "ratio_high": float(lo["ratio_high"]), "margin_low_pct": float(lo["margin_low_pct"]),
+                     "margin_high_pct": float(lo["margin_high_pct"]), "verdict": str(lo["verdict"]),
+                     "verdict_detail": str(lo["verdict_detail"])})
     cpu_paper, cpu_text = _published_number(published, "peak CPU utilisation difference native vs Docker", "", 1.5)
     if (fig11["environment"] == BASELINE).any():
         for env in docker:
@@ -490,8 +561,24 @@ def claims(fig10: pd.DataFrame, fig11: pd.DataFrame, cpu: pd.DataFrame,
                          "reproduced": diff.estimate, "ci95_low": diff.low, "ci95_high": diff.high,
                          "unit": "% points",
                          "detail": f"native peak {npk['cpu_util_mean']:.2f}% at {int(npk['threads'])} threads, "
-                                   f"{env} peak {pk['cpu_util_mean']:.2f}% at {int(pk['threads'])}; Welch CI"})
+                                   f"{env} peak {pk['cpu_util_mean']:.2f}% at {int(pk['threads'])}; Welch CI "
+                                   "of the difference; the verdict is on the ratio of the two peaks",
+                         **_verdict_record(peak_cpu_verdict(fig11, cpu, env))})
     out = pd.DataFrame(recs)
     out["diff_pct"] = 100.0 * (out["reproduced"] / out["paper_value"] - 1.0)
+    out["verdict"] = out["verdict"].astype("string")
     return out[["claim", "environment", "paper", "paper_value", "reproduced", "ci95_low", "ci95_high", "unit",
-                "diff_pct", "detail"]]
+                "diff_pct", "detail", *CLAIM_VERDICT_COLUMNS]]
+
+
+#: The comparison columns of :func:`claims`.
+CLAIM_VERDICT_COLUMNS = ("n", "n_baseline", "ratio_vs_native", "ratio_low", "ratio_high",
+                         "margin_low_pct", "margin_high_pct", "verdict", "verdict_detail")
+
+
+def _verdict_record(v: stats.Verdict) -> dict:
+    """Return the :data:`CLAIM_VERDICT_COLUMNS` of one verdict."""
+    return {"n": v.n, "n_baseline": v.n_baseline, "ratio_vs_native": v.interval.ratio,
+            "ratio_low": v.interval.low, "ratio_high": v.interval.high,
+            "margin_low_pct": v.margin.low_pct, "margin_high_pct": v.margin.high_pct,
+            "verdict": v.verdict, "verdict_detail": v.words()}

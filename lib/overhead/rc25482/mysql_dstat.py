@@ -26,6 +26,7 @@ from overhead.rc25482.mysql import (
     LOCAL_UTC_OFFSET,
     MONITOR_METRICS,
     MySQLDataError,
+    margin_source,
     order,
     run_order,
 )
@@ -144,7 +145,7 @@ def cpu_runs(monitor: pd.DataFrame, runs: pd.DataFrame, *, busy_below: float = 9
 
 
 def cpu_curve(cpu: pd.DataFrame, fig10: pd.DataFrame | None = None, baseline: str = BASELINE, *,
-              level: float = 0.95, n_resamples: int = 9999) -> pd.DataFrame:
+              level: float = 0.95) -> pd.DataFrame:
     """Compute Fig 11: mean CPU utilisation and mean throughput per configuration and thread count.
 
     The statistical unit is the run: a run's CPU utilisation is the mean of its kept 1-s
@@ -158,25 +159,32 @@ def cpu_curve(cpu: pd.DataFrame, fig10: pd.DataFrame | None = None, baseline: st
         :func:`cpu_runs` (with its ``attrs["samples"]``).
     fig10 : pandas.DataFrame or None
         :func:`overhead.rc25482.mysql.throughput_curve`; its throughput columns are joined when given.
-    baseline, level, n_resamples
-        As for :func:`overhead.rc25482.mysql.throughput_curve`; the CPU comparison against native uses Welch + Holm.
+    baseline, level
+        As for :func:`overhead.rc25482.mysql.throughput_curve`. The CPU comparison against native
+        is a verdict on the ratio of the mean utilisations (:func:`overhead.stats.curve`; a
+        utilisation has no better direction: higher / lower; Holm over the non-native points).
 
     Returns
     -------
     pandas.DataFrame
         environment, threads, n (runs), n_samples, cpu_util_mean, cpu_util_sd,
-        cpu_util_ci95_low, cpu_util_ci95_high, cpu_usr_mean, cpu_sys_mean, cpu_siq_mean,
-        cpu_wait_mean, cpu_util_pooled_mean, cpu_idle_pooled_sd, cpu_usr_pooled_mean,
-        cpu_sys_pooled_mean, cpu_diff_vs_native_pts (percentage points), cpu_welch_p_holm,
-        cpu_verdict, and tps_mean, tps_ci95_low, tps_ci95_high when ``fig10`` is given.
+        cpu_util_ci95_low, cpu_util_ci95_high (logit-t: a share stays within 0-100%),
+        cpu_ci_method, cpu_usr_mean, cpu_sys_mean, cpu_siq_mean, cpu_wait_mean,
+        cpu_util_pooled_mean, cpu_idle_pooled_sd, cpu_usr_pooled_mean, cpu_sys_pooled_mean,
+        cpu_diff_vs_native_pts (percentage points), cpu_ratio_vs_native, cpu_ratio_low,
+        cpu_ratio_high (the verdict's interval), cpu_margin_low_pct, cpu_margin_high_pct,
+        cpu_p_difference_holm, cpu_verdict, cpu_trials_needed, cpu_verdict_detail, and
+        tps_mean, tps_ci95_low, tps_ci95_high when ``fig10`` is given.
     """
     frame = pd.DataFrame({"environment": cpu["environment"].astype(str), "threads": cpu["threads"],
                           "value": cpu["cpu_util"].astype("float64")})
-    c = stats.curve(frame, "threads", baseline, level=level, n_resamples=n_resamples, ratios=False,
+    c = stats.curve(frame, "threads", baseline, margin=margin_source("cpu_util"), level=level,
+                    higher_is_better=None, bounds="percent",
                     order={"environment": [cf.label for cf in CONFIGURATIONS]})
     out = pd.DataFrame({"environment": c["environment"], "threads": c["threads"], "n": c["n"],
                         "cpu_util_mean": c["mean"], "cpu_util_sd": c["sd"],
-                        "cpu_util_ci95_low": c["ci_low"], "cpu_util_ci95_high": c["ci_high"]})
+                        "cpu_util_ci95_low": c["ci_low"], "cpu_util_ci95_high": c["ci_high"],
+                        "cpu_ci_method": c["ci_method"]})
     g = cpu.groupby(["environment", "threads"])
     extra = g.agg(n_samples=("n_samples", "sum"), cpu_usr_mean=("cpu_usr", "mean"),
                   cpu_sys_mean=("cpu_sys", "mean"), cpu_siq_mean=("cpu_siq", "mean"),
@@ -190,7 +198,11 @@ def cpu_curve(cpu: pd.DataFrame, fig10: pd.DataFrame | None = None, baseline: st
         out = out.merge(p, on=["environment", "threads"], how="left")
     cmp = pd.DataFrame({"environment": c["environment"], "threads": c["threads"],
                         "cpu_diff_vs_native_pts": c["mean"] - c["mean_baseline"],
-                        "cpu_welch_p_holm": c["welch_p_holm"], "cpu_verdict": c["verdict"]})
+                        "cpu_ratio_vs_native": c["ratio"], "cpu_ratio_low": c["ratio_low"],
+                        "cpu_ratio_high": c["ratio_high"], "cpu_margin_low_pct": c["margin_low_pct"],
+                        "cpu_margin_high_pct": c["margin_high_pct"],
+                        "cpu_p_difference_holm": c["p_difference_holm"], "cpu_verdict": c["verdict"],
+                        "cpu_trials_needed": c["trials_needed"], "cpu_verdict_detail": c["verdict_detail"]})
     cmp.loc[(cmp["environment"] == baseline).to_numpy(dtype=bool), "cpu_diff_vs_native_pts"] = 0.0
     out = out.merge(cmp, on=["environment", "threads"], how="left")
     if fig10 is not None:

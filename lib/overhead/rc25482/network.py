@@ -6,8 +6,9 @@ The repository holds no nuttcp or netperf output: only ``nuttcp/results/nuttcp.x
 (goodput in Mbps, typed in by hand, one value per environment and direction) and
 ``netperf/results/netperf.xlsx`` (transactions/s, one value per environment and test). The
 ingest stores them as reference rows (``load(tidy, table="reference")``, tool "spreadsheet").
-So every value here has **n = 1**: no SD, no confidence interval and no significance test can
-be computed, and none is invented. The paper's second Fig 2 panel (CPU cycles per byte from
+So every value here has **n = 1**: no SD and no confidence interval can be computed, and none
+is invented; every comparison with native is "not tested" (the data show neither sameness nor
+a difference). The paper's second Fig 2 panel (CPU cycles per byte from
 ``perf stat -a``) was never saved; the spreadsheets' "Docker Host" (nuttcp) and "Docker NAT"
 (netperf) columns are empty.
 
@@ -33,13 +34,30 @@ LINE_RATE_GBPS = 10.0
 PAPER_MAX_GOODPUT_GBPS = 9.41
 
 FIG02_COLUMNS = ["environment", "direction", "goodput_gbps", "n", "ci95_low", "ci95_high",
-                 "line_rate_gbps", "max_goodput_gbps", "pct_of_max_goodput", "published_gbps",
-                 "pct_diff_vs_published", "source", "note"]
+                 "line_rate_gbps", "max_goodput_gbps", "pct_of_max_goodput", "delta_vs_native_pct",
+                 "verdict", "verdict_detail", "published_gbps", "pct_diff_vs_published", "source", "note"]
 FIG03_COLUMNS = ["environment", "test", "transactions_per_s", "latency_us", "n", "ci95_low",
-                 "ci95_high", "delta_vs_native_us", "delta_vs_native_pct", "published_latency_us",
-                 "pct_diff_vs_published", "source", "note"]
+                 "ci95_high", "delta_vs_native_us", "delta_vs_native_pct", "verdict", "verdict_detail",
+                 "published_latency_us", "pct_diff_vs_published", "source", "note"]
 
 N1_NOTE = "n=1: one hand-entered spreadsheet value; no SD or CI possible"
+#: What a comparison with native of two n = 1 values can say.
+NOT_TESTED = ("not tested: n=1 on each side (one spreadsheet value), so no interval: the values "
+              "show neither sameness nor a difference")
+
+
+def _verdicts(records: list[dict], value: str, key: str) -> None:
+    """Add delta_vs_native_pct and the verdict ("baseline" / "not tested") to Fig 2/3 records."""
+    native = {r[key]: r[value] for r in records if r["environment"] == "Native"}
+    for r in records:
+        if math.isnan(r.get(value, math.nan)):
+            continue
+        base = native.get(r[key], math.nan)
+        if r["environment"] == "Native":
+            r.update(delta_vs_native_pct=0.0, verdict="baseline", verdict_detail="baseline")
+        elif not math.isnan(base):
+            r.update(delta_vs_native_pct=100 * (r[value] / base - 1), verdict="not tested",
+                     verdict_detail=NOT_TESTED)
 NO_NAT_NOTE = "no Docker NAT value in the data (netperf.xlsx columns D/E are empty)"
 
 
@@ -94,7 +112,8 @@ def goodput(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> p
     pandas.DataFrame
         :data:`FIG02_COLUMNS`: one row per environment in :data:`ENVIRONMENTS` and direction
         (an environment without a value gets a NaN row and a note); goodput in Gbps (10^9
-        bit/s); n = 1 and NaN CI; the 10 Gbps line rate and the header-limited maximum.
+        bit/s); n = 1 and NaN CI; the 10 Gbps line rate and the header-limited maximum; the
+        difference from native with its verdict ("not tested": n = 1).
     """
     rows = reference[(reference["benchmark"] == "nuttcp") & (reference["metric"] == "goodput")]
     pub = _published_rows(published, "Fig 2")
@@ -120,9 +139,10 @@ def goodput(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> p
                 if not math.isnan(rec["goodput_gbps"]):
                     rec["pct_diff_vs_published"] = 100 * (rec["goodput_gbps"] / rec["published_gbps"] - 1)
             records.append(rec)
+    _verdicts(records, "goodput_gbps", "direction")
     out = pd.DataFrame.from_records(records).reindex(columns=FIG02_COLUMNS)
     out["n"] = out["n"].astype("int64")
-    for c in ("environment", "direction", "source", "note"):
+    for c in ("environment", "direction", "source", "note", "verdict", "verdict_detail"):
         out[c] = out[c].astype("string")
     return out
 
@@ -141,7 +161,8 @@ def latency(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> p
     -------
     pandas.DataFrame
         :data:`FIG03_COLUMNS`: one row per environment and test; Docker NAT rows have NaN and a
-        note (no value in the data); n = 1 with NaN CI; the difference from native in us and %.
+        note (no value in the data); n = 1 with NaN CI; the difference from native in us and %,
+        with its verdict ("not tested": n = 1).
     """
     rows = reference[(reference["benchmark"] == "netperf") & (reference["metric"] == "transaction_rate")]
     pub = _published_rows(published, "Fig 3")
@@ -177,9 +198,10 @@ def latency(reference: pd.DataFrame, published: pd.DataFrame | None = None) -> p
         elif rec["environment"] == "Native" and not math.isnan(rec["latency_us"]):
             rec["delta_vs_native_us"] = 0.0
             rec["delta_vs_native_pct"] = 0.0
+    _verdicts(records, "latency_us", "test")
     out = pd.DataFrame.from_records(records).reindex(columns=FIG03_COLUMNS)
     out["n"] = out["n"].astype("int64")
-    for c in ("environment", "test", "source", "note"):
+    for c in ("environment", "test", "source", "note", "verdict", "verdict_detail"):
         out[c] = out[c].astype("string")
     return out
 
@@ -197,7 +219,8 @@ def claims(fig02: pd.DataFrame, fig03: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        claim, data, verdict ("consistent", "not consistent", "cannot be checked").
+        claim, data, outcome ("consistent", "not consistent", "cannot be checked": whether the
+        n = 1 values agree with the statement; not a test).
     """
     g = fig02.dropna(subset=["goodput_gbps"])
     lat = fig03.set_index(["environment", "test"])
@@ -224,4 +247,4 @@ def claims(fig02: pd.DataFrame, fig03: pd.DataFrame) -> pd.DataFrame:
                    for e in ENVIRONMENTS if not math.isnan(lat.loc[(e, 'TCP_RR'), 'latency_us'])),
          "consistent"),
     ]
-    return pd.DataFrame(rows, columns=["claim", "data", "verdict"]).astype("string")
+    return pd.DataFrame(rows, columns=["claim", "data", "outcome"]).astype("string")

@@ -34,6 +34,7 @@ import pandas as pd
 
 from overhead import stats
 from overhead.errors import DataError
+from overhead.rc25482 import comparisons
 
 #: Environment labels in figure order; Native is the baseline.
 ENVIRONMENTS = ("Native", "Docker net=host", "Docker NAT", "KVM")
@@ -191,36 +192,42 @@ def tidy_runs(runs: pd.DataFrame, value: str = "throughput") -> pd.DataFrame:
         "unit": unit, "higher_is_better": hib})
 
 
+#: The comparison columns every Fig 8 / Fig 9 row carries after the point's own statistics.
+VERDICT_COLUMNS = ("ratio_vs_native", "ratio_low", "ratio_high", "ratio_method", "pct_vs_native",
+                   "pct_low", "pct_high", "margin_low_pct", "margin_high_pct", "p_difference",
+                   "p_difference_holm", "p_equivalence", "verdict", "beyond_margin", "trials_needed",
+                   "verdict_detail")
+
+
+def margin_source():
+    """Return the equivalence margins of the Redis comparisons (margins.yml, benchmark redis)."""
+    return comparisons.margin_source(benchmark="redis")
+
+
 def _curve(runs: pd.DataFrame, value: str, scale: float, name: str, baseline: str,
-           level: float, n_resamples: int) -> pd.DataFrame:
+           level: float) -> pd.DataFrame:
     """Compute :func:`overhead.stats.curve` per (workload, environment, connections).
 
     The columns get the figures' names; Holm's family is every non-baseline point of one
-    workload.
+    workload. The verdict is faster/slower (throughput: higher is better; latency: lower is).
     """
     tidy = tidy_runs(runs, value)
     tidy["value"] = tidy["value"] / scale
-    c = stats.curve(tidy, "p_connections", baseline, by=["workload"], level=level, n_resamples=n_resamples,
+    c = stats.curve(tidy, "p_connections", baseline, margin=margin_source(), by=["workload"], level=level,
                     order={"workload": list(WORKLOADS), "environment": ENVIRONMENTS})
     out = c.rename(columns={"p_connections": "connections", "n": "n_runs", "mean": f"{name}_mean",
                             "sd": f"{name}_sd", "median": f"{name}_median", "ci_low": f"{name}_ci95_low",
                             "ci_high": f"{name}_ci95_high", "mean_baseline": f"native_{name}_mean",
-                            "ratio": "ratio_vs_native", "ratio_low": "ratio_ci95_low",
-                            "ratio_high": "ratio_ci95_high", "fieller_low": "ratio_fieller_low",
-                            "fieller_high": "ratio_fieller_high", "n_baseline": "n_runs_native",
-                            "pct": "pct_vs_native"})
+                            "ratio": "ratio_vs_native", "n_baseline": "n_runs_native", "pct": "pct_vs_native"})
     out = out[["workload", "environment", "connections", "n_runs", f"{name}_mean", f"{name}_sd",
                f"{name}_median", f"{name}_ci95_low", f"{name}_ci95_high", "ci_method", "ci_note",
-               f"native_{name}_mean", "ratio_vs_native", "ratio_ci95_low", "ratio_ci95_high",
-               "ratio_fieller_low", "ratio_fieller_high", "n_runs_native", "welch_p", "welch_p_holm",
-               "mw_p_holm", "verdict", "pct_vs_native"]]
+               f"native_{name}_mean", "n_runs_native", *VERDICT_COLUMNS]]
     sessions = runs.groupby(["workload", "environment", "connections"])["session"].nunique().rename("n_sessions")
     return out.merge(sessions.reset_index(), on=["workload", "environment", "connections"], how="left")
 
 
-def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95,
-                     n_resamples: int = 2000) -> pd.DataFrame:
-    """Compute Fig 8: throughput per workload, environment and connection count, with CIs and tests.
+def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: float = 0.95) -> pd.DataFrame:
+    """Compute Fig 8: throughput per workload, environment and connection count, with CIs and verdicts.
 
     Parameters
     ----------
@@ -230,20 +237,22 @@ def throughput_curve(runs: pd.DataFrame, baseline: str = BASELINE, *, level: flo
         Baseline environment label.
     level : float
         Confidence level.
-    n_resamples : int
-        Bootstrap resamples (CIs where normality is rejected, and the ratio CIs).
 
     Returns
     -------
     pandas.DataFrame
         workload, environment, connections, n_runs, throughput_mean, throughput_sd,
-        throughput_median, throughput_ci95_low/high (Student-t where Shapiro-Wilk does not
-        reject normality, else bootstrap BCa; ``ci_method``, ``ci_note``), native_throughput_mean,
-        ratio_vs_native (+ ratio_ci95_low/high bootstrap, ratio_fieller_low/high), n_runs_native,
-        welch_p, welch_p_holm (Holm over all points of the workload), mw_p_holm, verdict,
-        pct_vs_native, n_sessions (transcripts the runs come from). Throughput in req/s.
+        throughput_median, throughput_ci95_low/high (log-t interval of the mean; ``ci_method``,
+        ``ci_note``), native_throughput_mean, n_runs_native, then :data:`VERDICT_COLUMNS`:
+        ratio_vs_native with ratio_low/high (the interval the verdict is decided on,
+        ``ratio_method``), pct_vs_native with pct_low/high (the same interval in
+        percent), margin_low_pct, margin_high_pct (margins.yml), p_difference,
+        p_difference_holm (Holm over all points of the workload), p_equivalence, verdict
+        (faster/slower, equivalent, inconclusive; "baseline" for native), beyond_margin,
+        trials_needed, verdict_detail; and n_sessions (transcripts the runs come from).
+        Throughput in req/s.
     """
-    return _curve(runs, "throughput", 1.0, "throughput", baseline, level, n_resamples)
+    return _curve(runs, "throughput", 1.0, "throughput", baseline, level)
 
 
 def added_per_point(runs: pd.DataFrame, baseline: str = BASELINE, level: float = 0.95) -> pd.DataFrame:
@@ -282,8 +291,8 @@ def added_per_point(runs: pd.DataFrame, baseline: str = BASELINE, level: float =
 
 
 def latency_curve(runs: pd.DataFrame, bounds: pd.DataFrame | None = None, baseline: str = BASELINE, *,
-                  published: Mapping[str, tuple[float, str]] | None = None, level: float = 0.95,
-                  n_resamples: int = 2000) -> pd.DataFrame:
+                  published: Mapping[str, tuple[float, str]] | None = None,
+                  level: float = 0.95) -> pd.DataFrame:
     """Compute Fig 9: implied latency R = N / X (us) per workload, environment and connections.
 
     Parameters
@@ -296,19 +305,20 @@ def latency_curve(runs: pd.DataFrame, bounds: pd.DataFrame | None = None, baseli
     published : mapping or None
         Output of :func:`published_values`; the paper's Docker NAT latency at 4 connections goes
         beside that point (published_latency_us, pct_vs_published, published_text).
-    baseline, level, n_resamples
+    baseline, level
         As for :func:`throughput_curve`.
 
     Returns
     -------
     pandas.DataFrame
-        As :func:`throughput_curve` with ``latency_us_*`` columns (implied latency, us) and,
+        As :func:`throughput_curve` with ``latency_us_*`` columns (implied latency, us; lower is
+        faster, so a higher latency is "slower") and,
         with bounds, bucket_low_us, bucket_high_us (means over runs), share_below_1ms,
         n_implied_above_bound (runs whose N / X exceeds their bucket upper bound),
         n_implied_below_bound; and added_latency_us with its Welch 95% CI
         (added_ci95_low_us, added_ci95_high_us) from :func:`added_per_point`.
     """
-    out = _curve(runs, "implied_latency_s", US, "latency_us", baseline, level, n_resamples)
+    out = _curve(runs, "implied_latency_s", US, "latency_us", baseline, level)
     out.insert(out.columns.get_loc("latency_us_mean"), "latency_kind", "implied N/X (Little's law)")
     added = added_per_point(runs, baseline, level).drop(columns=["n_runs", "n_runs_native"])
     out = out.merge(added, on=["workload", "environment", "connections"], how="left")
@@ -395,8 +405,7 @@ def concurrency_to_reach(table: pd.DataFrame, target: float, environment: str) -
 
 def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: str = BASELINE,
                     fraction: float = 0.9, tolerance: float = 0.05, unsaturated_max: float | None = None,
-                    published: Mapping[str, float] | None = None, level: float = 0.95,
-                    n_resamples: int = 2000) -> pd.DataFrame:
+                    published: Mapping[str, float] | None = None, level: float = 0.95) -> pd.DataFrame:
     """Run the Little's-law analysis of one workload as one long table (redis_littles.csv).
 
     Parameters
@@ -419,20 +428,24 @@ def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: st
         Output of :func:`published_values`: key (``sat:Native``, ``added:KVM``,
         ``ratio4:Docker NAT``, ``ratio100:Docker NAT``, ``lat4:Docker NAT``) -> (value, words),
         shown with the percent difference.
-    level, n_resamples
-        Confidence level and bootstrap resamples.
+    level : float
+        Confidence level.
 
     Returns
     -------
     pandas.DataFrame
         environment, quantity, key, estimate, ci95_low, ci95_high, unit, n, method, published,
-        pct_vs_published, published_text, note. Quantities: saturation throughput (plateau mean of the per-level
+        pct_vs_published, published_text, note, verdict (the latency ratios' verdicts against
+        native, decided on the ratio's interval printed in ci95_low/high, with the Redis margin;
+        NA for the other quantities), ratio_low, ratio_high (that interval again, on the
+        verdict's rows only), margin_low_pct, margin_high_pct. Quantities: saturation throughput (plateau mean of the per-level
         means within ``tolerance`` of the peak, with a t interval over the runs at those levels;
         and the asymptote of X = X_max N / (K + N)), the concurrency where the curve reaches
         ``fraction`` of its own plateau and of the baseline's, the added latency per request vs
         the baseline (offset model R = a + b N + delta over N <= unsaturated_max, HC3 CIs) and
         at 1, 4 and 100 connections (difference of mean implied latencies, Welch CI), the latency ratio
-        vs the baseline at 4 and 100 connections (bootstrap CI), and the implied latency at 4.
+        vs the baseline at 4 and 100 connections (Fieller's interval, with the verdict), and the
+        implied latency at 4.
     """
     table = littles(runs, workload)
     pub = dict(published or {})
@@ -448,13 +461,17 @@ def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: st
         unsaturated_max = float(below.max()) if below.size else float(levels.min())
     rows: list[dict] = []
 
-    def add(env, quantity, key, estimate, low=math.nan, high=math.nan, unit="", n=None, method="", note=""):
+    def add(env, quantity, key, estimate, low=math.nan, high=math.nan, unit="", n=None, method="", note="",
+            verdict=None, margin=(math.nan, math.nan)):
         p, words = pub.get(f"{key}:{env}", (math.nan, None))
         rows.append({"environment": env, "quantity": quantity, "key": key, "estimate": estimate,
                      "ci95_low": low, "ci95_high": high, "unit": unit, "n": n, "method": method,
                      "published": p, "pct_vs_published": 100.0 * (estimate / p - 1.0)
                      if math.isfinite(p) and p and math.isfinite(estimate) else math.nan,
-                     "published_text": words, "note": note})
+                     "published_text": words, "note": note, "verdict": verdict,
+                     "ratio_low": low if verdict is not None else math.nan,
+                     "ratio_high": high if verdict is not None else math.nan,
+                     "margin_low_pct": margin[0], "margin_high_pct": margin[1]})
 
     for env in envs:
         s = sat[sat["environment"] == env].iloc[0]
@@ -509,12 +526,16 @@ def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: st
                 f"n={int(r['n_runs'])} vs {int(r['n_runs_native'])} runs")
     for n_conn in (4, 100):
         sub = lat_tidy[lat_tidy["p_connections"] == n_conn]
-        ov = stats.overhead(sub, baseline, ["environment"], level=level, n_resamples=n_resamples)
-        for _, r in ov.iterrows():
+        ver = stats.verdicts(sub, baseline, margin_source(), ["workload", "environment"], level=level)
+        for _, r in ver.iterrows():
             add(r["environment"], f"latency ratio vs Native at N={n_conn}", f"ratio{n_conn}", float(r["ratio"]),
                 float(r["ratio_low"]), float(r["ratio_high"]), "ratio", int(r["n"] + r["n_baseline"]),
-                "ratio of mean implied latencies, bootstrap 95% CI",
-                f"Fieller [{r['fieller_low']:.3f}, {r['fieller_high']:.3f}]")
+                f"ratio of mean implied latencies, {dict(fieller='Fieller').get(r['ci_method'], r['ci_method'])} "
+                "95% CI (the verdict's interval)",
+                comparisons.short(r["verdict"], r["pct_low"], r["pct_high"], r["margin_low_pct"],
+                                  r["margin_high_pct"], trials_needed=r["trials_needed"],
+                                  beyond=r["beyond_margin"]),
+                r["verdict"], (r["margin_low_pct"], r["margin_high_pct"]))
     for env in envs:
         x = lat.loc[(lat["environment"] == env) & (lat["connections"] == 4), "implied_latency_s"].to_numpy()
         iv = stats.t_interval(x, level)
@@ -522,6 +543,7 @@ def littles_summary(runs: pd.DataFrame, workload: str = PRIMARY, *, baseline: st
             "mean of N/X over runs, t interval")
     out = pd.DataFrame.from_records(rows)
     out["n"] = out["n"].astype("Int64")
+    out["verdict"] = out["verdict"].astype("string")
     out.attrs["unsaturated_max"] = unsaturated_max
     return out
 
@@ -566,9 +588,9 @@ def published_values(published: pd.DataFrame | None) -> dict[str, tuple[float, s
     return out
 
 
-__all__ = ["BASELINE", "ENVIRONMENTS", "PRIMARY", "RedisDataError", "TESTS", "WORKLOADS",
+__all__ = ["BASELINE", "ENVIRONMENTS", "PRIMARY", "RedisDataError", "TESTS", "VERDICT_COLUMNS", "WORKLOADS",
            "added_per_point", "concurrency_to_reach", "latency_bounds", "littles_display", "latency_curve", "littles", "littles_summary",
-           "published_values", "run_throughput", "throughput_curve", "tidy_runs"]
+           "margin_source", "published_values", "run_throughput", "throughput_curve", "tidy_runs"]
 
 
 def littles_display(summary: pd.DataFrame) -> pd.DataFrame:

@@ -44,7 +44,9 @@ SECTIONS: tuple[tuple[str, str, tuple[Item, ...]], ...] = (
     ("Compute and memory", "01_table1_compute_memory", (
         Item("table1", "Table I: results for PXZ, Linpack, STREAM and RandomAccess",
              "Mean, sample SD and 95% CI over the trials of each environment (two sockets), with the "
-             "difference from native and the authors' spreadsheet value beside each cell. PXZ has no "
+             "difference from native, its verdict (equivalent within the equivalence margin of "
+             "data/reference/margins.yml, slower or faster, or inconclusive) with the 95% interval of the "
+             "difference it was decided on, and the authors' spreadsheet value beside each cell. PXZ has no "
              "data anywhere in the authors' repository; the paper only says KVM is 22% slower. The "
              "authors' STREAM SDs are population SDs, Linpack and RandomAccess sample SDs. STREAM and "
              "RandomAccess 'KVM' runs come from an untuned VM. The RandomAccess files named "
@@ -78,7 +80,9 @@ SECTIONS: tuple[tuple[str, str, tuple[Item, ...]], ...] = (
     )),
     ("Redis", "04_redis", (
         Item("fig08", "Fig 8: Redis throughput vs client connections",
-             "Mean over runs with 95% CI. The committed workload is plain redis-benchmark, not the "
+             "Mean over runs with 95% CI; right panel: the ratio to native with the 95% interval its "
+             "verdict is decided on (markers: filled, a difference; hollow, equivalent within the margin; "
+             "pale, inconclusive). The committed workload is plain redis-benchmark, not the "
              "paper's pipelined 50/50 GET/SET load over 150M keys: the shapes match the text, the "
              "values do not."),
         Item("fig09", "Fig 9: Redis latency vs client connections",
@@ -89,7 +93,8 @@ SECTIONS: tuple[tuple[str, str, tuple[Item, ...]], ...] = (
     ("MySQL", "05_mysql", (
         Item("table3", "Table III: MySQL configurations", "", kind="table"),
         Item("fig10", "Fig 10: MySQL throughput vs concurrency, and loss vs native",
-             "Mean of 10 runs per point with 95% CI. All 1,489 sysbench runs in the repository are "
+             "Mean of 10 runs per point with 95% CI, and the loss against native with the 95% interval "
+             "its verdict is decided on (markers as in Fig 8). All 1,489 sysbench runs in the repository are "
              "read-only ('Doing read-only test'), though the paper describes read/write transactions."),
         Item("fig11", "Fig 11: MySQL throughput vs CPU utilisation",
              "CPU utilisation (100 - idle) from dstat, segmented into the 150 sysbench runs of each "
