@@ -11,6 +11,7 @@ import json
 import pandas as pd
 import papermill as pm
 import pytest
+from verdict_audit import audit
 
 from overhead.paths import ROOT
 from overhead.tidy import load as tidy_load
@@ -135,6 +136,17 @@ def test_the_paper_notebooks_rebuild_every_table_and_figure_live(analysed):
     assert set(truths["truth"].str.split(" ").str[0]) >= {"CPU-bound:", "Docker", "Little's", "The"}
     tcg = truths[truths["truth"].str.startswith("The VM under TCG")].iloc[0]
     assert tcg["holds"] is True or tcg["holds"] == "True", tcg
+    # every comparison of every live table in one verdicts table, each with n, its interval
+    # and its margin; none contradicts its interval, and no file claims sameness from a test
+    verdicts = pd.read_csv(out / "verdicts.csv")
+    assert set(verdicts["figure"]) == set(stems[:-1])
+    assert verdicts[["n", "n_baseline", "margin", "verdict"]].notna().all().all()
+    assert set(verdicts["verdict"]) <= {"equivalent", "faster", "slower", "higher", "lower",
+                                        "inconclusive", "not tested"}
+    assert "Verdicts: every comparison with native" in page
+    for folder in (out, out.parent / "rc25482"):
+        checked, problems = audit(folder)
+        assert problems == [] and checked > 0, (folder, problems)
     # the authors' half ran too, unchanged, into its own folder
     assert (out.parent / "rc25482" / "report.html").exists()
 

@@ -4,12 +4,14 @@ test_campaign_live.py; here hand-made rows with known answers test the decisions
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from overhead import stats
 from overhead.errors import InputError
 from overhead.rc25482 import live
 
@@ -29,7 +31,8 @@ def _rows(values: dict[str, list[float]], benchmark: str, metric: str, **params)
             out.append({"run_id": f"c/{env_name}/{benchmark}/t-{benchmark}{metric}{k}{params}",
                         "benchmark": benchmark, "metric": metric, "value": v,
                         "environment": environment, "variant": variant, "label": label,
-                        "env_name": env_name, "p_sidecar": None, **params})
+                        "env_name": env_name, "p_sidecar": None,
+                        "higher_is_better": not metric.startswith("latency"), **params})
     return out
 
 
@@ -43,7 +46,7 @@ def _live(tmp_path: Path, rows: list[dict], authors: Path | None = None,
                          "accelerator": ["tcg", None], "notes": [notes, None]})
     trials = frame.drop_duplicates("run_id")[["run_id", "env_name", "environment", "variant"]]
     trials = trials.assign(host="local", status="done")
-    return live.Live("c", tmp_path, tmp_path, frame, trials, prov, authors or tmp_path / "none")
+    return live.Live("c", tmp_path, tmp_path, frame, trials, prov, authors=authors or tmp_path / "none")
 
 
 def _hpcc(native: list[float], docker: list[float]) -> list[dict]:
@@ -77,30 +80,66 @@ def test_table1_statistics_and_the_authors_beside(tmp_path):
     assert t.loc[("PXZ", "Native"), "authors_note"] == "no authors' value for Native"
 
 
-def test_cpu_bound_truth_holds_within_2_percent_or_when_not_significant(tmp_path):
+def test_cpu_bound_truth_is_an_equivalence_test_at_its_margin(tmp_path):
     close = _live(tmp_path, _hpcc([4.6e9, 4.61e9, 4.59e9], [4.58e9, 4.57e9, 4.59e9]))
     far = _live(tmp_path, _hpcc([4.6e9, 4.61e9, 4.59e9], [4.0e9, 4.01e9, 3.99e9]))
-    for lv, want in ((close, True), (far, False)):
+    noisy = _live(tmp_path, _hpcc([4.6e9, 4.9e9, 4.3e9], [4.4e9, 4.8e9, 4.6e9]))
+    got = {}
+    for name, lv in (("close", close), ("far", far), ("noisy", noisy)):
         truths = live.known_truths({"table1": live.compute(lv)}, lv)
-        lin = truths[(truths["item"] == "Linpack") & truths["truth"].str.startswith("CPU-bound")]
-        assert lin["holds"].tolist() == [want], lin
-    truths = live.known_truths({"table1": live.compute(far)}, far)
-    assert "excludes zero; more than 2% apart" in truths.loc[truths["item"] == "Linpack", "why"].iloc[0]
+        got[name] = truths[(truths["item"] == "Linpack") & truths["truth"].str.startswith("CPU-bound")].iloc[0]
+    # -0.4% with the whole interval inside +-3% (the cpu-memory margin): equivalent, holds
+    assert got["close"]["verdict"] == "equivalent" and got["close"]["holds"] is True
+    assert "inside the \u00b13% margin" in got["close"]["why"] and got["close"]["n"] == "3/3"
+    # -13%, the whole interval beyond the margin: refuted
+    assert got["far"]["verdict"] == "slower" and got["far"]["holds"] is False
+    assert "beyond the \u00b13% margin" in got["far"]["why"]
+    # a non-significant difference at n = 3 is not sameness: not shown, with the trials needed
+    x, y = np.array([4.4, 4.8, 4.6]), np.array([4.6, 4.9, 4.3])
+    assert stats.welch(x, y).pvalue > 0.5
+    assert got["noisy"]["verdict"] == "inconclusive" and got["noisy"]["holds"] is None
+    need = stats.trials_to_decide(x, y, stats.Margin.symmetric(3.0))
+    assert f"about {need} trials per side would decide it" in got["noisy"]["why"]
+    lo, hi = (float(v) for v in re.findall(r"[-+]\d+\.\d+", got["noisy"]["interval"])[:2])
+    v = stats.decide(x, y, stats.Margin.symmetric(3.0))
+    assert (lo, hi) == pytest.approx((100 * (v.interval.low - 1), 100 * (v.interval.high - 1)), abs=0.006)
 
 
-def test_nat_latency_truth_needs_its_interval_above_zero(tmp_path):
+def test_nat_latency_truth_is_a_one_sided_test(tmp_path):
     rows = _rows({"docker-host": [100e-6, 101e-6, 99e-6], "docker-nat": [130e-6, 131e-6, 129e-6]},
                  "netperf", "latency_mean", p_test="TCP_RR")
     rows += _rows({"docker-host": [100e-6, 110e-6, 90e-6], "docker-nat": [101e-6, 91e-6, 109e-6]},
                   "netperf", "latency_mean", p_test="UDP_RR")
     lv = _live(tmp_path, rows)
     truths = live.known_truths({}, lv).set_index("item")
-    assert truths.loc["TCP_RR", "holds"] is True and "30.0 us" in truths.loc["TCP_RR", "measured"]
+    tcp = truths.loc["TCP_RR"]
+    assert tcp["holds"] is True and "+30.0%" in tcp["measured"] and tcp["n"] == "3/3"
+    # the one-sided 95% lower bound is the lower end of the two-sided 90% interval
+    iv = stats.ratio_interval([130.0, 131.0, 129.0], [100.0, 101.0, 99.0], level=0.90)
+    assert f">= {iv.low:.3f}" in tcp["interval"] and iv.low > 1
     assert truths.loc["UDP_RR", "holds"] is None and "not shown" in truths.loc["UDP_RR", "why"]
     # NAT faster than host networking: contradicted, not merely not shown
     rows = _rows({"docker-host": [130e-6, 131e-6, 129e-6], "docker-nat": [100e-6, 101e-6, 99e-6]},
                  "netperf", "latency_mean", p_test="TCP_RR")
     assert live.known_truths({}, _live(tmp_path, rows)).set_index("item").loc["TCP_RR", "holds"] is False
+
+
+def test_every_live_comparison_is_in_the_verdicts_table_and_none_contradicts_its_interval(tmp_path):
+    rows = _hpcc([4.6e9, 4.61e9, 4.59e9], [4.0e9, 4.01e9, 3.99e9])
+    rows += _rows({"native": [100e-6, 101e-6, 99e-6], "docker-nat": [130e-6, 131e-6, 129e-6]},
+                  "netperf", "latency_mean", p_test="TCP_RR")
+    lv = _live(tmp_path, rows)
+    frames = {"table1": live.compute(lv), **live.network(lv)}
+    v = live.verdicts_table(frames, lv)
+    assert list(v.columns) == list(live.VERDICTS_COLUMNS)
+    # one row per non-native point: PXZ, Linpack, STREAM Triad (Docker) and TCP_RR (NAT)
+    assert sorted(zip(v["figure"], v["item"], strict=True)) == [
+        ("fig03", "TCP_RR"), ("table1", "Linpack"), ("table1", "PXZ"), ("table1", "STREAM Triad")]
+    tcp = v[v["item"] == "TCP_RR"].iloc[0]
+    assert tcp["verdict"] == "slower" and tcp["margin"] == "\u00b15%"  # latency: lower is better
+    assert stats.check_verdicts(v, low="pct_low", high="pct_high", pct=True) == []
+    for stem, frame in frames.items():
+        assert stats.check_verdicts(frame) == [], stem
 
 
 def test_littles_law_residuals_and_the_tcg_truth(tmp_path):

@@ -104,7 +104,7 @@ def open_campaign(campaign: str | os.PathLike[str], *, tidy_root: str | os.PathL
         When the campaign has not been ingested (naming the folder looked at).
     """
     r = results.open_results(campaign, tidy_root=tidy_root, out_root=out_root)
-    return Live(r.name, r.tidy, r.out, r.rows, r.trials, r.provenance,
+    return Live(r.name, r.tidy, r.out, r.rows, r.trials, r.provenance, r.plan,
                 Path(authors or AUTHORS_DIR))
 
 
@@ -193,10 +193,30 @@ def _attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
 # --- the live side -------------------------------------------------------------------------
 
 def _compare(rows: pd.DataFrame, figure: str, item: str, unit: str, scale: float = 1.0,
-             x: str | None = None) -> pd.DataFrame:
-    """One comparison frame: per (item, environment, x) the live statistics vs Native."""
-    table = results.compare(rows, item, unit, scale, x=x, baseline=BASELINE)
+             x: str | None = None, higher_is_better: bool | None | str = "auto",
+             benchmark: str | None = None, metric: str | None = None) -> pd.DataFrame:
+    """One comparison frame: per (item, environment, x) the live statistics and verdict vs Native.
+
+    The margin is the one ``data/reference/margins.yml`` gives the item in this study (with
+    the benchmark and metric: the rows', or the ones given for per-run frames built from them).
+    """
+    from overhead import margins
+
+    fields = {"study": "rc25482", "item": item}
+    for name, given in (("benchmark", benchmark), ("metric", metric)):
+        if given is not None:
+            fields[name] = given
+        elif name in rows and rows[name].nunique() == 1:
+            fields[name] = str(rows[name].iloc[0])
+    table = results.compare(rows, item, unit, scale, x=x, baseline=BASELINE,
+                            margin=margins.load().with_fields(**fields),
+                            higher_is_better=higher_is_better)
     return table.assign(figure=figure) if not table.empty else table
+
+
+def _keys(rows: pd.DataFrame, *keys: str) -> list[str]:
+    """Group keys of per-run frames, with the run's campaign cell when the rows know it."""
+    return [*keys, *(["cell"] if "cell" in rows.columns else [])]
 
 
 def _finish(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -250,7 +270,8 @@ def network(live: Live) -> dict[str, pd.DataFrame]:
         parts.append(_compare(good[good["p_direction"] == code], "fig02", name, "Gbit/s", 1e9 / 8))
         idle = live.benchmark("nuttcp", "cpu_idle_mean", p_sidecar="mpstat", p_cpu="all")
         idle = idle[idle["p_direction"] == code].assign(value=lambda f: 100.0 - f["value"])
-        cpu_parts.append(_compare(idle, "fig02", f"host CPU busy %, {name}", "%"))
+        cpu_parts.append(_compare(idle, "fig02", f"host CPU busy %, {name}", "%",
+                                  higher_is_better=None, metric="cpu_busy"))
     fig02 = _finish(parts)
 
     def match2(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
@@ -284,8 +305,8 @@ RANDOM = {"randread": "Random Read", "randwrite": "Random Write", "randrw": "Ran
 
 def _fio_total(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per run: a mixed job's read and write directions summed."""
-    keys = ["run_id", "label", "p_rw"]
-    return rows.groupby(keys, as_index=False, observed=True)["value"].sum()
+    keys = _keys(rows, "run_id", "label", "p_rw")
+    return rows.groupby(keys, as_index=False, observed=True, dropna=False)["value"].sum()
 
 
 def blockio(live: Live) -> dict[str, pd.DataFrame]:
@@ -303,7 +324,8 @@ def blockio(live: Live) -> dict[str, pd.DataFrame]:
 
     fig05 = _attach_authors(fig05, live, "blockio", "fig05", match5, "bandwidth_mb_s", "pct_vs_native")
     rnd = _fio_total(pd.concat([live.benchmark("fio-rand", "iops"), live.benchmark("fio-mixed", "iops")]))
-    fig06 = _finish([_compare(rnd[rnd["p_rw"] == rw], "fig06", name, "IOPS")
+    fig06 = _finish([_compare(rnd[rnd["p_rw"] == rw], "fig06", name, "IOPS", higher_is_better=True,
+                              benchmark="fio-rand", metric="iops")
                      for rw, name in RANDOM.items()])
     # the authors' random jobs at 16x8 (their Fig 6); one job here (quick) or both (paper)
     fig06 = _attach_authors(fig06, live, "blockio", "fig06",
@@ -364,13 +386,13 @@ def redis_runs(live: Live) -> pd.DataFrame:
     r = r[r["p_section"].isna() | (r["p_section"] == "summary")]
     if r.empty:
         return pd.DataFrame()
-    wide = r.pivot_table(index=["run_id", "label", "p_clients", "p_pipeline", "p_test"],
+    wide = r.pivot_table(index=_keys(r, "run_id", "label", "p_clients", "p_pipeline", "p_test"),
                          columns="metric", values="value", observed=True).reset_index()
     rate = wide["throughput"] if "throughput" in wide else pd.Series(np.nan, index=wide.index)
     exact = wide["requests"] / rate.where(rate > 0)
     wide["duration"] = exact.fillna(wide["duration"]).where(lambda d: d > 0)
     wide["weighted"] = wide["latency_mean"] * wide["requests"]
-    runs = wide.groupby(["run_id", "label", "p_clients", "p_pipeline"], as_index=False,
+    runs = wide.groupby(_keys(wide, "run_id", "label", "p_clients", "p_pipeline"), as_index=False,
                         observed=True)[["requests", "duration", "weighted"]].sum(min_count=1)
     # a run with one test of no measurable time has no throughput (sum would skip the NaN)
     timeless = wide.loc[wide["duration"].isna(), "run_id"].unique()
@@ -402,9 +424,10 @@ def redis(live: Live) -> dict[str, pd.DataFrame]:
     if runs.empty:
         return {"fig08": pd.DataFrame(), "fig09": pd.DataFrame(), "littles": pd.DataFrame()}
     runs = runs.assign(value=runs["throughput"])
-    fig08 = _compare(runs, "fig08", "GET+SET", "req/s", 1.0, x="p_clients")
+    fig08 = _compare(runs, "fig08", "GET+SET", "req/s", 1.0, x="p_clients", higher_is_better=True,
+                     benchmark="redis", metric="throughput")
     fig09 = _compare(runs.assign(value=runs["latency"]), "fig09", "GET+SET", "us", 1e-6,
-                     x="p_clients")
+                     x="p_clients", higher_is_better=False, benchmark="redis", metric="latency_mean")
 
     def match(stem_value: str):
         def m(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
@@ -446,8 +469,8 @@ def mysql_runs(live: Live) -> pd.DataFrame:
     main = live.benchmark("mysql", ("transaction_rate", "latency_mean"), p_sidecar=None)
     if main.empty:
         return pd.DataFrame()
-    runs = main.pivot_table(index=["run_id", "label", "p_test", "p_threads"], columns="metric",
-                            values="value", observed=True).reset_index()
+    runs = main.pivot_table(index=_keys(main, "run_id", "label", "p_test", "p_threads"),
+                            columns="metric", values="value", observed=True).reset_index()
     idle = live.benchmark("mysql", "cpu_idle_mean", p_sidecar="monitor", p_cpu="all")
     busy = (100.0 - idle.set_index("run_id")["value"]).groupby(level=0).mean()
     runs["cpu_busy"] = runs["run_id"].map(busy)
@@ -468,12 +491,15 @@ def mysql(live: Live) -> dict[str, pd.DataFrame]:
     for test in sorted(runs["p_test"].dropna().unique()):
         r = runs[runs["p_test"] == test]
         out["fig10"].append(_compare(r.assign(value=r["throughput"]), "fig10", test, "tx/s",
-                                     x="p_threads"))
+                                     x="p_threads", higher_is_better=True, benchmark="mysql",
+                                     metric="transaction_rate"))
         cpu = r[r["cpu_busy"].notna()]
         out["fig11"].append(_compare(cpu.assign(value=cpu["cpu_busy"]), "fig11", test, "%",
-                                     x="p_threads"))
+                                     x="p_threads", higher_is_better=None, benchmark="mysql",
+                                     metric="cpu_busy"))
         out["fig12"].append(_compare(r.assign(value=r["latency"]), "fig12", test, "ms", 1e-3,
-                                     x="p_threads"))
+                                     x="p_threads", higher_is_better=False, benchmark="mysql",
+                                     metric="latency_mean"))
     columns = {"fig10": ("tps_mean", "loss_vs_native_pct"), "fig11": ("cpu_util_mean", None),
                "fig12": ("latency_ms_mean", None)}
     result = {}
@@ -497,51 +523,60 @@ def _fmt(v: float, d: int = 2) -> str:
     return "n/a" if v is None or pd.isna(v) else f"{v:+.{d}f}"
 
 
+#: The columns of :func:`known_truths`.
+TRUTH_COLUMNS = ("truth", "environment", "item", "n", "measured", "interval", "verdict", "holds",
+                 "why", "stopped")
+
+
 def known_truths(tables: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
-    """Check the paper's findings that should hold on any machine on the live data.
+    """Check the paper's findings that should hold on any machine, each as the test it is.
 
-    Rows: truth, environment, item, measured (with its 95% CI), holds (True, False, or None
-    where the data cannot show it either way), why. Checked:
+    Rows: truth, environment, item, n ("n/n_baseline"), measured (the ratio as a percent),
+    interval (the one decided on, with its level), verdict, holds (True, False, or None where
+    the data shows neither), why, stopped (why the trials stopped where they did). Checked:
 
-    - CPU-bound work (PXZ, Linpack, STREAM Triad): Docker within 2% of native, or no
-      significant difference (Welch, Holm-corrected) with the bootstrap interval of the
-      percent difference including zero (both: with 3 trials a test alone rarely rejects);
-    - Docker NAT adds round-trip latency to netperf RR over Docker net=host: the Welch
-      interval of the difference of means above zero holds, below zero does not, an interval
-      across zero shows neither (None);
+    - CPU-bound work (PXZ, Linpack, STREAM Triad): Docker equivalent to native, an equivalence
+      test (TOST) at the margin ``data/reference/margins.yml`` gives it (cpu-memory, +-3%):
+      holds when the interval of the ratio lies inside the margin, does not hold when it lies
+      wholly beyond it, and is not shown otherwise (with the trials that would decide it);
+    - Docker NAT adds round-trip latency over Docker net=host (netperf RR): a one-sided test,
+      the ratio's one-sided 95% lower bound (the lower end of the two-sided 90% interval) above
+      1 holds; the upper bound below 1 does not hold; otherwise not shown;
     - Little's law N = X R on the live Redis and MySQL runs (mean relative residual within 10%);
     - the VM under TCG is marked as emulated: every VM run's accelerator is recorded, and no
       TCG run is labelled KVM.
     """
     rows = []
     t1 = tables.get("table1", pd.DataFrame())
+    truth = "CPU-bound: Docker equivalent to native"
     for item in ("PXZ", "Linpack", "STREAM Triad"):
         sel = t1[(t1["item"] == item) & t1["environment"].str.startswith("Docker")] if not t1.empty else t1
         if sel.empty:
-            rows.append({"truth": "CPU-bound: Docker = native (<2% or n.s.)", "environment": "Docker",
-                         "item": item, "measured": "no data", "holds": None,
+            rows.append({"truth": truth, "environment": "Docker", "item": item,
+                         "measured": "no data", "holds": None,
                          "why": "no Docker or native runs of this workload"})
         for _, r in sel.iterrows():
-            small = abs(r["pct"]) < 2
-            ns = pd.notna(r["welch_p_holm"]) and r["welch_p_holm"] >= 0.05
-            spans_zero = pd.notna(r["pct_low"]) and r["pct_low"] <= 0 <= r["pct_high"]
-            if pd.isna(r["pct"]):
-                holds, why = None, "too few trials for a comparison"
-            elif small:
-                holds, why = True, "within 2% of native"
-            elif ns and spans_zero:
-                holds, why = True, ("no significant difference (Welch-Holm), and the interval "
-                                    "of the difference includes zero")
+            margin = _margin_words(r)
+            verdict = str(r["verdict"]) if pd.notna(r["verdict"]) else "not tested"
+            if verdict == "equivalent":
+                holds, why = True, f"the interval lies inside the {margin} margin (TOST)"
+            elif verdict in ("faster", "slower") and bool(r["beyond_margin"]):
+                holds, why = False, f"{verdict}: the whole interval lies beyond the {margin} margin"
+            elif verdict in ("faster", "slower"):
+                holds, why = None, (f"{verdict} than native, but the interval reaches into the "
+                                    f"{margin} margin: a difference, not shown to exceed it")
+            elif verdict == "inconclusive":
+                need = r["trials_needed"]
+                holds, why = None, ("not shown: the interval holds both no difference and "
+                                    f"differences beyond {margin}" + (
+                                        f"; about {int(need)} trials per side would decide it"
+                                        if pd.notna(need) else ""))
             else:
-                holds = False
-                why = ("the interval of the difference excludes zero" if not spans_zero else
-                       "significant difference (Welch-Holm)")
-                why += "; more than 2% apart"
-            rows.append({"truth": "CPU-bound: Docker = native (<2% or n.s.)",
-                         "environment": r["environment"], "item": item,
-                         "measured": f"{_fmt(r['pct'])}% [{_fmt(r['pct_low'])}, {_fmt(r['pct_high'])}], "
-                                     f"Welch-Holm p={r['welch_p_holm']:.3g}, n={int(r['n'])}",
-                         "holds": holds, "why": why})
+                holds, why = None, f"not tested: {r.get('verdict_detail') or 'too few trials'}"
+            rows.append({"truth": truth, "environment": r["environment"], "item": item,
+                         "n": _n(r), "measured": f"{_fmt(r['pct'])}%",
+                         "interval": _interval(r), "verdict": verdict, "holds": holds,
+                         "why": why, "stopped": live.stop_reasons(r.get("cells", ""))})
     rows += _nat_latency(live)
     for name, table in (("Redis", tables.get("redis_littles")), ("MySQL", tables.get("mysql_littles"))):
         if table is None or table.empty:
@@ -552,14 +587,36 @@ def known_truths(tables: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
             worst = g.loc[g["rel_residual_mean"].abs().idxmax()]
             holds = bool((g["rel_residual_mean"].abs() <= 0.10).all())
             rows.append({"truth": f"Little's law on {name} (|N - XR|/N <= 10%)", "environment": env,
-                         "item": f"{len(g)} levels of N",
+                         "item": f"{len(g)} levels of N", "n": f"{int(g['n'].sum())} runs",
                          "measured": f"worst mean residual {100 * worst['rel_residual_mean']:+.1f}% "
                                      f"at N={worst['N']:g} (runs {100 * worst['rel_residual_min']:+.1f}"
                                      f"..{100 * worst['rel_residual_max']:+.1f}%)",
                          "holds": holds, "why": "N = X R within 10% at every level" if holds
                          else _littles_why(name, g)})
     rows.append(_tcg_marked(live))
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows).reindex(columns=list(TRUTH_COLUMNS))
+    # holds is True, False or None (not shown): never a NaN that reads as a number
+    out["holds"] = pd.Series([h if isinstance(h, bool) else None for h in out["holds"]],
+                             index=out.index, dtype=object)
+    return out
+
+
+def _n(r: pd.Series) -> str:
+    nb = r.get("n_baseline")
+    return f"{int(r['n'])}/{int(nb)}" if pd.notna(nb) else f"{int(r['n'])}"
+
+
+def _interval(r: pd.Series, level: float = 0.95) -> str:
+    if pd.isna(r["pct_low"]):
+        return "none"
+    return f"[{_fmt(r['pct_low'])}%, {_fmt(r['pct_high'])}%] ({100 * level:g}%, {r['ratio_method']})"
+
+
+def _margin_words(r: pd.Series) -> str:
+    lo, hi = r.get("margin_low_pct"), r.get("margin_high_pct")
+    if pd.isna(lo):
+        return "n/a"
+    return f"\u00b1{hi:g}%" if lo == -hi else f"{lo:+g}%/{hi:+g}%"
 
 
 def _littles_why(name: str, levels: pd.DataFrame) -> str:
@@ -597,27 +654,37 @@ def _nat_latency(live: Live) -> list[dict]:
     rows = []
     for test in sorted(lat["p_test"].dropna().unique()):
         t = lat[lat["p_test"] == test]
-        x = t.loc[t["label"] == nat[0], "value"].to_numpy(float) * 1e6
-        y = t.loc[t["label"] == host[0], "value"].to_numpy(float) * 1e6
+        xr, yr = t[t["label"] == nat[0]], t[t["label"] == host[0]]
+        x, y = xr["value"].to_numpy(float) * 1e6, yr["value"].to_numpy(float) * 1e6
+        cells = ",".join(sorted(set(xr.get("cell", pd.Series(dtype=str)).dropna())
+                                | set(yr.get("cell", pd.Series(dtype=str)).dropna())))
+        base = {"truth": truth, "environment": f"{nat[0]} / {host[0]}", "item": test,
+                "n": f"{len(x)}/{len(y)}", "stopped": live.stop_reasons(cells)}
         if not len(x) or not len(y):
-            rows.append({"truth": truth, "environment": f"{nat[0]} - {host[0]}", "item": test,
-                         "measured": f"n={len(x)}/{len(y)}", "holds": None,
-                         "why": "no runs of this test in one of the two"})
+            rows.append({**base, "holds": None, "why": "no runs of this test in one of the two"})
             continue
-        d = stats.welch_difference(x, y)
-        if np.isnan(d.low):
-            holds, why = None, "too few runs for an interval"
-        elif d.low > 0:
-            holds, why = True, "the interval of the difference lies above zero"
-        elif d.high < 0:
-            holds, why = False, "the interval lies below zero: NAT was faster here"
+        # one-sided at 95%: the ends of the two-sided 90% interval of the ratio
+        iv = stats.ratio_interval(x, y, level=0.90)
+        measured = f"{_fmt(100 * (iv.ratio - 1), 1)}% (means {x.mean():.1f} vs {y.mean():.1f} us)"
+        if np.isnan(iv.low):
+            rows.append({**base, "measured": measured, "verdict": "not tested", "holds": None,
+                         "why": f"no interval: {iv.reason}"})
+            continue
+        interval = (f"NAT / net=host >= {iv.low:.3f} and <= {iv.high:.3f} (one-sided 95% "
+                    f"bounds each, {iv.method})")
+        if iv.low > 1:
+            holds, verdict, why = True, "slower", "the one-sided lower bound of the ratio lies above 1"
+        elif iv.high < 1:
+            holds, verdict, why = False, "faster", "the one-sided upper bound lies below 1: NAT was faster here"
         else:
-            holds, why = None, (f"not shown: the interval includes zero (run-to-run spread of "
-                                f"{np.std(x, ddof=1):.0f} and {np.std(y, ddof=1):.0f} us with "
-                                f"n={len(x)}/{len(y)}); more trials would tell")
-        rows.append({"truth": truth, "environment": f"{nat[0]} - {host[0]}", "item": test,
-                     "measured": f"{_fmt(d.estimate, 1)} us [{_fmt(d.low, 1)}, {_fmt(d.high, 1)}] "
-                                 f"(means {x.mean():.1f} vs {y.mean():.1f} us, n={len(x)}/{len(y)})",
+            need = stats.trials_to_decide(x, y, stats.Margin.symmetric(1e-9), 0.90)
+            holds, verdict = None, "inconclusive"
+            why = (f"not shown: the bounds hold both no added latency and added latency (run-to-run "
+                   f"spread of {np.std(x, ddof=1):.1f} and {np.std(y, ddof=1):.1f} us with "
+                   f"n={len(x)}/{len(y)})"
+                   + (f"; about {need} trials per side would show a difference of this size"
+                      if need else ""))
+        rows.append({**base, "measured": measured, "interval": interval, "verdict": verdict,
                      "holds": holds, "why": why})
     return rows
 
@@ -838,8 +905,8 @@ def section(campaign: str | os.PathLike[str], name: str, *, authors: str | os.Pa
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """Return a comparison frame in words, for display.
 
-    Per row the live mean [95% CI] (n), % vs native [CI] with the verdict, and the authors'
-    value and % vs native for their counterpart.
+    Per row the live mean [95% CI] (n), % vs native [CI] with the verdict and its margin, and
+    the authors' value and % vs native for their counterpart.
     """
     def num(v: float) -> str:
         if pd.isna(v):
@@ -855,11 +922,12 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
                                    for m, lo, hi, n, u in zip(table["mean"], table["ci_low"],
                                                               table["ci_high"], table["n"],
                                                               table["unit"], strict=True)],
-        "% vs native [95% CI]": ["baseline" if e == BASELINE else
-                                 f"{_fmt(p, 1)} [{_fmt(lo, 1)}, {_fmt(hi, 1)}] {v}"
-                                 for e, p, lo, hi, v in zip(table["environment"], table["pct"],
-                                                            table["pct_low"], table["pct_high"],
-                                                            table["verdict"], strict=True)],
+        "% vs native [95% CI]: verdict (margin)": [
+            "baseline" if e == BASELINE else
+            f"{_fmt(p, 1)} [{_fmt(lo, 1)}, {_fmt(hi, 1)}]: {v} ({_margin_words(r)})"
+            for (_, r), e, p, lo, hi, v in zip(table.iterrows(), table["environment"], table["pct"],
+                                               table["pct_low"], table["pct_high"],
+                                               table["verdict"].fillna("not tested"), strict=True)],
         "authors (environment: value, % vs native)": [
             "-" if not isinstance(ae, str) or pd.isna(av) else
             f"{ae}: {num(av)}" + ("" if pd.isna(ap) else f", {_fmt(ap, 1)}%")
@@ -968,6 +1036,70 @@ def caveats(live: Live) -> dict[str, str]:
     return out
 
 
+def _missing_points(frame: pd.DataFrame | None) -> str | None:
+    """Say which environments lack a point of a curve that native has (a campaign's skip)."""
+    if frame is None or frame.empty or "x_name" not in frame or not (frame["x_name"] != "").any():
+        return None
+    said = []
+    for item, rows in frame.groupby("item", sort=False):
+        base = set(rows.loc[rows["environment"] == BASELINE, "x"])
+        for env, r in rows.groupby("environment", sort=False):
+            lost = sorted(base - set(r["x"]), key=float)
+            if env != BASELINE and lost:
+                said.append(f"{env} at {', '.join(f'{float(v):g}' for v in lost)}"
+                            + (f" ({item})" if frame["item"].nunique() > 1 else ""))
+    if not said:
+        return None
+    return ("Not measured: " + "; ".join(said) + ". The campaign leaves these points out "
+            "(an environment's skip: in the campaign file says why), so they have no verdict.")
+
+
+#: The columns of :func:`verdicts_table`.
+VERDICTS_COLUMNS = ("figure", "item", "x", "environment", "n", "n_baseline", "pct", "pct_low",
+                    "pct_high", "ratio_method", "margin", "margin_low_pct", "margin_high_pct",
+                    "verdict", "trials_needed", "verdict_detail", "stopped")
+
+
+def verdicts_table(frames: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
+    """Every comparison of the live tables with native, in one table.
+
+    Parameters
+    ----------
+    frames : dict
+        The live tables (stem -> comparison frame, :func:`tables`).
+    live : Live
+        The campaign (its plan says why each cell's trials stopped).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`VERDICTS_COLUMNS`: figure, item, x, environment, n, n_baseline, the percent
+        difference with the 95% interval the verdict is decided on (ratio_method), the margin,
+        the verdict, the trials per side that would decide an inconclusive one, the verdict in
+        words, and why the trials stopped where they did (the stopping rule's record of the
+        cells the comparison's trials come from).
+    """
+    parts = []
+    for stem, frame in frames.items():
+        if frame is None or frame.empty or "verdict" not in frame:
+            continue
+        f = frame[frame["environment"] != BASELINE]
+        if f.empty:
+            continue
+        parts.append(pd.DataFrame({
+            "figure": stem, "item": f["item"], "x": f["x"], "environment": f["environment"],
+            "n": f["n"], "n_baseline": f["n_baseline"], "pct": f["pct"], "pct_low": f["pct_low"],
+            "pct_high": f["pct_high"], "ratio_method": f["ratio_method"],
+            "margin": [_margin_words(r) for _, r in f.iterrows()],
+            "margin_low_pct": f["margin_low_pct"], "margin_high_pct": f["margin_high_pct"],
+            "verdict": f["verdict"].fillna("not tested"), "trials_needed": f["trials_needed"],
+            "verdict_detail": f["verdict_detail"],
+            "stopped": [live.stop_reasons(c) for c in f.get("cells", pd.Series("", index=f.index))]}))
+    if not parts:
+        return pd.DataFrame(columns=list(VERDICTS_COLUMNS))
+    return pd.concat(parts, ignore_index=True)[list(VERDICTS_COLUMNS)]
+
+
 def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     """Write ``figures/<campaign>/report.html``.
 
@@ -993,10 +1125,39 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     words = truths.assign(holds=[{True: "holds", False: "DOES NOT HOLD"}.get(h, "not shown")
                                  for h in truths["holds"]])
     parts += ["<h2>Known truths</h2>",
-              "<p>The paper's findings that should hold on any machine, checked on the live "
-              "runs with their 95% intervals; where one does not hold here, the row says so and "
-              "why.</p>", words.to_html(index=False, na_rep="-", escape=True)]
+              "<p>The paper's findings that should hold on any machine, each checked as the test "
+              "it is: a sameness claim as an equivalence test at the margin "
+              "<code>data/reference/margins.yml</code> gives it (it holds only when the whole "
+              "interval lies inside the margin), a claim of added latency as a one-sided test. "
+              "Each row gives n, the interval decided on, the verdict and why the trials stopped "
+              "where they did; a claim the data neither shows nor refutes says \"not shown\" and "
+              "how many trials would decide it.</p>", words.to_html(index=False, na_rep="-", escape=True)]
+    verdicts = verdicts_table(frames, live)
+    verdicts.to_csv(live.out / "verdicts.csv", index=False)
+    counts = verdicts["verdict"].value_counts()
+    rule = live.plan.get("decisions")
+    parts += ["<h2>Verdicts: every comparison with native</h2>",
+              "<p>Each environment against native on every quantity of the tables below: n per "
+              "side, the percent difference with the 95% interval the verdict is decided on "
+              "(Fieller's, or log-t where Fieller's has no finite bounds; chosen by simulation, "
+              "docs/coverage.md), the equivalence margin, the verdict, and why the trials "
+              "stopped. <i>equivalent</i>: the interval lies inside the margin; <i>faster</i> / "
+              "<i>slower</i> (<i>higher</i> / <i>lower</i> where neither is better): it excludes "
+              "no difference; <i>inconclusive</i>: it holds both no difference and differences "
+              "beyond the margin. A non-significant difference is never read as sameness. "
+              + ("The campaign's stopping rule added rounds to each cell while a comparison it "
+                 "takes part in was undecided, up to its cap; the intervals are not widened for "
+                 "those repeated looks, so a verdict reached on the way is a little less certain "
+                 "than its 95% says." if rule else "The campaign ran a fixed number of trials.")
+              + "</p>",
+              "<p>" + html.escape(", ".join(f"{int(v)} {k}" for k, v in counts.items())) + "</p>",
+              verdicts.to_html(index=False, na_rep="-", escape=True,
+                               float_format=lambda v: f"{v:.4g}")]
     notes = caveats(live)
+    for stem, frame in frames.items():
+        gap = _missing_points(frame)
+        if gap:
+            notes[stem] = f"{notes[stem]} {gap}" if stem in notes else gap
     for stem, title in SECTION_TITLES.items():
         frame = frames.get(stem)
         parts.append(f"<h2>{html.escape(title)}</h2>")
