@@ -4,10 +4,14 @@
 # Pick the data (the authors' tidy tables of RC25482, or any measured campaign in `data/tidy/`),
 # a benchmark, a metric, optionally a parameter for the x axis, and the environments. Every other
 # parameter that varies is held at one value (a dropdown each), so that only like runs are
-# pooled. The figure shows each environment's mean with its 95% confidence interval; the table
-# gives n, mean, CI, the ratio to Native with its bootstrap interval, Welch's test with Holm's
-# correction and the verdict. **Export** writes the figure (PNG, SVG, PDF) and its data (CSV)
-# into `figures/explore/`.
+# pooled. The figure shows each environment's mean with its 95% confidence interval, and its
+# hover box the verdict against Native. The table gives n, mean and CI, and against Native the
+# ratio of means with the 95% interval the verdict is decided on, the equivalence margin
+# (`data/reference/margins.yml`) and the verdict: `equivalent` (the interval inside the margin),
+# `faster`/`slower`, `inconclusive` (with about how many trials would decide it) or `not
+# tested`; `verdict_detail` says it in words with n, the interval and the margin. **Export**
+# writes the figure (PNG, SVG, PDF) and its data (CSV, verdicts included) into
+# `figures/explore/`.
 #
 # With papermill it renders one view (and exports it when `export` is True):
 #

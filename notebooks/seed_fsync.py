@@ -27,8 +27,10 @@ print(f"campaign {study.res.name}: {len(study.rows)} rows; output in {study.out}
 
 # %% [markdown]
 # ## Synchronous 8 KiB writes per second, every method and environment
-# Each environment against native (95% CIs, Welch with Holm), the seed's value beside the
-# environment that stands for its setup, with the seed's own difference from its physical disk.
+# Each environment against native: n, mean with its 95% CI, the ratio's 95% interval (as a
+# percent difference), the margin and the verdict decided on that interval; the seed's value
+# beside the environment that stands for its setup, with the seed's own difference from its
+# physical disk.
 
 # %%
 with pd.option_context("display.max_colwidth", 60):
@@ -37,13 +39,15 @@ figs.get("methods")
 
 # %% [markdown]
 # ## One write taken apart
-# Each part is a measured difference of per-request times with its Welch interval; the seed's
-# parts are recomputed from its printed rates.
+# Each part is a measured difference of per-request times with its Welch interval; the two
+# parts that compare environments (the VM with native, the VM on NFS with the VM) carry their
+# verdict, decided on the ratio of mean per-request times (`verdict_detail`: n, interval,
+# margin). The seed's parts are recomputed from its printed rates.
 
 # %%
-display(tables["decomposition"])
+display(_common.shown(tables["decomposition"]))
 figs["decomposition"]
 
 # %%
-display(tables["decomposition_fdatasync"])
+display(_common.shown(tables["decomposition_fdatasync"]))
 display(HTML(f'<a href="{study.out / "report.html"}">report.html</a>'))

@@ -19,7 +19,7 @@ out_dir = ""              # output folder (default figures/startup)
 import pandas as pd
 from IPython.display import HTML, display
 
-from overhead.seeds import startup
+from overhead.seeds import _common, startup
 
 study, tables, figs = startup.run(campaign, tidy_root=campaign_tidy or None, out=out_dir or None)
 print(f"campaign {study.res.name}: {len(study.rows)} rows; output in {study.out}")
@@ -27,8 +27,9 @@ print(f"campaign {study.res.name}: {len(study.rows)} rows; output in {study.out}
 # %% [markdown]
 # ## Medians and means per case, the seed's values beside
 # Start-up times are skewed (a few slow runs), so the median comes with a distribution-free
-# interval (order statistics); the mean with Student-t. `seed` is the seed's mean for the same
-# command on its two kernels, with the line it was printed on.
+# interval (order statistics); the mean with a log-t interval (a time is positive, so is its
+# interval). `seed` is the seed's mean for the same command on its two kernels, with the line
+# it was printed on.
 
 # %%
 with pd.option_context("display.max_colwidth", 80):
@@ -46,9 +47,13 @@ figs["ecdf_containers"]
 
 # %% [markdown]
 # ## Seccomp's cost, the seed's arithmetic on our runs
+# The difference with seccomp - without (ms, Welch 95% interval), and the verdict of "with"
+# against "without", decided on the 95% interval of the ratio of means: `verdict_detail` gives
+# it with n on each side, the interval and the margin.
 
 # %%
-display(tables["seccomp"])
+with pd.option_context("display.max_colwidth", 120):
+    display(_common.shown(tables["seccomp"]))
 
 # %% [markdown]
 # ## What could not be done here

@@ -28,9 +28,10 @@ print(f"campaign {study.res.name}: {len(study.rows)} rows; output in {study.out}
 
 # %% [markdown]
 # ## Every seed metric per environment
-# n trials, mean with its 95% CI, the difference from native with its interval, Welch's test
-# (Holm within the metric), and the seed's value for the counterpart setup with its own
-# difference from its physical host.
+# n trials, mean with its 95% CI, and against native the ratio's 95% interval (as a percent
+# difference), the margin (`data/reference/margins.yml`: the seed's own claims of sameness for
+# CPU and memory, the default elsewhere) and the verdict decided on that interval; the seed's
+# value for the counterpart setup with its own difference from its physical host.
 
 # %%
 with pd.option_context("display.max_rows", 200, "display.max_colwidth", 60):

@@ -504,3 +504,43 @@ def test_units_and_text_values():
     ratio = sb[sb["metric"] == "nginx: requests per second ratio vbox:lxc"].iloc[0]
     assert ratio["value_text"] == "1:5" and ratio["value_parsed"] == pytest.approx(0.2)
     assert (sb.loc[sb["item"] == "sysbench", "note"].str.contains("sysbench --test=")).all()
+
+
+# --- margins.yml: a margin that stands for a seed's claim of sameness quotes it ------------------
+
+# 'seeds/<file>:<line> "<quote>"', then ':<line> "<quote>"' for more lines of the same file
+_CITE = re.compile(r'(?:seeds/(?P<file>[0-9]{3}_[0-9a-f]{16}\.txt))?:(?P<line>[1-9][0-9]*) "(?P<quote>[^"]+)"')
+
+
+def _seed_citations(reason: str) -> list[tuple[str, int, str]]:
+    """Every (seed file, line, quote) a margin's reason cites."""
+    out, current = [], None
+    for m in _CITE.finditer(reason):
+        current = m["file"] or current
+        assert current, f"a line cited before its seed file: {m[0]!r}"
+        out.append((current, int(m["line"]), m["quote"]))
+    return out
+
+
+def test_margins_that_cite_a_seed_quote_its_line():
+    """A rule of data/reference/margins.yml that stands for a seed's claim of sameness quotes
+    the seed's words with the line they are on; the words must be on that line."""
+    import yaml
+
+    margins = yaml.safe_load((ROOT / "data" / "reference" / "margins.yml").read_text())
+    cited = [(r["name"], c) for r in margins["rules"] for c in _seed_citations(r["reason"])]
+    assert cited, "no rule cites a seed"
+    for name, (file, line, quote) in cited:
+        _require(_seed_dir() / file, f"the seed text {file}")
+        lines = _seed_lines(file)
+        assert quote in lines[line - 1], f"{name}: {quote!r} is not on {file}:{line}"
+        # and on no other line: the citation names the one place the claim is made
+        assert sum(quote in t for t in lines) == 1, f"{name}: {quote!r} on several lines"
+
+
+def test_a_margin_citing_the_wrong_line_is_caught():
+    rule = 'seeds/004_ebce3edf54acc11d.txt:257 "lxc的性能和物理机十分相近"'
+    (file, line, quote), = _seed_citations(rule)
+    _require(_seed_dir() / file, f"the seed text {file}")
+    assert quote not in _seed_lines(file)[line - 1]
+    assert quote in _seed_lines(file)[line]  # the claim is on line 258

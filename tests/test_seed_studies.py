@@ -1,17 +1,29 @@
 """The three seed studies end to end on the local hosts (make hosts-up): each campaign with its
 CI profile measured by the campaign notebook, then the study's notebook run by papermill on it,
 writing figures/<study>/ (here: a temporary folder). What a study prints beside the measured
-values (the published column) must be what data/reference/<study>.csv says, row for row."""
+values (the published column) must be what data/reference/<study>.csv says, row for row, and
+every comparison it prints carries a verdict that its printed interval and margin give.
+
+The studies' comparison machinery (overhead.seeds._common: compare, decided, display) is also
+tested without the hosts, on real data: the authors' Linpack trials and hyperfine's genuine
+outputs in tests/fixtures, against Fieller's interval computed here and margins.yml read here.
+"""
 
 from __future__ import annotations
 
+import fnmatch
+import math
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
-from conftest import papermill_cli, unavailable
+import yaml
+from conftest import FIXTURES, papermill_cli, unavailable
+from scipy import stats as sps
+from verdict_audit import audit
 
-from overhead import reference
+from overhead import reference, stats
 from overhead.paths import ROOT
 
 pytestmark = pytest.mark.xdist_group("hosts")
@@ -37,6 +49,34 @@ def _outputs(out, stems) -> None:
             assert (out / f"{stem}.{ext}").stat().st_size > 0, (stem, ext)
     page = (out / "report.html").read_text()
     assert page.count("<img") >= len(stems) and "What was measured where" in page
+    # the report says how its verdicts are decided, with the margins and their reasons, and
+    # never calls a difference not shown "no significant difference"
+    assert "How each comparison is decided" in page and "margins.yml" in page
+    assert "no significant difference" not in page.lower()
+    # and every table it wrote: no verdict contradicts the interval beside it
+    checked, problems = audit(out)
+    assert checked > 0 and problems == [], problems
+
+
+def _verdicts_hold(table: pd.DataFrame) -> int:
+    """Every comparison row of a written table has a verdict its interval and margin give.
+
+    With one trial on a side (the CI profiles measure one trial per cell) there is no interval:
+    such a row says "not tested" and why. Returns the number of comparison rows checked.
+    """
+    assert stats.check_verdicts(table) == []
+    rows = table[table["verdict"].notna() & (table["verdict"] != "baseline")]
+    for _, r in rows.iterrows():
+        assert r["verdict"] in stats.VERDICTS, r["verdict"]
+        assert r["verdict_detail"].startswith(r["verdict"])
+        if min(r["n"], r["n_baseline"]) < 2:
+            assert r["verdict"] == "not tested" and "n=" in r["verdict_detail"], r["verdict_detail"]
+        elif r["verdict"] == "not tested":  # e.g. no variance on either side: it says so
+            assert len(r["verdict_detail"]) > len("not tested: "), r["verdict_detail"]
+        else:
+            assert f"n={int(r['n'])}/{int(r['n_baseline'])}" in r["verdict_detail"]
+        assert pd.notna(r["margin_low_pct"]) and pd.notna(r["margin_high_pct"])
+    return len(rows)
 
 
 def _published_matches(table: pd.DataFrame, study: str) -> int:
@@ -91,6 +131,10 @@ def test_startup_measures_every_case_and_sets_the_seed_beside(startup):
     assert sec["with_seccomp_ms"].notna().all() and sec["without_ms"].notna().all()
     crun = sec[(sec["runtime"] == "crun") & sec["quantity"].str.startswith("user")].iloc[0]
     assert "38.9 ms" in crun["seed"] and "12.6 ms" in crun["seed"]
+    # with seccomp against without, per quantity: a verdict on the ratio of means
+    assert _verdicts_hold(sec) == 6 and set(sec["baseline"]) == {"without seccomp"}
+    # a time is positive: so is its mean's interval
+    assert (times["mean_low"].dropna() > 0).all()
     _outputs(out, ["medians", "ecdf_namespaces", "ecdf_containers"])
     page = (out / "report.html").read_text()
     assert "crun-from-the-future" in page  # what could not be done here is said
@@ -129,9 +173,20 @@ def test_sysbench_suite_every_seed_metric_has_a_measured_counterpart(sysbench):
     metrics = pd.read_csv(out / "metrics.csv")
     assert metrics["mean"].notna().all()
     assert _published_matches(metrics, "sysbench_suite") > 40
+    assert _verdicts_hold(metrics) > 40
+    assert "welch_p_holm" not in metrics
+    # the seed's claims of sameness for CPU and memory give their rows a +-3% margin
+    cpu = metrics[(metrics["item"] == "cpu: total time") & (metrics["environment"] != "Native")]
+    assert (cpu["margin_high_pct"] == 3).all() and cpu["margin_reason"].str.contains(
+        "seeds/004_ebce3edf54acc11d.txt:256").all()
+    threads = metrics[metrics["item"] == "threads: total time"]
+    assert (threads["margin_high_pct"].dropna() == _margin_pct(
+        study="sysbench_suite", benchmark="threads", metric="total_time",
+        item="threads: total time")).all()
     fs = pd.read_csv(out / "filesystems.csv")
     assert set(fs["environment"]) == {"ext4", "xfs", "btrfs"}
     assert _published_matches(fs, "sysbench_suite") >= 12
+    assert _verdicts_hold(fs) >= 12 and set(fs["baseline"]) == {"ext4"}
     _outputs(out, ["cpu", "memory-seq", "memory-rnd", "threads-mutex", "fileio", "hdparm", "nginx",
                    "filesystems"])
 
@@ -150,6 +205,7 @@ def test_fsync_every_environment_and_the_decomposition(fsync):
     assert fd.loc["vm-nfs-mount", "published_value"] == pytest.approx(1341.710)
     assert fd.loc["vm-nfs-disk", "published_value"] == pytest.approx(759.011)
     assert _published_matches(methods, "fsync") >= 12
+    assert _verdicts_hold(methods) == 4 * 6  # 4 methods, 6 environments against native
     dec = pd.read_csv(out / "decomposition.csv").set_index("part")
     assert dec.loc["device", "seed_us"] == pytest.approx(1e6 / 1336.481 - 500, abs=0.01)
     assert dec.loc["virtualization", "seed_us"] == pytest.approx(1e6 / 813.548 - 1e6 / 1336.481,
@@ -157,6 +213,10 @@ def test_fsync_every_environment_and_the_decomposition(fsync):
     for part in ("device", "virtualization", "NFS under the VM's disk",
                  "total: VM with its image on NFS"):
         assert pd.notna(dec.loc[part, "us"]), part
+    # the two steps that compare environments carry their verdict; the other parts none
+    assert _verdicts_hold(dec.reset_index()) == 2
+    assert dec.loc["virtualization", "baseline"] == "native"
+    assert dec["verdict"].notna().sum() == 2
     _outputs(out, ["methods", "decomposition"])
 
 
@@ -215,3 +275,187 @@ def test_a_seed_study_publishes_with_its_raw_tree_hashed(which, request, tmp_pat
     assert m["tools"] and m["data"]["reference"]["path"].endswith(f"reference/{study}.csv")
     with zipfile.ZipFile(bundle.zip) as z:
         assert len(z.namelist()) == bundle.files
+
+
+# ---- the comparison machinery on real data, without the hosts ----------------------------------
+
+MARGINS = yaml.safe_load((ROOT / "data" / "reference" / "margins.yml").read_text())
+
+
+def _margin_pct(**fields) -> float:
+    """The margin (percent) margins.yml gives a comparison, looked up here: the first rule one
+    of whose alternatives names only given fields and matches each (fnmatch, any case), else
+    the default."""
+    for rule in MARGINS["rules"]:
+        for alt in rule["match"]:
+            if all(f in fields and any(fnmatch.fnmatchcase(str(fields[f]).lower(), p.lower())
+                                       for p in pats) for f, pats in alt.items()):
+                return rule["margin_pct"]
+    return MARGINS["default"]["margin_pct"]
+
+
+def _fieller(x, y, level: float = 0.95) -> tuple[float, float]:
+    """Fieller's interval of mean(x) / mean(y), independent samples, Welch-Satterthwaite df."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    a, b = x.mean(), y.mean()
+    va, vb = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    r = a / b
+    df = (va + r * r * vb) ** 2 / (va ** 2 / (x.size - 1) + (r * r * vb) ** 2 / (y.size - 1))
+    t = sps.t.ppf(0.5 + level / 2, df)
+    big_a, big_b, big_c = b * b - t * t * vb, a * b, a * a - t * t * va
+    root = math.sqrt(big_b * big_b - big_a * big_c)
+    return (big_b - root) / big_a, (big_b + root) / big_a
+
+
+def _hyperfine(name: str, **where) -> np.ndarray:
+    """Every run's wall time (ms) of a genuine hyperfine JSON export in tests/fixtures."""
+    from overhead.parsers import hyperfine
+
+    rows = hyperfine.parse((FIXTURES / "hyperfine" / name).read_text(), name)
+    rows = rows[rows["metric"] == "wall_time"]
+    for column, value in where.items():
+        rows = rows[rows[column] == value]
+    return rows["value"].to_numpy(dtype=float) * 1e3
+
+
+def _default_margin():
+    from overhead.seeds import _common
+
+    m = _common.margin_of("startup", benchmark="oci-run", metric="wall_time")
+    pct = _margin_pct(study="startup", benchmark="oci-run", metric="wall_time")
+    assert pct == MARGINS["default"]["margin_pct"]  # the seed claims no sameness here
+    assert (m.low_pct, m.high_pct) == (-pct, pct)
+    return m
+
+
+def test_decided_sleep_twice_as_long_is_slower_beyond_the_margin():
+    """sleep 0.02 against sleep 0.01, 5 runs each (one hyperfine run, sleep_scan.json)."""
+    from overhead.seeds import _common
+
+    x = _hyperfine("sleep_scan.json", p_command="sleep 0.02")
+    y = _hyperfine("sleep_scan.json", p_command="sleep 0.01")
+    v = _common.decided(x, y, _default_margin(), higher_is_better=False, baseline="sleep 0.01")
+    low, high = _fieller(x, y)
+    assert (v["n"], v["n_baseline"]) == (5, 5)
+    assert v["ratio"] == pytest.approx(x.mean() / y.mean())
+    assert (v["ratio_low"], v["ratio_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert low > 1 + MARGINS["default"]["margin_pct"] / 100  # the whole interval beyond +5%
+    assert (v["verdict"], v["beyond_margin"]) == ("slower", True)
+    assert v["verdict_detail"] == (f"slower: {100 * (x.mean() / y.mean() - 1):+.1f}% "
+                                   f"[{100 * (low - 1):+.1f}%, {100 * (high - 1):+.1f}%] "
+                                   "(95% CI, n=5/5), beyond the \u00b15% margin")
+
+
+def test_decided_the_same_command_two_days_apart_is_equivalent_not_the_same():
+    """sleep 0.01 measured on 2026-11-24 (export_sleep_true.json) against 2026-11-22
+    (sleep_scan.json): 11.47 ms against 11.21 ms, a difference the interval shows (it excludes
+    1) but smaller than the margin: equivalent within +-5%, and the words say both."""
+    from overhead.seeds import _common
+
+    x = _hyperfine("export_sleep_true.json", p_command="sleep 0.01")
+    y = _hyperfine("sleep_scan.json", p_command="sleep 0.01")
+    v = _common.decided(x, y, _default_margin(), higher_is_better=False, baseline="11-22")
+    low, high = _fieller(x, y)
+    assert (v["ratio_low"], v["ratio_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert 1 < low and high < 1 + MARGINS["default"]["margin_pct"] / 100
+    assert v["verdict"] == "equivalent" and v["p_equivalence"] < 0.025
+    assert v["verdict_detail"].endswith("lies inside the margin (a difference smaller than the margin)")
+
+
+def test_decided_a_noisy_start_up_time_is_inconclusive_and_says_what_would_decide_it():
+    """`true` with hyperfine -N, 10 runs (true_shell_none_runs10.json): the first five against
+    the last five. The runs spread from 0.3 to 9 ms: the interval holds no difference and
+    differences far beyond the margin."""
+    from overhead.seeds import _common
+
+    runs = _hyperfine("true_shell_none_runs10.json")
+    assert runs.size == 10
+    x, y = runs[:5], runs[5:]
+    v = _common.decided(x, y, _default_margin(), higher_is_better=False, baseline="runs 6-10")
+    assert v["ratio_low"] < 1 < v["ratio_high"]
+    assert v["verdict"] == "inconclusive" and v["trials_needed"] > 5
+    assert v["verdict_detail"].endswith(
+        f"about {v['trials_needed']} trials per side would decide it at this variance")
+    assert "no significant difference" not in v["verdict_detail"]
+
+
+def test_decided_one_run_is_not_tested_but_keeps_its_point_ratio():
+    from overhead.seeds import _common
+
+    one = _hyperfine("true_single_run.json")
+    ten = _hyperfine("true_shell_none_runs10.json")
+    v = _common.decided(one, ten, _default_margin(), higher_is_better=False, baseline="10 runs")
+    assert (v["n"], v["n_baseline"], v["verdict"]) == (1, 10, "not tested")
+    assert v["verdict_detail"].startswith("not tested: n=1, 10")
+    assert v["ratio"] == pytest.approx(one[0] / ten.mean())
+    assert np.isnan(v["ratio_low"]) and np.isnan(v["ratio_high"])
+
+
+@pytest.fixture(scope="module")
+def linpack(ibm_tidy):
+    """The authors' Linpack GFLOP/s, 10 trials per environment (the block-complete rows)."""
+    from overhead import tidy
+
+    rows = tidy.load(ibm_tidy)
+    return rows[(rows["benchmark"] == "linpack") & (rows["metric"] == "flop_rate")
+                & rows["p_block_complete"].eq(True).fillna(False).astype(bool)]
+
+
+def test_compare_and_display_on_the_authors_linpack(linpack, tmp_path):
+    """A study's comparison table: every verdict the one its printed interval and margin give."""
+    from overhead.campaign.results import Results
+    from overhead.seeds import _common
+
+    margin = _common.margin_of("rc25482", benchmark="linpack")
+    assert margin.high_pct == _margin_pct(study="rc25482", benchmark="linpack") == 3
+    table = _common.compare(linpack, "Linpack", "GFLOP/s", 1e9, baseline="Native", margin=margin)
+    assert list(table["environment"]) == ["Native", "Docker", "KVM-untuned", "KVM-tuned"]
+    assert stats.check_verdicts(table) == []
+    native = linpack[linpack["label"] == "Native"]["value"].to_numpy() / 1e9
+    t = table.set_index("environment")
+    for env in ("Docker", "KVM-untuned", "KVM-tuned"):
+        x = linpack[linpack["label"] == env]["value"].to_numpy() / 1e9
+        low, high = _fieller(x, native)
+        assert (t.loc[env, "n"], t.loc[env, "n_baseline"]) == (10, 10)
+        assert (t.loc[env, "pct_low"], t.loc[env, "pct_high"]) == pytest.approx(
+            (100 * (low - 1), 100 * (high - 1)), rel=1e-9)
+    # read off the trials: Docker +0.0% [-0.3, +0.4] and KVM tuned -2.3% [-2.7, -1.9] inside
+    # RC25482's +-3%, KVM untuned -55.2% [-57.1, -53.3] beyond it
+    assert list(t["verdict"]) == ["baseline", "equivalent", "slower", "equivalent"]
+    words = _common.display(table).set_index("environment")
+    assert list(words.columns) == ["item", "n", "mean [95% CI]", "vs Native [95% CI of the ratio]",
+                                   "margin", "verdict"]
+    assert words.loc["KVM-untuned", "vs Native [95% CI of the ratio]"] == "-55.2% [-57.1, -53.3]"
+    assert words.loc["KVM-untuned", "margin"] == "\u00b13%"
+    assert words.loc["KVM-untuned", "verdict"] == "slower, beyond the margin"
+    assert words.loc["KVM-tuned", "verdict"] == "equivalent"
+    assert words.loc["Native", "verdict"] == "baseline"
+    # a GFLOP/s is positive: so is every mean's interval
+    assert (table["ci_low"] > 0).all()
+    # written: the CSV keeps every column, the Markdown says it in words
+    study = _common.Study("rc25482", Results("linpack", tmp_path, tmp_path, linpack,
+                                             pd.DataFrame(), pd.DataFrame()), pd.DataFrame())
+    _common.write_table(study, "linpack", table)
+    back = pd.read_csv(tmp_path / "linpack.csv")
+    assert stats.check_verdicts(back) == [] and "welch_p_holm" not in back
+    assert audit(tmp_path) == (4, [])  # the CSV's 4 verdicts (baseline included) agree
+    md = (tmp_path / "linpack.md").read_text()
+    assert "slower, beyond the margin" in md and "-55.2% [-57.1, -53.3]" in md
+    assert _common.margins_used([table]) == [f"\u00b13%: {margin.reason}"]
+    # the HTML figure's hover box gives each bar's verdict in words
+    from overhead import plots
+
+    fig = _common.hover_verdicts(plots.plotly_bars(table, "Linpack"), table)
+    hover = {tr.x[0]: tr.hovertemplate for tr in fig.data}
+    assert t.loc["KVM-untuned", "verdict_detail"] in hover["KVM-untuned"]
+
+
+def test_compare_without_the_baseline_says_not_tested(linpack):
+    from overhead.seeds import _common
+
+    docker_only = linpack[linpack["label"].isin(["Docker", "KVM-tuned"])]
+    table = _common.compare(docker_only, "Linpack", "GFLOP/s", 1e9, baseline="Native",
+                            margin=_common.margin_of("rc25482", benchmark="linpack"))
+    assert set(table["verdict"]) == {"not tested"}
+    assert set(table["verdict_detail"]) == {"not tested: no 'Native' rows to compare with"}
+    assert table["ratio_low"].isna().all()

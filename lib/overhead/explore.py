@@ -6,10 +6,11 @@ optional parameter swept on the x axis, the environments to show, and the value 
 other parameter that varies is held (a comparison pools only like with like: fio's 4 KiB
 random reads are never averaged with its 1 MiB sequential writes). :class:`Explorer` fills in
 what a view leaves open, computes its summary with :func:`overhead.campaign.results.compare`
-(which is :func:`overhead.stats.curve`: n, mean with its 95% CI, the ratio to the baseline
-with bootstrap and Fieller intervals, Welch's test with Holm's correction, a verdict), draws it
-with :mod:`overhead.plots` and exports it (PNG, SVG and PDF through plotly's static export,
-which uses the system's Chromium offline, and the data as CSV).
+(which is :func:`overhead.stats.curve`: n, mean with its 95% CI, and against the baseline the
+ratio of means with the 95% interval its verdict is decided on, the equivalence margin of
+``data/reference/margins.yml`` and the verdict in words), draws it with :mod:`overhead.plots` (the verdict in every hover box) and exports it (PNG, SVG
+and PDF through plotly's static export, which uses the system's Chromium offline, and the data
+as CSV, verdicts included).
 
 :meth:`Explorer.widget` wires ipywidgets to the same calls; ``notebooks/explore.ipynb`` only
 displays it (interactive) or renders one view (papermill).
@@ -22,16 +23,30 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from overhead.errors import InputError
 from overhead.paths import FIGURES, TIDY
 
-__all__ = ["AUTHORS", "Explorer", "View", "ViewError", "parse_environments", "parse_fixed"]
+if TYPE_CHECKING:
+    from overhead.margins import Margins
+    from overhead.stats import Margin
+
+__all__ = ["AUTHORS", "SUMMARY_COLUMNS", "Explorer", "View", "ViewError", "parse_environments",
+           "parse_fixed"]
 
 #: The source name of the authors' tidy tables (``data/tidy/ibm``, written by ingest-ibm).
 AUTHORS = "ibm"
+#: The study the authors' data belongs to, for the margins file's ``study`` field.
+AUTHORS_STUDY = "rc25482"
+#: The summary's columns after the environment and the swept parameter: n and the mean with
+#: its CI; against the baseline the ratio of means with the interval the verdict is decided on
+#: (and the method that gave it), as a percent too, the margin, the verdict and its words.
+SUMMARY_COLUMNS = ("n", "mean", "sd", "ci_low", "ci_high", "ci_method", "n_baseline", "ratio",
+                   "ratio_low", "ratio_high", "ratio_method", "pct", "pct_low", "pct_high",
+                   "margin_low_pct", "margin_high_pct", "verdict", "verdict_detail", "unit")
 #: Shown for a parameter value that is missing (NA) in some rows.
 MISSING = "(missing)"
 
@@ -215,19 +230,21 @@ class Explorer:
         Where exports go (default ``figures/explore``).
     baseline : str
         The display label every environment is compared with.
-    n_resamples : int
-        Bootstrap resamples for the ratio intervals.
+    margins : overhead.margins.Margins, optional
+        The equivalence margins (default: ``data/reference/margins.yml``).
     """
 
     def __init__(self, tidy_root: str | os.PathLike[str] | None = None,
                  out: str | os.PathLike[str] | None = None, *,
                  authors: str | os.PathLike[str] | None = None, baseline: str = "Native",
-                 n_resamples: int = 2000):
+                 margins: Margins | None = None):
+        from overhead import margins as _margins
+
         self.tidy_root = Path(tidy_root or TIDY)
         self.authors = Path(authors) if authors else self.tidy_root / AUTHORS
         self.out = Path(out or FIGURES / "explore")
         self.baseline = baseline
-        self.n_resamples = n_resamples
+        self.margins = margins if margins is not None else _margins.load()
         self._rows: dict[str, pd.DataFrame] = {}
 
     # ---- data -------------------------------------------------------------------------------
@@ -381,14 +398,30 @@ class Explorer:
             rows = rows[rows[view.parameter].notna()]
         return rows
 
+    def margin(self, view: View) -> Margin:
+        """Return the equivalence margin of a view's comparisons (``margins.yml``).
+
+        Looked up by the view's benchmark, metric and tool, and its study: ``rc25482`` for
+        the authors' data, the campaign's name otherwise.
+        """
+        rows = self._of(view.source, view.benchmark, view.metric)
+        tools = rows["tool"].dropna().unique() if "tool" in rows else []
+        return self.margins.lookup(
+            study=AUTHORS_STUDY if view.source == AUTHORS else view.source,
+            benchmark=view.benchmark, metric=view.metric,
+            tool=str(tools[0]) if len(tools) == 1 else None)
+
     def summary(self, view: View) -> pd.DataFrame:
         """Compute a resolved view's summary: one row per environment (and parameter value).
 
-        Columns: environment, the parameter (when swept), n, mean, ci_low, ci_high (95%),
-        ratio to the baseline with its bootstrap interval, the percent difference with its
-        interval, Welch's p (Holm-corrected), the verdict, unit; from
-        :func:`overhead.campaign.results.compare`. n counts the rows (one per trial, or per
-        run where a tool reports one value per run).
+        Columns: environment, the parameter (when swept), then :data:`SUMMARY_COLUMNS`: n,
+        mean, sd, ci_low, ci_high (95%) and ci_method; against the baseline n_baseline, the
+        ratio of means with the 95% interval its verdict is decided on (ratio_low, ratio_high,
+        ratio_method), the same as a percent difference, the equivalence margin
+        (margin_low_pct, margin_high_pct; :meth:`margin`), the verdict ("baseline" for the
+        baseline's own rows) and verdict_detail (the verdict in words with n, the interval
+        and the margin); unit. From :func:`overhead.campaign.results.compare`; n counts the
+        rows (one per trial, or per run where a tool reports one value per run).
 
         Raises
         ------
@@ -407,12 +440,15 @@ class Explorer:
                             f"{view.stem()}")
         table = compare(rows, f"{view.benchmark} {view.metric}", units[0] if units else "",
                         x=view.parameter or None, baseline=self.baseline,
-                        n_resamples=self.n_resamples)
+                        margin=self.margin(view))
         if table.empty:
             return table
-        keep = ["environment", "x", "n", "mean", "sd", "ci_low", "ci_high", "ratio", "ratio_low",
-                "ratio_high", "pct", "pct_low", "pct_high", "welch_p_holm", "verdict", "unit"]
-        table = table[keep]
+        if not table["environment"].eq(self.baseline).any():
+            table["verdict"] = pd.array(["not tested"] * len(table), dtype="string")
+            table["verdict_detail"] = pd.array(
+                [f"not tested: no {self.baseline!r} rows in this view"] * len(table),
+                dtype="string")
+        table = table[["environment", "x", *SUMMARY_COLUMNS]]
         if view.parameter:
             return table.rename(columns={"x": view.parameter})
         return table.drop(columns="x")
@@ -420,8 +456,9 @@ class Explorer:
     def figure(self, view: View, table: pd.DataFrame | None = None):
         """Draw a resolved view with plotly: curves over the parameter, or bars.
 
-        Means with their 95% intervals as error bars; hovering shows n and the verdict against
-        the baseline.
+        Means with their 95% intervals as error bars; hovering a point or a bar shows n and
+        the verdict against the baseline in words (with the ratio's interval it was decided
+        on and the margin).
         """
         from overhead import plots
 
@@ -429,9 +466,12 @@ class Explorer:
         unit = str(table["unit"].iloc[0]) if len(table) else ""
         title = f"{view.source}: {view.benchmark} {view.metric}"
         held = ", ".join(f"{k.removeprefix('p_')}={v}" for k, v in view.fixed)
+        said = table["verdict_detail"].astype(object).where(table["verdict_detail"].notna(),
+                                                            table["verdict"].astype(object))
         if view.parameter:
-            fig = plots.plotly_ci_curves(table, view.parameter, "mean", "ci_low", "ci_high",
-                                         hover={"n": "n", f"vs {self.baseline}": "verdict"})
+            fig = plots.plotly_ci_curves(table.assign(_said=said.fillna("-")), view.parameter,
+                                         "mean", "ci_low", "ci_high",
+                                         hover={"n": "n", f"vs {self.baseline}": "_said"})
             fig.update_xaxes(title_text=view.parameter.removeprefix("p_"))
             fig.update_yaxes(title_text=unit)
             fig.update_layout(title=title, height=480, width=760)
@@ -439,6 +479,12 @@ class Explorer:
             panel = f"held: {held}" if held else f"{view.benchmark} {view.metric}"
             fig = plots.plotly_bars(table.assign(item=panel), title, baseline=self.baseline)
             fig.update_layout(width=max(560, 110 * len(table)))
+            words = dict(zip(table["environment"], said, strict=True))
+            for trace in fig.data:  # one bar per environment: its verdict in its hover box
+                text = words.get(trace.name)
+                if isinstance(text, str) and trace.hovertemplate:
+                    trace.hovertemplate = trace.hovertemplate.replace(
+                        "<extra></extra>", f"<br>vs {self.baseline}: {text}<extra></extra>")
         fig.update_yaxes(exponentformat="SI")  # 300G FLOP/s, not plotly's 300B (B/s reads as bytes)
         if held and view.parameter:
             fig.add_annotation(text=f"held: {held}", xref="paper", yref="paper", x=0, y=1.06,

@@ -1,7 +1,8 @@
 """What the three seed studies share.
 
-A campaign opened as a study, the published values beside the measured ones, a figure per
-table (static and plotly) and the study's report page.
+A campaign opened as a study, the published values beside the measured ones, every
+comparison with its baseline decided as a verdict (:func:`compare`, :func:`decided`), a figure
+per table (static and plotly) and the study's report page.
 
 A study's campaign is measured by the engine like any other (``overhead run``, the campaign
 notebook) and read with :func:`overhead.campaign.results.open_results`; its output goes to
@@ -9,6 +10,11 @@ notebook) and read with :func:`overhead.campaign.results.open_results`; its outp
 The published values are ``data/reference/<study>.csv`` (:func:`overhead.reference.published`),
 each with the seed line it was read from; a measured row carries the published row it stands
 beside in ``published_*`` columns, and the source goes with it into every table.
+
+Every comparison with a baseline ends in a verdict (:mod:`overhead.stats.verdicts`): decided on
+one printed 95% interval of the ratio of means (environment / baseline) against an equivalence
+margin read from ``data/reference/margins.yml`` (:func:`margin_of`), and shown with n, that
+interval and the margin wherever the study prints it (:func:`display`, the report).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from overhead import reference, stats
+from overhead import margins, reference, stats
 from overhead.campaign import results
 from overhead.errors import InputError
 from overhead.paths import FIGURES
@@ -38,6 +44,13 @@ PUBLISHED = ("published_env", "published_value", "published_unit", "published_pc
              "published_source", "published_printed", "published_printed_unit")
 #: A unit as the seeds print it -> (the unit the tables use, factor to it). sysbench 0.4's
 #: "Mb/sec" and hdparm's "MB/sec" are MiB/s (both count 2^20 bytes), ab's "Kbytes/sec" KiB/s.
+#: The level of every interval a study prints (and decides on).
+LEVEL = 0.95
+#: The verdict columns a comparison row carries (:func:`decided`; :func:`compare` has them
+#: among :data:`overhead.stats.CURVE_COLUMNS`).
+DECIDED = ("n", "n_baseline", "ratio", "ratio_low", "ratio_high", "ratio_method", "ci_level",
+           "margin_low_pct", "margin_high_pct", "margin_reason", "p_difference", "p_equivalence",
+           "verdict", "beyond_margin", "trials_needed", "verdict_detail")
 UNITS = {"Mb/sec": ("MiB/s", 1.0), "Kb/sec": ("MiB/s", 1 / 1024), "Gb/sec": ("MiB/s", 1024.0),
          "MB/sec": ("MiB/s", 1.0), "Kbytes/sec": ("KiB/s", 1.0), "#/sec": ("req/s", 1.0),
          "requests/sec": ("req/s", 1.0), "ops/sec": ("ops/s", 1.0), "ms": ("ms", 1.0),
@@ -202,12 +215,175 @@ def concat(parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
+def margin_of(study: str, **fields: object) -> stats.Margin:
+    """Return the equivalence margin of one of a study's comparisons (``margins.yml``).
+
+    Parameters
+    ----------
+    study : str
+        The study (``fsync``, ``startup``, ``sysbench_suite``), matched by a rule's ``study``.
+    **fields
+        What else is known of the comparison: ``benchmark`` (the campaign's), ``metric`` (the
+        parser's), ``item`` (the table's name for it), ``tool``.
+
+    Returns
+    -------
+    overhead.stats.Margin
+        The first rule that applies, else the file's default; ``source`` names which.
+    """
+    return margins.load().lookup(study=study, **fields)
+
+
+def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, baseline: str,
+            margin: stats.Margin, x: str | None = None) -> pd.DataFrame:
+    """Compare environments on one measured quantity: per (item, environment, x) vs the baseline.
+
+    :func:`overhead.campaign.results.compare` with the study's margin: n, mean with its 95%
+    interval (log-t for a positive quantity), and against the baseline the ratio of means with
+    the 95% interval the verdict is decided on, the margin, the verdict and its words. A run
+    without a value (NaN: nothing measurable) is not a trial of the comparison: n counts the
+    runs that have one.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Tidy rows of one quantity, with ``label`` (the environment's display label) and
+        ``value``; one row per trial (or per run, for per-run values); ``higher_is_better``
+        when known (faster/slower instead of higher/lower); ``cell`` when known.
+    item : str
+        The name of the quantity (a panel of a figure, a row group of a table).
+    unit : str
+        The unit after dividing by ``scale``.
+    scale : float
+        Divide values by this (e.g. 1e-3 for seconds shown in milliseconds).
+    baseline : str
+        The baseline environment's label; when absent, nothing is compared (the comparison
+        columns stay empty and ``verdict`` says why).
+    margin : overhead.stats.Margin
+        The quantity's equivalence margin (:func:`margin_of`).
+    x : str, optional
+        A swept parameter column (a point per value); none for one point per environment.
+
+    Returns
+    -------
+    pandas.DataFrame
+        item, environment, x, the curve columns (:data:`overhead.stats.CURVE_COLUMNS`), unit,
+        x_name (and cells, with a ``cell`` column), then baseline, ci_level, margin_reason and
+        margin_source; empty without values.
+    """
+    table = results.compare(rows, item, unit, scale, x=x, baseline=baseline, margin=margin)
+    if table.empty:
+        return table
+    if not table["environment"].eq(baseline).any():
+        why = f"not tested: no {baseline!r} rows to compare with"
+        table["verdict"] = pd.array(["not tested"] * len(table), dtype="string")
+        table["verdict_detail"] = pd.array([why] * len(table), dtype="string")
+    return table.assign(baseline=baseline, ci_level=LEVEL, margin_reason=margin.reason,
+                        margin_source=margin.source)
+
+
+def with_stops(table: pd.DataFrame, study: Study) -> pd.DataFrame:
+    """Add ``stopped``: why the campaign's cells behind each row got the trials they have.
+
+    Read from the campaign's plan (its stopping rule's reason per cell,
+    :meth:`overhead.campaign.results.Results.stop_reasons`); empty where the plan says nothing
+    (a fixed number of trials).
+    """
+    if table.empty or "cells" not in table:
+        return table
+    return table.assign(stopped=[study.res.stop_reasons(c) if isinstance(c, str) else ""
+                                 for c in table["cells"]])
+
+
+def decided(x: object, y: object, margin: stats.Margin, *, higher_is_better: bool | None,
+            baseline: str) -> dict[str, object]:
+    """Decide one comparison outside a table (two samples) and return its verdict columns.
+
+    Parameters
+    ----------
+    x, y : array-like
+        The environment's (or setting's) trials and the baseline's.
+    margin : overhead.stats.Margin
+        The equivalence margin (:func:`margin_of`).
+    higher_is_better : bool or None
+        The quantity's better direction (False for a time).
+    baseline : str
+        What ``y`` is, in words (recorded in the ``baseline`` column).
+
+    Returns
+    -------
+    dict
+        baseline and :data:`DECIDED`: n, n_baseline, the ratio of means with the interval the
+        verdict is decided on (ratio_low, ratio_high, ratio_method, ci_level), the margin
+        (margin_low_pct, margin_high_pct, margin_reason), the tests on the interval's scale,
+        the verdict, beyond_margin, trials_needed and verdict_detail (the verdict in words).
+        With one trial on a side the ratio of the two means is still given, its interval NaN.
+    """
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    out: dict[str, object] = {"baseline": baseline, "n": int(xa.size), "n_baseline": int(ya.size),
+                              "ci_level": LEVEL, "margin_low_pct": margin.low_pct,
+                              "margin_high_pct": margin.high_pct, "margin_reason": margin.reason}
+    if xa.size == 0 or ya.size == 0:
+        why = "not measured" if xa.size == 0 and ya.size == 0 else \
+            f"no trials {'of the baseline' if ya.size == 0 else 'to compare'}"
+        return out | {c: np.nan for c in DECIDED if c not in out} | {
+            "ratio_method": None, "verdict": "not tested", "beyond_margin": None,
+            "trials_needed": None, "verdict_detail": f"not tested: {why}"}
+    v = stats.decide(xa, ya, margin, LEVEL, higher_is_better=higher_is_better)
+    iv = v.interval
+    ratio = iv.ratio
+    if not np.isfinite(ratio) and np.isfinite(xa).all() and np.isfinite(ya).all() and ya.mean():
+        ratio = float(xa.mean() / ya.mean())  # the point ratio of what was measured
+    return out | {"ratio": ratio, "ratio_low": iv.low, "ratio_high": iv.high,
+                  "ratio_method": iv.method, "p_difference": v.p_difference,
+                  "p_equivalence": v.p_equivalence, "verdict": v.verdict,
+                  "beyond_margin": v.beyond_margin, "trials_needed": v.trials_needed,
+                  "verdict_detail": v.words()}
+
+
+def _margin_words(low: float, high: float) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return "-"
+    return stats.Margin(float(low), float(high)).words()
+
+
+def verdict_short(row: pd.Series) -> str:
+    """Say a comparison row's verdict in a few words (its interval and margin are beside it).
+
+    "equivalent", "slower, beyond the margin", "slower, not shown beyond the margin",
+    "inconclusive: about 12 trials per side would decide it", "not tested: <why>", "baseline";
+    a difference that does not survive Holm's correction across its item says so.
+    """
+    word = row.get("verdict")
+    if not isinstance(word, str):
+        return "-"
+    if word in ("baseline", "equivalent"):
+        return word
+    if word == "not tested":
+        detail = row.get("verdict_detail")
+        return detail if isinstance(detail, str) and detail else word
+    if word == "inconclusive":
+        k = row.get("trials_needed")
+        return (f"inconclusive: about {int(k)} trials per side would decide it" if pd.notna(k)
+                else "inconclusive: the estimate sits on the margin")
+    beyond = row.get("beyond_margin")
+    beyond = beyond == "True" if isinstance(beyond, str) else \
+        (beyond is not None and bool(pd.notna(beyond)) and bool(beyond))
+    said = f"{word}, beyond the margin" if beyond else f"{word}, not shown beyond the margin"
+    holm = row.get("p_difference_holm")
+    if holm is not None and pd.notna(holm) and float(holm) >= 1 - LEVEL:
+        said += f" (not significant after Holm within the item, p={float(holm):.2g})"
+    return said
+
+
 def display(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
     """Return a comparison table in words, for display and the report.
 
-    One row per (item, environment[, x]): n, mean [95% CI], the difference from the baseline
-    [bootstrap 95% CI] with Welch's Holm-corrected p and the verdict, and the published value
-    with its own difference from its baseline and its source.
+    One row per (item, environment[, x]): n, mean [95% CI], the ratio to the baseline as a
+    percent difference with the 95% interval the verdict is decided on, the equivalence margin,
+    the verdict (and why its cells stopped getting trials, where the campaign's plan says), and
+    the published value with its own difference from its baseline and its source.
     """
     if table.empty:
         return table
@@ -215,6 +391,10 @@ def display(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
     def fmt(v: float) -> str:
         return "-" if pd.isna(v) else f"{v:.4g}"
 
+    base = str(table["baseline"].dropna().iloc[0]) if "baseline" in table and \
+        table["baseline"].notna().any() else BASELINE
+    level = float(table["ci_level"].dropna().iloc[0]) if "ci_level" in table and \
+        table["ci_level"].notna().any() else LEVEL
     out = pd.DataFrame({"item": table["item"], "environment": table["environment"]})
     # a table read back from CSV has NaN where x was "" (no swept parameter)
     if "x" in table and table["x"].fillna("").astype(str).ne("").any():
@@ -223,14 +403,21 @@ def display(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
     for c in extra:
         out[c] = table[c]
     out["n"] = table["n"]
-    out["mean [95% CI]"] = [f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}] {u}" if pd.notna(lo) else f"{fmt(m)} {u}"
-                            for m, lo, hi, u in zip(table["mean"], table["ci_low"], table["ci_high"],
-                                                    table["unit"], strict=True)]
-    out["vs native [95% CI]"] = [
-        "-" if pd.isna(p) else (f"{p:+.1f}% [{lo:+.1f}, {hi:+.1f}]" if pd.notna(lo) else f"{p:+.1f}%")
-        for p, lo, hi in zip(table["pct"], table["pct_low"], table["pct_high"], strict=True)]
-    out["Welch p (Holm)"] = [fmt(p) for p in table["welch_p_holm"]]
-    out["verdict"] = table["verdict"].fillna("-")
+    out[f"mean [{100 * level:g}% CI]"] = [
+        f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}] {u}" if pd.notna(lo) else f"{fmt(m)} {u}"
+        for m, lo, hi, u in zip(table["mean"], table["ci_low"], table["ci_high"], table["unit"],
+                                strict=True)]
+    is_base = table["verdict"].eq("baseline").fillna(False).to_numpy(dtype=bool)
+    out[f"vs {base} [{100 * level:g}% CI of the ratio]"] = [
+        "baseline" if b else "-" if pd.isna(p) else
+        (f"{p:+.1f}% [{lo:+.1f}, {hi:+.1f}]" if pd.notna(lo) else f"{p:+.1f}% (no interval)")
+        for b, p, lo, hi in zip(is_base, table["pct"], table["pct_low"], table["pct_high"],
+                                strict=True)]
+    out["margin"] = ["-" if b else _margin_words(lo, hi) for b, lo, hi in
+                     zip(is_base, table["margin_low_pct"], table["margin_high_pct"], strict=True)]
+    out["verdict"] = [verdict_short(r) for _, r in table.iterrows()]
+    if "stopped" in table and table["stopped"].fillna("").astype(str).ne("").any():
+        out["why it stopped"] = table["stopped"].fillna("-")
     if "published_value" in table:
         out["published"] = [
             "-" if pd.isna(v) else f"{v:g} {u} ({e})"
@@ -242,25 +429,90 @@ def display(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
     return out
 
 
+#: Columns of a table with verdicts that its shown form leaves to the CSV (verdict_detail says
+#: the verdict with its interval, n and margin in words).
+_LEFT_TO_CSV = ("ratio", "ratio_low", "ratio_high", "ratio_method", "ci_level", "margin_low_pct",
+                "margin_high_pct", "margin_reason", "p_difference", "p_equivalence", "verdict",
+                "beyond_margin", "trials_needed", "baseline")
+
+
+def shown(table: pd.DataFrame) -> pd.DataFrame:
+    """Return a table as the report and the Markdown show it.
+
+    A comparison frame (:func:`compare`) in words (:func:`display`); another table with
+    verdicts (:func:`decided` columns) with its verdict in words (``verdict_detail``: the
+    verdict, the interval it was decided on with its level, n and the margin) instead of the
+    columns that make it up; any other table as it is.
+    """
+    if {"mean", "pct", "verdict"} <= set(table.columns):
+        return display(table)
+    if "verdict_detail" in table:
+        return table.drop(columns=[c for c in _LEFT_TO_CSV if c in table])
+    return table
+
+
+def margins_used(tables: Iterable[pd.DataFrame]) -> list[str]:
+    """List the margins a study's verdicts were decided against, each with its reason."""
+    seen: dict[tuple, str] = {}
+    for t in tables:
+        if t is None or t.empty or "margin_reason" not in t:
+            continue
+        for lo, hi, why in t[["margin_low_pct", "margin_high_pct", "margin_reason"]].dropna() \
+                .drop_duplicates().itertuples(index=False):
+            seen.setdefault((lo, hi, why), f"{_margin_words(lo, hi)}: {why}")
+    return list(seen.values())
+
+
 def write_table(study: Study, stem: str, table: pd.DataFrame) -> Path:
-    """Write a table as ``<out>/<stem>.csv`` (all columns) and ``.md`` (in words)."""
+    """Write a table as ``<out>/<stem>.csv`` (all columns) and ``.md`` (:func:`shown`)."""
     path = study.out / f"{stem}.csv"
     table.to_csv(path, index=False)
-    words = display(table) if {"mean", "pct"} <= set(table.columns) else table
+    words = shown(table)
     (study.out / f"{stem}.md").write_text(stats.to_markdown(words.set_index(words.columns[0])) + "\n")
     return path
 
 
 def save_bars(study: Study, stem: str, table: pd.DataFrame, title: str, *,
               baseline: str = BASELINE):
-    """Draw a comparison table as bars (PNG, SVG, PDF) and as plotly HTML; return the figure."""
+    """Draw a comparison table as bars (PNG, SVG, PDF) and as plotly HTML; return the figure.
+
+    The lower panels draw each difference from the baseline with the interval its verdict was
+    decided on; hovering a bar of the HTML figure also gives the verdict (:func:`hover_verdicts`).
+    """
     from overhead import plots
 
     fig = plots.comparison_bars(table, title, baseline=baseline,
                                 reference="published_pct_vs_baseline",
                                 reference_label="seed (vs its physical host)")
     plots.save(fig, study.out, stem)
-    plots.save_html(plots.plotly_bars(table, title, baseline=baseline), study.out, stem)
+    pfig = plots.plotly_bars(table, title, baseline=baseline)
+    plots.save_html(hover_verdicts(pfig, table), study.out, stem)
+    return fig
+
+
+def hover_verdicts(fig, table: pd.DataFrame):
+    """Add each bar's verdict in words to the hover box of a :func:`overhead.plots.plotly_bars` figure.
+
+    A bar is found by its panel (the item: the subplot's x axis) and its environment (its x).
+
+    Returns
+    -------
+    plotly Figure
+        ``fig``, changed in place.
+    """
+    items = list(dict.fromkeys(table["item"]))
+    said = {(i, e): (d if isinstance(d, str) else v)
+            for i, e, v, d in zip(table["item"], table["environment"], table["verdict"],
+                                  table["verdict_detail"], strict=True)}
+    for trace in fig.data:
+        axis = getattr(trace, "xaxis", None) or "x"
+        k = int(axis[1:] or 1) - 1
+        if k >= len(items) or not trace.x:
+            continue
+        words = said.get((items[k], trace.x[0]))
+        if isinstance(words, str) and trace.hovertemplate:
+            trace.hovertemplate = trace.hovertemplate.replace(
+                "<extra></extra>", f"<br>{html.escape(words)}<extra></extra>")
     return fig
 
 
@@ -270,6 +522,19 @@ def accelerators(study: Study) -> list[str]:
     return sorted({a for v in w["accelerator"].dropna() for a in str(v).split(", ")})
 
 
+#: How the report says its verdicts are decided.
+VERDICTS_NOTE = (
+    "Every comparison with a baseline is decided on one interval: the 95% confidence interval of "
+    "the ratio of means (environment / baseline: Fieller's, or log-t where Fieller's has no "
+    "finite bounds; shown as a percent difference). 'equivalent' means that interval lies inside "
+    "the equivalence margin (two one-sided tests at 2.5% each); 'faster'/'slower' (or "
+    "'higher'/'lower' for a quantity with no better direction) that it excludes a ratio of 1 "
+    "(no difference), and 'beyond the margin' that it lies wholly outside the margin; 'inconclusive' that it holds both no difference and differences beyond "
+    "the margin, with about how many trials per side would decide it at the variance seen; "
+    "'not tested' that no interval could be had (one trial on a side, no variance). A difference "
+    "that is not shown is never read as sameness. The margins, from data/reference/margins.yml:")
+
+
 def report(study: Study, title: str, intro: str,
            sections: list[tuple[str, str, str | None, pd.DataFrame | None]]) -> Path:
     """Write ``<out>/report.html``: what ran where, then each section's note, figure and table.
@@ -277,8 +542,11 @@ def report(study: Study, title: str, intro: str,
     Parameters
     ----------
     sections : list of (title, note, figure stem or None, table or None)
-        In report order; a note is HTML-escaped text, a table a comparison frame (shown in
-        words) or any frame.
+        In report order; a note is HTML-escaped text, a table a comparison frame or a table
+        with verdicts (both shown in words, :func:`shown`) or any frame.
+
+    Where a table carries verdicts, the page says how they are decided and lists the margins
+    used, each with its reason (:data:`VERDICTS_NOTE`, :func:`margins_used`).
     """
     from overhead import plots
 
@@ -292,6 +560,11 @@ def report(study: Study, title: str, intro: str,
         parts.append(f"<p><b>{html.escape(TCG_NOTE)}.</b></p>")
     for note in study.notes:
         parts.append(f"<p>{html.escape(note)}</p>")
+    used = margins_used(t for _, _, _, t in sections)
+    if used:
+        parts.append("<h2>How each comparison is decided</h2>")
+        parts.append(f"<p>{html.escape(VERDICTS_NOTE)}</p>")
+        parts.append("<ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in used) + "</ul>")
     for name, note, stem, table in sections:
         parts.append(f"<h2>{html.escape(name)}</h2>")
         if note:
@@ -301,9 +574,10 @@ def report(study: Study, title: str, intro: str,
             parts.append(plots.embed_png(png) if png.exists()
                          else f"<p><i>figure {html.escape(stem)}.png not drawn</i></p>")
         if table is not None and not table.empty:
-            shown = display(table) if {"mean", "pct"} <= set(table.columns) else table
-            parts.append(stats.to_html(shown.set_index(shown.columns[0])) if shown is not table
-                         else shown.to_html(index=False, na_rep="-",
+            words = shown(table)
+            parts.append(stats.to_html(words.set_index(words.columns[0]))
+                         if {"mean", "pct", "verdict"} <= set(table.columns)
+                         else words.to_html(index=False, na_rep="-",
                                             float_format=lambda v: f"{v:.4g}"))
         elif table is not None:
             parts.append("<p><i>nothing measured for this table</i></p>")

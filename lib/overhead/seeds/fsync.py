@@ -21,7 +21,11 @@ step one measured difference of per-request times with its Welch interval:
   the network (an 8 KiB round trip on the NFS client's path: netperf TCP_RR 8192/8192 on
   loopback, the seed's ping) and the rest (the NFS server and protocol).
 
-The seed's own decomposition is recomputed from its printed rates beside it.
+The seed's own decomposition is recomputed from its printed rates beside it. The two steps
+that compare an environment with another (the VM with native, the VM with its image on NFS
+with the VM) also carry their verdict, decided on the interval of the ratio of the mean
+per-request times against the margin of ``data/reference/margins.yml``; the Welch difference in
+microseconds is what the decomposition adds up.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ import numpy as np
 import pandas as pd
 
 from overhead import stats
-from overhead.campaign import results
 from overhead.seeds import _common
 from overhead.seeds._common import Study
 
@@ -61,14 +64,23 @@ def _seed_metric(method: str) -> str:
 
 
 def methods(study: Study) -> pd.DataFrame:
-    """ops/s of every sync method (one 8 KiB write) per environment, vs native, seed beside."""
-    parts = [results.compare(_rates(study, m), f"one 8kB write, {m}", "ops/s",
-                             baseline=_common.BASELINE).assign(method=m, metric_key=_seed_metric(m))
-             for m in METHODS]
+    """ops/s of every sync method (one 8 KiB write) per environment, vs native, seed beside.
+
+    Each environment against native: n, mean with its 95% interval, the ratio of means with
+    the interval its verdict is decided on, the margin and the verdict
+    (:func:`overhead.seeds._common.compare`).
+    """
+    parts = []
+    for m in METHODS:
+        item = f"one 8kB write, {m}"
+        margin = _common.margin_of(STUDY, benchmark="fsync", metric="operation_rate", item=item)
+        t = _common.compare(_rates(study, m), item, "ops/s", baseline=_common.BASELINE,
+                            margin=margin)
+        parts.append(t.assign(method=m, metric_key=_seed_metric(m)) if not t.empty else t)
     out = _common.concat(parts)
     if out.empty:
         return out
-    out = _common.with_env_names(out, study)
+    out = _common.with_stops(_common.with_env_names(out, study), study)
     pub = study.published
 
     def has(metric: str, env: str | None) -> bool:
@@ -100,20 +112,37 @@ def _rtt_us(study: Study, env: str) -> np.ndarray:
 
 
 def _row(part: str, how: str, iv: stats.Interval | None, n: int, seed_ms: float | None,
-         seed_how: str | None, source: str | None, point: float = np.nan) -> dict:
-    """One part: the interval's estimate, or the plain point estimate where it gives none."""
+         seed_how: str | None, source: str | None, point: float = np.nan, *,
+         n_baseline: int | None = None, verdict: dict | None = None) -> dict:
+    """One part: the interval's estimate, or the plain point estimate where it gives none.
+
+    ``verdict`` (:func:`overhead.seeds._common.decided`) where the part compares two
+    environments; its columns stay empty for a part that compares nothing.
+    """
     est = iv.estimate if iv is not None and np.isfinite(iv.estimate) else point
-    return {"part": part, "how": how, "n": n, "us": est,
-            "ci_low": iv.low if iv is not None else np.nan,
-            "ci_high": iv.high if iv is not None else np.nan,
-            "ci_method": iv.method if iv is not None else None,
-            "reason": (iv.reason or None) if iv is not None else "not measured",
-            "seed_us": seed_ms * 1e3 if seed_ms is not None else np.nan,
-            "seed_how": seed_how, "seed_source": source}
+    row = {"part": part, "how": how, "n": n, "n_baseline": n_baseline, "us": est,
+           "ci_low": iv.low if iv is not None else np.nan,
+           "ci_high": iv.high if iv is not None else np.nan,
+           "ci_method": iv.method if iv is not None else None,
+           "reason": (iv.reason or None) if iv is not None else "not measured",
+           "seed_us": seed_ms * 1e3 if seed_ms is not None else np.nan,
+           "seed_how": seed_how, "seed_source": source}
+    row.update({c: None for c in _common.DECIDED if c not in row})
+    row["baseline"] = None
+    if verdict is not None:
+        row.update(verdict)
+    return row
 
 
 def _mean(x: np.ndarray) -> stats.Interval | None:
-    return stats.t_interval(x) if x.size else None
+    """Return the mean per-request time with its interval (log-t: a time is positive)."""
+    return stats.auto_interval(x) if x.size else None
+
+
+def _versus(x: np.ndarray, y: np.ndarray, baseline: str) -> dict:
+    """Decide one step: x's per-request times against y's (a time: lower is faster)."""
+    margin = _common.margin_of(STUDY, benchmark="fsync", metric="per-request time")
+    return _common.decided(x, y, margin, higher_is_better=False, baseline=baseline)
 
 
 def _diff(a: np.ndarray, b: np.ndarray) -> stats.Interval | None:
@@ -149,9 +178,13 @@ def decomposition(study: Study, method: str = "open_datasync") -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        part, how it is formed, n (runs), us with ci_low/ci_high (Student-t for a mean, Welch
-        for a difference), and the seed's value (us) for the same part with how the seed
-        formed it and the source line.
+        part, how it is formed, n (runs; for a difference, of the first term) and n_baseline
+        (of the second), us with ci_low/ci_high (log-t for a mean, Welch for a difference), and
+        the seed's value (us) for the same part with how the seed formed it and the source
+        line. The two parts that compare an environment with another (virtualization: the VM
+        vs native; NFS under the VM's disk: the VM with its image on NFS vs the VM) carry the
+        verdict columns (:data:`overhead.seeds._common.DECIDED`), decided on the ratio of mean
+        per-request times; the other parts compare nothing and leave them empty.
     """
     t_nat = _times_us(study, NATIVE, method)
     t_vm = _times_us(study, VM_DISK, method)
@@ -171,16 +204,18 @@ def decomposition(study: Study, method: str = "open_datasync") -> pd.DataFrame:
         _row("device", "1 / native", _mean(t_nat), t_nat.size, seed["device"],
              "1/1336.481 s - network (NFS open_datasync minus the ping)", src, m(t_nat)),
         _row("virtualization", "1 / VM (disk on the host, cache=none) - 1 / native",
-             _diff(t_vm, t_nat), t_vm.size + t_nat.size, seed["vm"],
-             "1/813.548 s - 1/1336.481 s (guest minus NFS)", src, m(t_vm) - m(t_nat)),
+             _diff(t_vm, t_nat), t_vm.size, seed["vm"],
+             "1/813.548 s - 1/1336.481 s (guest minus NFS)", src, m(t_vm) - m(t_nat),
+             n_baseline=t_nat.size, verdict=_versus(t_vm, t_nat, "native")),
         _row("NFS under the VM's disk", "1 / VM (image on NFS, libnfs) - 1 / VM (disk on the host)",
-             _diff(t_nfs, t_vm), t_nfs.size + t_vm.size, None, None, None, m(t_nfs) - m(t_vm)),
+             _diff(t_nfs, t_vm), t_nfs.size, None, None, None, m(t_nfs) - m(t_vm),
+             n_baseline=t_vm.size, verdict=_versus(t_nfs, t_vm, "VM (disk on the host)")),
         _row("  of which network (8 KiB round trip, loopback)", "netperf TCP_RR 8192/8192, native",
              _mean(rtt), rtt.size, seed["network"], "ping -s 8192: about 2000 per second",
              None, m(rtt)),
         _row("  of which NFS server and protocol", "NFS under the VM's disk - the round trip",
              _diff(rest, rtt) if (t_nfs.size and t_vm.size and rtt.size) else None,
-             t_nfs.size + rtt.size, None, None, None, m(rest) - m(rtt)),
+             t_nfs.size, None, None, None, m(rest) - m(rtt), n_baseline=rtt.size),
         _row("total: VM with its image on NFS", "1 / VM (image on NFS)", _mean(t_nfs), t_nfs.size,
              seed["total"], "1/813.548 s", src, m(t_nfs)),
         _row("for comparison: VM with the export mounted by its kernel",
@@ -189,7 +224,8 @@ def decomposition(study: Study, method: str = "open_datasync") -> pd.DataFrame:
              "netperf TCP_RR 8192/8192, VM", _mean(rtt_vm), rtt_vm.size, None, None, None,
              m(rtt_vm)),
     ]
-    return pd.DataFrame(rows).assign(method=method)
+    out = pd.DataFrame(rows).assign(method=method)
+    return out.astype({"n_baseline": "Int64", "trials_needed": "Int64", "beyond_margin": "boolean"})
 
 
 def draw_decomposition(study: Study, dec: pd.DataFrame):
@@ -267,16 +303,21 @@ INTRO = ("The seed measured pg_test_fsync on a physical disk, over NFS between t
          "everything is on one machine: the NFS export is served on loopback by a userspace "
          "server (nfs-ganesha; this kernel has no NFS), and the VM runs under TCG.")
 NOTES = {
-    "methods": "The seed's rows stand beside ours: its physical disk beside native, its NFS "
+    "methods": "Each environment against native: the ratio of mean ops/s with its 95% interval, "
+               "the margin and the verdict decided on that interval. The seed's rows stand "
+               "beside ours: its physical disk beside native, its NFS "
                "mount beside the VM that mounts our export (the nearest counterpart: this "
                "host cannot mount NFS, so that path also includes the VM), its KVM guest with "
                "the image on NFS beside our VM whose image is on the export. What compares is "
                "each one's difference from its own physical disk.",
     "decomposition": "Each part is a difference of measured per-request times (1 / ops/s) "
                      "with its Welch 95% interval; a negative part means the step cost nothing "
-                     "measurable. The seed's parts are recomputed from its printed rates "
-                     "(2000 round trips a second for the network, open_datasync's 1336.481 "
-                     "and 813.548 ops/s), beside ours.",
+                     "measurable. The two parts that compare one environment with another "
+                     "(the VM with native; the VM with its image on NFS with the VM) carry "
+                     "their verdict, decided on the 95% interval of the ratio of the mean "
+                     "per-request times, with n on each side and the margin. The seed's parts "
+                     "are recomputed from its printed rates (2000 round trips a second for the "
+                     "network, open_datasync's 1336.481 and 813.548 ops/s), beside ours.",
 }
 #: What the seed did that this machine could not, and what stands for it (the report says it).
 NOT_POSSIBLE = (

@@ -8,11 +8,13 @@ filter), and reckoned seccomp's cost as the difference of user times (43.0 - 4.1
 then 16.7 - 4.1 = 12.6 ms).
 
 Here every individual time is kept (hyperfine's JSON, one row per run): the medians with
-distribution-free 95% intervals (order statistics), the means with Student-t intervals, the
-ECDFs, the seed's 2017 and 2022 values beside, and seccomp's cost recomputed the seed's way from
-our user times (a Welch interval of the difference of the trials' mean user times). hyperfine
-reports a mean user and system time per invocation, not per run, so the seccomp arithmetic has
-one value per trial.
+distribution-free 95% intervals (order statistics), the means with log-t intervals (a time is
+positive: the interval is too), the ECDFs, the seed's 2017 and 2022 values beside, and seccomp's
+cost recomputed the seed's way from our user times (a Welch interval of the difference of the
+trials' mean user times), each with the verdict of "with seccomp" against "without", decided on
+the 95% interval of the ratio of means against the margin of ``data/reference/margins.yml``.
+hyperfine reports a mean user and system time per invocation, not per run, so the seccomp
+arithmetic has one value per trial.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def seed_values(pub: pd.DataFrame, case: Case) -> pd.DataFrame:
 
 
 def times(study: Study) -> pd.DataFrame:
-    """Per case: runs, median [order-statistics 95% CI], mean [t 95% CI], 5th/95th percentiles.
+    """Per case: runs, median [order-statistics 95% CI], mean [log-t 95% CI], 5th/95th percentiles.
 
     Every run of every trial counts (n = runs). The seed's means for the same command stand
     beside, in ``seed`` (its settings and values, ms) with their source lines.
@@ -102,12 +104,13 @@ def times(study: Study) -> pd.DataFrame:
             out.append({"case": case.name, "runs": 0, "trials": 0})
             continue
         med = stats.median_interval(v)
-        mean = stats.t_interval(v)
+        mean = stats.auto_interval(v)
         seed = seed_values(study.published, case)
         out.append({
             "case": case.name, "trials": rows["run_id"].nunique(), "runs": int(v.size),
             "median_ms": float(np.median(v)), "median_low": med.low, "median_high": med.high,
-            "mean_ms": mean.estimate, "mean_low": mean.low, "mean_high": mean.high,
+            "mean_ms": float(np.mean(v)), "mean_low": mean.low, "mean_high": mean.high,
+            "mean_ci_method": mean.method,
             "p5_ms": float(np.percentile(v, 5)), "p95_ms": float(np.percentile(v, 95)),
             "accelerator": _accel(rows),
             "seed": "; ".join(f"{e}: {x:g} {u}" for e, x, u in
@@ -129,7 +132,10 @@ def seccomp_cost(study: Study) -> pd.DataFrame:
     """Seccomp's cost per runtime, the seed's way: user time with the filter - without it.
 
     One value per trial (hyperfine's mean user time of that trial's runs); the difference of
-    means with a Welch 95% interval; the same for wall time (median of each trial's runs). The
+    means with a Welch 95% interval; the same for system time and wall time (median of each
+    trial's runs). Each quantity also carries the verdict of "with seccomp" against "without"
+    (:func:`overhead.seeds._common.decided`: n per side, the ratio of means with the 95%
+    interval the verdict is decided on, the margin; ``slower`` means seccomp costs time). The
     seed's two results (2017: 43.0 - 4.1 = 38.9 ms; gperf libseccomp: 16.7 - 4.1 = 12.6 ms)
     stand beside.
     """
@@ -148,9 +154,13 @@ def seccomp_cost(study: Study) -> pd.DataFrame:
                 b = b.groupby("run_id")["value"].median()
             else:
                 a, b = a["value"], b["value"]
-            iv = stats.welch_difference(a.to_numpy(dtype=float) * 1e3, b.to_numpy(dtype=float) * 1e3) \
-                if len(a) and len(b) else None
-            out.append({"runtime": runtime, "quantity": what, "trials": f"{len(a)} + {len(b)}",
+            xa, xb = a.to_numpy(dtype=float) * 1e3, b.to_numpy(dtype=float) * 1e3
+            iv = stats.welch_difference(xa, xb) if len(a) and len(b) else None
+            margin = _common.margin_of(STUDY, benchmark="oci-run", metric=metric,
+                                       item=f"{runtime} run: seccomp's {what}")
+            verdict = _common.decided(xa, xb, margin, higher_is_better=False,
+                                      baseline="without seccomp")
+            out.append({"runtime": runtime, "quantity": what,
                         "with_seccomp_ms": float(a.mean() * 1e3) if len(a) else np.nan,
                         "without_ms": float(b.mean() * 1e3) if len(b) else np.nan,
                         "cost_ms": iv.estimate if iv else np.nan,
@@ -160,8 +170,9 @@ def seccomp_cost(study: Study) -> pd.DataFrame:
                                           zip(seed["env"], seed["value_parsed"], strict=True))
                         if metric == "user_time_mean" and runtime == "crun" else None,
                         "seed_source": "; ".join(seed["source"].astype(str))
-                        if metric == "user_time_mean" and runtime == "crun" else None})
-    return pd.DataFrame(out)
+                        if metric == "user_time_mean" and runtime == "crun" else None,
+                        **verdict})
+    return pd.DataFrame(out).astype({"trials_needed": "Int64", "beyond_margin": "boolean"})
 
 
 def draw_ecdf(study: Study) -> dict:
@@ -302,8 +313,9 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
 
 
 INTRO = ("Every run's time is kept. The seed printed hyperfine's mean ± SD; here the median "
-         "(with a distribution-free interval: start-up times are skewed) and the mean are both "
-         "given. What could not be done here, and why, is said below.")
+         "(with a distribution-free interval: start-up times are skewed) and the mean (with a "
+         "log-t interval, which stays positive) are both given. What could not be done here, and "
+         "why, is said below.")
 NOTES = {
     "times": "'through sh' runs the command as the seed's hyperfine did (through a shell whose "
              "own start-up hyperfine measures and subtracts); the plain rows run it directly "
@@ -311,5 +323,8 @@ NOTES = {
              "seed column with their lines.",
     "seccomp": "As the seed: seccomp's cost = user time with Docker's default profile - user "
                "time without any, per runtime, from hyperfine's mean user time of each trial "
-               "(Welch 95% interval over trials).",
+               "(Welch 95% interval over trials). Each quantity's verdict compares the runs "
+               "with seccomp with those without on the 95% interval of the ratio of means "
+               "(n trials on each side, the margin beside): 'slower' means seccomp costs time, "
+               "'not tested' that one trial a side gives no interval.",
 }

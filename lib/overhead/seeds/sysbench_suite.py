@@ -4,11 +4,13 @@ The seed (Jan 2014, Debian jessie, kernel 3.12, sysbench 0.4) ran sysbench cpu, 
 and rnd), threads, mutex and fileio rndrw, ``hdparm -tT`` and nginx serving a static file to
 ab, on a physical desktop, an LXC container and a VirtualBox VM, and fileio on ext4, xfs and
 btrfs. Here every seed metric has a measured counterpart per environment, with its 95% CI and
-Welch's test against native (Holm-corrected within the metric), and the seed's value beside it
-as a reference row: **LXC is set beside our Docker rows and VirtualBox beside our VM rows**;
-neither is the same thing (Docker is not LXC; our VM runs under TCG here, VirtualBox used
-VT-x), so what compares is each one's difference from its own physical host, not the absolute
-numbers of a 2014 desktop and this machine.
+its verdict against native (decided on the 95% interval of the ratio of means against the
+metric's margin in ``data/reference/margins.yml``: the seed's own claims of sameness for CPU and
+memory, the default elsewhere), and the seed's value beside it as a reference row: **LXC is
+set beside our Docker rows and VirtualBox beside our VM rows**; neither is the same thing
+(Docker is not LXC; our VM runs under TCG here, VirtualBox used VT-x), so what compares is each
+one's difference from its own physical host, not the absolute numbers of a 2014 desktop and
+this machine.
 
 sysbench 1.0 differs from 0.4 in ways the tables account for: 0.4's fileio "Requests/sec" is
 reads plus writes per second (its fsyncs are "Other"), which 1.0 prints separately (reads/s
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from overhead.campaign import results
+from overhead import stats
 from overhead.seeds import _common
 from overhead.seeds._common import Study
 
@@ -124,12 +126,21 @@ def _per_run(study: Study, m: Metric, **where: object) -> pd.DataFrame:
     rows = study.benchmark(m.benchmark, names, **filters)
     if rows.empty:
         return rows
+    if m.metric == "total_time" and ("higher_is_better" not in rows
+                                     or rows["higher_is_better"].isna().all()):
+        # a fixed amount of work (events, locks, bytes): less time is faster
+        rows = rows.assign(higher_is_better=False)
     if len(names) == 1:
         return rows
     # a sum is a value only when every part was measured (a missing part is not zero)
     got = rows.groupby(["run_id", "label"], observed=True)["value"].agg(["sum", "count"])
     got = got[got["count"] == len(names)].reset_index()
-    return got.rename(columns={"sum": "value"})[["run_id", "label", "value"]]
+    out = got.rename(columns={"sum": "value"})[["run_id", "label", "value"]]
+    if "cell" in rows:  # the campaign cell of each run, for why it stopped
+        out["cell"] = out["run_id"].map(rows.drop_duplicates("run_id").set_index("run_id")["cell"])
+    # the parts' better direction is the sum's when they agree (reads/s + writes/s: higher)
+    hib = rows["higher_is_better"].dropna().unique() if "higher_is_better" in rows else []
+    return out.assign(higher_is_better=bool(hib[0])) if len(hib) == 1 else out
 
 
 def _failed_requests(study: Study, m: Metric) -> pd.DataFrame:
@@ -143,19 +154,33 @@ def _failed_requests(study: Study, m: Metric) -> pd.DataFrame:
     something failed, so a run without it failed nothing).
     """
     total = study.benchmark(m.benchmark, "failed_requests")
+    if total.empty:
+        return total
     length = study.benchmark(m.benchmark, "failed_length").set_index("run_id")["value"]
-    out = total[["run_id", "label", "value"]].copy()
+    out = total[["run_id", "label", "value",
+                 *[c for c in ("higher_is_better", "cell") if c in total]]].copy()
     out["value"] = out["value"] - out["run_id"].map(length).fillna(0.0)
     return out
 
 
+def _margin(m: Metric, benchmark: str | None = None) -> stats.Margin:
+    """Return the margin of one metric's comparisons (``margins.yml``).
+
+    The seed's own claims of sameness for CPU and memory, the default elsewhere.
+    """
+    names = m.metric if isinstance(m.metric, tuple) else (m.metric,)
+    return _common.margin_of(STUDY, benchmark=benchmark or m.benchmark, metric="+".join(names),
+                             item=m.item)
+
+
 def table(study: Study) -> pd.DataFrame:
-    """Every seed metric per environment: measured n, mean, CI, vs native; the seed's beside.
+    """Every seed metric per environment: n, mean, CI, the verdict vs native; the seed's beside.
 
     Returns
     -------
     pandas.DataFrame
-        A comparison frame (:func:`overhead.campaign.results.compare`) with ``metric_key``
+        A comparison frame (:func:`overhead.seeds._common.compare`: the verdict against native
+        with n, the ratio's 95% interval it is decided on and the margin) with ``metric_key``
         (the seed's metric name) and the published columns; the seed's value stands beside
         the row whose environment is its counterpart (:data:`SEED_ENV`), and
         ``published_pct_vs_baseline`` is the seed's difference from its physical host.
@@ -163,12 +188,14 @@ def table(study: Study) -> pd.DataFrame:
     parts = []
     for m in METRICS:
         rows = _per_run(study, m)
-        t = results.compare(rows, m.item, m.unit, m.scale, baseline=_common.BASELINE)
+        t = _common.compare(rows, m.item, m.unit, m.scale, baseline=_common.BASELINE,
+                            margin=_margin(m))
         if not t.empty:
             parts.append(t.assign(metric_key=m.seed_metric))
     out = _common.with_env_names(_common.concat(parts), study)
     if out.empty:
         return out
+    out = _common.with_stops(out, study)
     pub = study.published
 
     def has(metric: str, env: str | None) -> bool:
@@ -197,6 +224,9 @@ def table(study: Study) -> pd.DataFrame:
 def file_systems(study: Study) -> pd.DataFrame:
     """Compare fileio rndrw on ext4, xfs and btrfs (loop devices, native), against ext4.
 
+    Each file system's verdict against ext4 (n, the ratio's 95% interval, the margin), as in
+    :func:`table`.
+
     The seed's physical ext4 / xfs / btrfs values stand beside, with their own difference
     from its ext4.
     """
@@ -211,12 +241,14 @@ def file_systems(study: Study) -> pd.DataFrame:
             fs = study.rows.drop_duplicates("run_id").set_index("run_id")["p_fs"]
             rows = rows.assign(p_fs=rows["run_id"].map(fs))
         rows = rows.assign(label=rows["p_fs"].astype(str))
-        t = results.compare(rows, m.item, m.unit, m.scale, baseline="ext4")
+        t = _common.compare(rows, m.item, m.unit, m.scale, baseline="ext4",
+                            margin=_margin(m, "fileio-fs"))
         if not t.empty:
             parts.append(t.assign(metric_key=m.seed_metric))
     out = _common.concat(parts)
     if out.empty:
         return out
+    out = _common.with_stops(out, study)
     pub = study.published
 
     def has(metric: str, env: str | None) -> bool:
@@ -337,7 +369,9 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
 
 
 INTRO = ("The seed compared a physical desktop, an LXC container and a VirtualBox VM (2014, "
-         "sysbench 0.4). Here: native, Docker with NAT on a volume, and the local QEMU VM. The "
+         "sysbench 0.4). Here: native, Docker with NAT on a volume, and the local QEMU VM, each "
+         "metric with its verdict against native (its n, the 95% interval of the ratio it is "
+         "decided on and its margin). The "
          "seed's values stand beside our rows as references: LXC beside Docker, VirtualBox "
          "beside the VM, and the seed's difference from its own physical host beside ours from "
          "native. Absolute values of a 2014 desktop and this machine do not compare; sizes that "
