@@ -39,7 +39,20 @@ import paramiko
 from overhead.campaign import analysis
 from overhead.campaign.connect import HostKeyError, SSHError, connect
 from overhead.campaign.inventory import Campaign, DockerEnv, Host, NativeEnv, StaticEnv, VmEnv
-from overhead.campaign.manifest import MANIFEST, Manifest, read_records, resume
+from overhead.campaign.layout import (
+    CAMPAIGN_COPY,
+    MANIFEST,
+    META,
+    PLAN,
+    TRIAL_JSON,
+    facts_path,
+    failed_dir,
+    last_records,
+    partial_dir,
+    read_records,
+    trial_dir,
+)
+from overhead.campaign.manifest import Manifest, resume
 from overhead.campaign.plan import Plan, PlannedTrial, extend, make_plan
 from overhead.campaign.shell import RemoteShell, ShellBroken, ShellTimeout
 from overhead.environments import docker, native
@@ -49,8 +62,6 @@ __all__ = ["REMOTE_BASE", "RunResult", "run_campaign", "trial_dir"]
 
 #: Folder on every endpoint for runners and trial directories.
 REMOTE_BASE = "/var/tmp/overhead"
-#: Folder names of a raw campaign tree that are not environments.
-RESERVED = ("facts", "failed")
 #: Seconds the local watchdog allows beyond a trial's own timeout (the remote ``timeout -k``
 #: should always fire first; the watchdog catches a host that stopped answering).
 WATCHDOG_SLACK = 30.0
@@ -128,11 +139,6 @@ def _put_files(conn, folder: str, files: dict[str, Path]) -> None:
 def _now() -> str:
     """Return the current UTC time as ISO 8601 with microseconds and Z."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def trial_dir(raw: Path, trial: PlannedTrial) -> Path:
-    """Return a trial's final local directory: ``raw/<environment>/<benchmark>/<trial-id>``."""
-    return raw / trial.environment / trial.benchmark / trial.id
 
 
 class TrialFailed(OverheadError):
@@ -412,7 +418,7 @@ class _Env(_Endpoint):
                  "tidy_environment": self.tidy_environment, "variant": self.variant,
                  "host": self.spec.host, **self.facts, "git_sha": self.run.git_sha,
                  "campaign_hash": self.run.campaign.sha256}
-        path = self.run.raw / "facts" / f"{self.name}.json"
+        path = facts_path(self.run.raw, self.name)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(facts, indent=1, default=str))
@@ -1193,8 +1199,7 @@ class _Worker:
     def keep_failed(self, env: _Env, trial: PlannedTrial, remote: str) -> Path | None:
         """Fetch a failed runner's trial directory into failed/ (None if it left none)."""
         r = self.run
-        dest = r.raw / "failed" / trial.environment / trial.benchmark / \
-            f"{trial.id}.{r.attempts[trial.id]}"
+        dest = failed_dir(r.raw, trial, r.attempts[trial.id])
         try:
             if dest.exists():
                 shutil.rmtree(dest)
@@ -1202,7 +1207,7 @@ class _Worker:
         except (OSError, TrialFailed):
             shutil.rmtree(dest, ignore_errors=True)
             return None
-        if not (dest / "meta").exists():
+        if not (dest / META).exists():
             return None
         return dest
 
@@ -1211,7 +1216,7 @@ class _Worker:
         """Fetch the trial directory, write trial.json, rename into place, record done."""
         r = self.run
         final = trial_dir(r.raw, trial)
-        partial = final.with_name(final.name + ".partial")
+        partial = partial_dir(final)
         if partial.exists():
             shutil.rmtree(partial)
         remote = env.trial_dir(trial)
@@ -1220,7 +1225,7 @@ class _Worker:
         except OSError as exc:
             shutil.rmtree(partial, ignore_errors=True)
             raise TrialFailed(f"fetching {remote} failed ({exc})") from None
-        if not (partial / "meta").exists():
+        if not (partial / META).exists():
             shutil.rmtree(partial, ignore_errors=True)
             raise TrialFailed(f"the runner exited 0 but left no meta in {remote}")
         monitor = info.pop("_monitor", None)
@@ -1238,7 +1243,7 @@ class _Worker:
             "target": getattr(env, "target", None) if isinstance(env, _ClientEnv) else None,
             "status": "done", "started_at": started_at, "finished_at": _now(), **info,
         }
-        (partial / "trial.json").write_text(json.dumps(record, indent=1, default=str))
+        (partial / TRIAL_JSON).write_text(json.dumps(record, indent=1, default=str))
         _sync_tree(partial)
         os.rename(partial, final)
         _fsync_dir(final.parent)
@@ -1299,10 +1304,10 @@ def _finished(raw: Path, plan: Plan) -> set[str]:
     done = set()
     for t in plan.trials:
         final = trial_dir(raw, t)
-        partial = final.with_name(final.name + ".partial")
+        partial = partial_dir(final)
         if partial.exists():
             shutil.rmtree(partial)
-        if (final / "meta").exists():
+        if (final / META).exists():
             done.add(t.id)
     return done
 
@@ -1314,7 +1319,7 @@ def _cell_values(raw: Path, plan: Plan, metric: str) -> dict[str, list[float]]:
     values: dict[str, list[float]] = {}
     for t in plan.trials:
         path = trial_dir(raw, t)
-        if t.warmup or not (path / "meta").exists():
+        if t.warmup or not (path / META).exists():
             continue
         tr = read_trial(path)
         if tr.measurements is None:
@@ -1351,7 +1356,7 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
     raw = (raw_root or DATA / "raw") / campaign.name
     raw.mkdir(parents=True, exist_ok=True)
     if campaign.path is not None:
-        shutil.copyfile(campaign.path, raw / "campaign.yml")
+        shutil.copyfile(campaign.path, raw / CAMPAIGN_COPY)
     t_start = time.monotonic()
     stop = threading.Event()
     bar = tqdm(total=0, unit="trial", disable=not progress, dynamic_ncols=True)
@@ -1439,14 +1444,10 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
         manifest.event("stop", interrupted=interrupted, done=run.done, failed=run.failed)
-        (raw / "plan.json").write_text(json.dumps(plan.to_json(), indent=1, default=str))
+        (raw / PLAN).write_text(json.dumps(plan.to_json(), indent=1, default=str))
         manifest.close()
         bar.close()
-    final_records = read_records(raw / MANIFEST)
-    last: dict[str, dict] = {}
-    for rec in final_records:
-        if "trial" in rec:
-            last[rec["trial"]] = rec
+    last = last_records(read_records(raw / MANIFEST))
     failures = {tid: str(rec.get("cause")) for tid, rec in last.items()
                 if rec.get("state") == "failed" and tid in plan.by_id()}
     return RunResult(planned_total, run.done, run.failed, skipped, failures,
