@@ -1,6 +1,6 @@
 """Turn a campaign's raw tree into tidy tables, incrementally.
 
-:func:`ingest_campaign` reads ``data/raw/<campaign>/`` (see the campaign engine's layout:
+:func:`ingest_campaign` reads ``data/raw/<campaign>/`` (:mod:`~overhead.campaign.layout`:
 ``<environment>/<benchmark>/<trial-id>/{meta,output,stderr,trial.json}``,
 ``facts/<environment>.json``, ``manifest.jsonl``) and writes ``data/tidy/<campaign>/``::
 
@@ -47,11 +47,20 @@ import json
 import os
 import re
 import time
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from overhead.campaign.layout import (
+    FACTS,
+    MANIFEST,
+    META,
+    PARTIAL,
+    RESERVED,
+    TRIAL_JSON,
+    last_records,
+    read_manifest,
+)
 from overhead.errors import InputError, OverheadError, ParseError
 
 __all__ = ["CampaignIngestResult", "ingest_campaign", "read_manifest"]
@@ -61,11 +70,8 @@ PROVENANCE = "provenance.parquet"
 TRIALS = "trials.parquet"
 STATE = "ingest-state.json"
 LOCK = ".ingest.lock"
-MANIFEST = "manifest.jsonl"
 #: Version of the state file's layout; another version makes a full rebuild.
 STATE_VERSION = 1
-#: Folders of a raw tree that hold no environment's trials.
-RESERVED = ("facts", "failed")
 #: Fewer trials than this are read in this process: a pool's start-up would cost more.
 POOL_MIN_TRIALS = 200
 #: At most this many trials per part in a cold ingest.
@@ -95,7 +101,7 @@ TRIAL_COLUMNS = {
     "kept": "string", "noise_flags": "string",
 }
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?")
-_CODE = ("runners.py", "schema.py", "campaign/ingest.py")
+_CODE = ("runners.py", "schema.py", "campaign/ingest.py", "campaign/layout.py")
 
 
 @dataclass
@@ -254,10 +260,10 @@ def _scan(raw: Path) -> dict[str, str]:
             prefix = f"{env.name}/{bench.name}/"
             for trial in os.scandir(bench.path):
                 name = trial.name
-                if name[0] == "." or ".partial" in name or not trial.is_dir():
+                if name[0] == "." or PARTIAL in name or not trial.is_dir():
                     continue
                 try:
-                    m = stat(trial.path + "/meta")
+                    m = stat(trial.path + "/" + META)
                 except FileNotFoundError:
                     continue  # not finished
                 found[prefix + name] = f"{m.st_size}.{m.st_mtime_ns}.{m.st_ctime_ns}.{m.st_ino}"
@@ -268,7 +274,7 @@ def _read_facts(raw: Path) -> tuple[dict[str, dict], dict[str, str]]:
     """Read facts/<environment>.json: (environment -> facts, environment -> content hash)."""
     facts: dict[str, dict] = {}
     hashes: dict[str, str] = {}
-    folder = raw / "facts"
+    folder = raw / FACTS
     if not folder.is_dir():
         return facts, hashes
     for path in sorted(folder.glob("*.json")):
@@ -285,78 +291,9 @@ def _read_facts(raw: Path) -> tuple[dict[str, dict], dict[str, str]]:
     return facts, hashes
 
 
-def read_manifest(path: str | os.PathLike[str], offset: int = 0, line: int = 0
-                  ) -> tuple[list[dict], int, int, dict | None]:
-    """Read a manifest's records from byte ``offset`` on (the file is append-only).
-
-    Parameters
-    ----------
-    path : path
-        The manifest (JSON lines).
-    offset : int
-        Where to start: the end of the last line consumed before.
-    line : int
-        How many lines precede ``offset`` (for the line numbers of errors).
-
-    Returns
-    -------
-    records : list of dict
-        The complete records (lines ending in a newline) after ``offset``, in order.
-    offset : int
-        The byte offset after the last complete record.
-    line : int
-        The number of lines before that offset.
-    pending : dict or None
-        An unterminated last line that is a JSON object (a record whose newline is missing);
-        it is not consumed.
-
-    Raises
-    ------
-    ParseError
-        Naming the file and line, for a line that is not a JSON object, unless it is the last
-        line of the file: that one is a record torn by a controller killed while writing it,
-        left out with a warning.
-    """
-    path = Path(path)
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        data = fh.read()
-    records: list[dict] = []
-    pending = None
-    pieces = data.split(b"\n")
-    last_content = max((i for i, p in enumerate(pieces) if p.strip()), default=-1)
-    position, consumed = offset, line
-    for i, raw in enumerate(pieces):
-        terminated = i < len(pieces) - 1
-        number = line + i + 1
-        if raw.strip():
-            try:
-                rec = json.loads(raw)
-                if not isinstance(rec, dict):
-                    raise ValueError("not an object")
-            except ValueError:
-                if i == last_content:
-                    warnings.warn(f"{path}:{number}: torn last record left out (the controller "
-                                  "stopped while writing it)", stacklevel=2)
-                    break
-                raise ParseError(str(path), number, "not a JSON object (the manifest is damaged)") from None
-            if not terminated:
-                pending = rec
-                break
-            records.append(rec)
-        if terminated:
-            position += len(raw) + 1
-            consumed = number
-    return records, position, consumed, pending
-
-
 def _apply(failed: dict[str, dict], records: list[dict]) -> None:
     """Keep in ``failed`` the last record of each trial whose last state is ``failed``."""
-    for rec in records:
-        tid = rec.get("trial")
-        if tid is None:
-            continue
-        tid = str(tid)
+    for tid, rec in last_records(records).items():
         if rec.get("state") == "failed":
             failed[tid] = rec
         else:
@@ -578,8 +515,8 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict):
     record = {"run_id": f"{campaign}/{key}", "campaign": campaign, "trial_id": tid,
               "env_name": env_name, "benchmark": bench, "status": "unparsed"}
     try:
-        tj = _trial_json(path / "trial.json")
-        _record_from_trial_json(tj, record, str(path / "trial.json"), facts)
+        tj = _trial_json(path / TRIAL_JSON)
+        _record_from_trial_json(tj, record, str(path / TRIAL_JSON), facts)
         trial = runners.read_trial(path)
     except (OverheadError, OSError) as exc:
         record["cause"] = str(exc)

@@ -27,14 +27,21 @@ in ``params`` is a grid axis; the planner expands the cross product. Every error
 from __future__ import annotations
 
 import hashlib
+import operator
 import re
+from functools import reduce
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
-from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url, valid_nfs_options
+from overhead.environments import registry
+from overhead.environments.docker import DockerEnv
+from overhead.environments.native import NativeEnv
+from overhead.environments.spec import Strict
+from overhead.environments.static import StaticEnv
+from overhead.environments.vm import VmEnv
 from overhead.errors import InputError
 
 __all__ = ["Benchmark", "Campaign", "DockerEnv", "Host", "Judge", "NativeEnv", "StaticEnv",
@@ -45,10 +52,8 @@ _NAME = r"^[a-z0-9][a-z0-9_.-]*$"
 Scalar = str | int | float | bool
 
 
-class _Model(BaseModel):
-    """Strict base: unknown fields are errors (a typo must not be silently ignored)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+#: Strict base: unknown fields are errors (a typo must not be silently ignored).
+_Model = Strict
 
 
 class Host(_Model):
@@ -69,163 +74,8 @@ class Host(_Model):
     keepalive: float = Field(5.0, gt=0)
 
 
-class _EnvModel(_Model):
-    """What every environment has: its host, and optionally the benchmarks it runs.
-
-    ``benchmarks`` limits the environment to benchmarks whose names match one of these
-    shell-style patterns (``[fio-*, mysql-*]``: a second storage variant for the storage
-    benchmarks only); default every benchmark. ``skip`` leaves out points of a benchmark's grid
-    here: each entry names a ``benchmark`` (a pattern) and parameter values, and a point whose
-    parameters have all those values is not run in this environment (``{benchmark: redis,
-    clients: 100}``: a point that measures something else here).
-    """
-
-    host: str
-    benchmarks: tuple[str, ...] | None = None
-    skip: tuple[dict[str, Scalar], ...] = ()
-
-    @field_validator("skip")
-    @classmethod
-    def _skip_names_a_benchmark(cls, skip: tuple) -> tuple:
-        """Every skip entry names the benchmark it applies to and at least one parameter."""
-        for entry in skip:
-            if "benchmark" not in entry or len(entry) < 2:
-                raise ValueError("a skip entry names a benchmark and parameter values: "
-                                 "{benchmark: redis, clients: 100}")
-        return skip
-
-    def skips(self, benchmark: str, params: dict) -> bool:
-        """Whether this environment leaves out a point of a benchmark's grid."""
-        from fnmatch import fnmatchcase
-
-        for entry in self.skip:
-            if fnmatchcase(benchmark, str(entry["benchmark"])) and all(
-                    k in params and str(params[k]) == str(v)
-                    for k, v in entry.items() if k != "benchmark"):
-                return True
-        return False
-
-
-class NativeEnv(_EnvModel):
-    """The runner runs on the host itself."""
-
-    kind: Literal["native"]
-
-
-class StaticEnv(_EnvModel):
-    """A VM or container the user already runs, reachable by SSH as ``host``: runs like native."""
-
-    kind: Literal["static"]
-    #: What it is, for the tidy table (``kvm``, ``docker``, ``vm``...): static by default.
-    environment: str = "static"
-    variant: str | None = None
-
-
-class DockerEnv(_EnvModel):
-    """A long-running container on ``host``; each trial is a ``docker exec`` in it.
-
-    ``storage`` decides where the benchmark's own data lives (/var/tmp, the runners' scratch
-    folder): a Docker volume or the container's overlay filesystem. ``ports`` are published
-    with ``net: nat`` (load generators outside reach servers inside).
-    """
-
-    kind: Literal["docker"]
-    net: Literal["host", "nat"] = "host"
-    storage: Literal["volume", "overlay"] = "volume"
-    runtime: Literal["runc", "crun"] = "runc"
-    image: str = "overhead/bench:latest"
-    ports: tuple[int, ...] = ()
-    cpus: float | None = Field(None, gt=0)
-
-
-class VmEnv(_EnvModel):
-    """A QEMU guest the campaign boots on ``host`` and reaches by SSH on a forwarded port.
-
-    ``tuning``: untuned = QEMU's default CPU model, no pinning; tuned = host CPU model and
-    topology, vCPU threads pinned to ``pinning`` (default 0..vcpus-1), hugepage memory where
-    the host has it. ``accel: auto`` proves KVM works with a trial boot before using it and
-    otherwise runs under TCG (software emulation), recorded and labelled as such.
-    """
-
-    kind: Literal["vm"]
-    tuning: Literal["untuned", "tuned"] = "untuned"
-    vcpus: int = Field(2, ge=1)
-    memory: int = Field(1024, ge=128, description="MiB")
-    pinning: tuple[int, ...] | None = None
-    hugepages: bool = False
-    accel: Literal["auto", "kvm", "tcg"] = "auto"
-    image: Path
-    ssh_port: int = Field(10022, ge=1024, le=65535)
-    user: str = "root"
-    key_file: Path | None = None
-    known_hosts: Path | None = None
-    host_key_alias: str | None = None
-    ports: tuple[int, ...] = ()
-    boot_timeout: float = Field(300.0, gt=0)
-    probe_timeout: float = Field(25.0, gt=0)
-    scratch: int | None = Field(3072, ge=64, description=(
-        "MiB of a fresh ext4 disk mounted on the guest's /var/tmp, where runners write (fio's "
-        "files, MariaDB's data): the VM's counterpart of a Docker volume; null: the root disk"))
-    disk_cache: Literal["none", "writeback"] = Field("none", description=(
-        "the scratch disk's host cache: none (O_DIRECT on the host, as the paper's virtio "
-        "block device) or writeback (QEMU's default: the host's page cache in between)"))
-    scratch_via: Literal["disk", "nfs-disk", "nfs-mount"] = Field("disk", description=(
-        "where the guest's /var/tmp lives: disk (the scratch disk's image in the VM's folder "
-        "on the host), nfs-disk (that image on the NFS export `nfs`, opened by QEMU's own NFS "
-        "client, libnfs, NFSv3: a VM whose disk is on NFS), nfs-mount (no scratch disk: the "
-        "guest's kernel NFS client mounts the export, a folder of its own there)"))
-    nfs: str = Field(NFS_URL, description=(
-        "the NFS export as the VM's host reaches it, nfs://HOST/PATH (default: the one "
-        "scripts/hosts-up.sh serves on 127.0.0.1); only with scratch_via nfs-disk or nfs-mount"))
-    nfs_options: str = Field(NFS_MOUNT_OPTIONS, description=(
-        "the guest's NFS mount options (scratch_via nfs-mount only); default NFSv4.0 over TCP, "
-        "hard, as the seed's client; the options the kernel uses are recorded"))
-
-    @field_validator("nfs")
-    @classmethod
-    def _nfs_url(cls, url: str) -> str:
-        """Check that nfs is an export URL nfs://HOST/PATH (no port, query or spaces)."""
-        try:
-            return check_nfs_url(url, "nfs")
-        except InputError as exc:
-            raise ValueError(str(exc)) from None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_disk_with_nfs_mount(cls, data: Any) -> Any:
-        """With nfs-mount there is no scratch disk: ``scratch`` is null, and may not be given."""
-        if isinstance(data, dict) and data.get("scratch_via") == "nfs-mount":
-            for name in ("scratch", "disk_cache"):
-                if name in data:
-                    raise ValueError(f"{name}: scratch_via nfs-mount has no scratch disk (the "
-                                     "guest mounts the export on /var/tmp); remove it")
-            data = {**data, "scratch": None}
-        return data
-
-    @model_validator(mode="after")
-    def _scratch_via(self) -> VmEnv:
-        """Refuse a field the asked scratch_via does not use (a mistake, not a no-op)."""
-        given = self.model_fields_set
-        via = self.scratch_via
-        if via == "disk":
-            for name in ("nfs", "nfs_options"):
-                if name in given:
-                    raise ValueError(f"{name}: only used with scratch_via nfs-disk or "
-                                     f"nfs-mount (scratch_via is disk)")
-        elif via == "nfs-disk":
-            if not self.scratch:
-                raise ValueError("scratch: scratch_via nfs-disk needs a scratch disk size "
-                                 "(MiB): its image is made on the export")
-            if "nfs_options" in given:
-                raise ValueError("nfs_options: only used with scratch_via nfs-mount (QEMU's "
-                                 "NFS driver takes no mount options)")
-        elif not valid_nfs_options(self.nfs_options):
-            raise ValueError(f"nfs_options: {self.nfs_options!r} is not a list of mount "
-                             f"options like {NFS_MOUNT_OPTIONS!r}")
-        return self
-
-
-Environment = Annotated[NativeEnv | StaticEnv | DockerEnv | VmEnv, Field(discriminator="kind")]
+#: A campaign's environment: the spec of the kind it names (one per file of environments/).
+Environment = Annotated[reduce(operator.or_, registry.specs()), Field(discriminator="kind")]
 
 
 class Judge(_Model):
@@ -538,8 +388,8 @@ def _resolve_paths(data: dict, base: Path, *, hosts_only: bool = False) -> None:
     if hosts_only:
         return
     for env in (data.get("environments") or {}).values():
-        if isinstance(env, dict) and env.get("kind") == "vm":
-            for key in ("image", "key_file", "known_hosts"):
+        if isinstance(env, dict):
+            for key in registry.path_fields(env.get("kind")):
                 if key in env:
                     env[key] = _resolve(env[key], base)
     for key in ("inventory", "runners"):
@@ -566,7 +416,7 @@ def _raise(path: Path, node: yaml.Node, exc: ValidationError) -> None:
 
 
 #: Discriminator tags pydantic puts into error locations (not YAML keys).
-_KINDS = ("native", "static", "docker", "vm")
+_KINDS = tuple(registry.KINDS)
 
 
 def _check_references(path: Path, node: yaml.Node, data: dict) -> None:

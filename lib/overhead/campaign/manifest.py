@@ -6,7 +6,7 @@ or ``failed`` (``cause``, ``exit_status``, ``stderr`` for a failure), or a campa
 ``write`` on a file opened for appending and fsynced before the executor goes on, so after a
 crash the file holds every change up to the last one, plus at most one torn line: the record
 being written when the controller died. :class:`Manifest` drops that torn tail when it opens
-the file (it was never a record).
+the file (it was never a record); readers leave it out (:mod:`~overhead.campaign.layout`).
 
 :func:`resume` is pure: from the plan, the manifest's last state of each trial and which trials
 have a local ``meta`` file, it says what to run. A trial is done when, and only when, its local
@@ -18,65 +18,19 @@ from __future__ import annotations
 import json
 import os
 import threading
-import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from overhead.errors import ParseError
+from overhead.campaign.layout import MANIFEST, last_records, read_records
 
-__all__ = ["Manifest", "Resume", "read_records", "resume"]
-
-MANIFEST = "manifest.jsonl"
+__all__ = ["MANIFEST", "Manifest", "Resume", "read_records", "resume"]
 
 
 def _now() -> str:
     """Return the current UTC time as ISO 8601 with microseconds and Z."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def read_records(path: str | Path) -> list[dict]:
-    """Read a manifest's records in order.
-
-    Parameters
-    ----------
-    path : str or path
-        The manifest (a missing file has no records).
-
-    Returns
-    -------
-    list of dict
-        The records. A torn last line (no newline, not JSON: the controller died while writing
-        it) is left out with a warning.
-
-    Raises
-    ------
-    ParseError
-        Naming the file and line, for a line that is not a JSON object anywhere else.
-    """
-    path = Path(path)
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    records = []
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        last = number == len(lines)  # no newline after it: possibly torn
-        try:
-            rec = json.loads(raw)
-            if not isinstance(rec, dict):
-                raise ValueError("not an object")
-        except ValueError:
-            if last:
-                warnings.warn(f"{path}:{number}: torn last record left out (the controller "
-                              "stopped while writing it)", stacklevel=2)
-                break
-            raise ParseError(str(path), number, "not a JSON object (the manifest is damaged)") from None
-        records.append(rec)
-    return records
 
 
 class Manifest:
@@ -191,15 +145,13 @@ def resume(plan_ids: Iterable[str], records: Iterable[Mapping], finished: Iterab
         The trials to run and why the others are not.
     """
     finished = set(finished)
-    last: dict[str, str] = {}
+    records = list(records)
+    last = {tid: rec.get("state", "") for tid, rec in last_records(records).items()}
     causes: dict[str, str] = {}
     attempts: dict[str, int] = {}
     for rec in records:
         tid = rec.get("trial")
-        if tid is None:
-            continue
-        last[tid] = rec.get("state", "")
-        if rec.get("state") == "failed":
+        if tid is not None and rec.get("state") == "failed":
             attempts[tid] = attempts.get(tid, 0) + 1
             causes[tid] = str(rec.get("cause", "unknown cause"))
     todo, failed, rerun, recovered, done = [], {}, set(), set(), set()

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from overhead.campaign.inventory import Campaign
-from overhead.campaign.manifest import MANIFEST, read_records, resume
+from overhead.campaign.layout import MANIFEST, META, PLAN, read_records, trial_dir
+from overhead.campaign.manifest import resume
 from overhead.campaign.plan import Plan, make_plan
 
 __all__ = ["Status", "status"]
@@ -52,7 +53,7 @@ class Status:
 def _plan(campaign: Campaign, raw: Path) -> Plan:
     """Return the plan the last run wrote (with the stopping rule's rounds), else make it."""
     plan = make_plan(campaign)
-    saved = raw / "plan.json"
+    saved = raw / PLAN
     if campaign.stopping is None or not saved.exists():
         return plan
     data = json.loads(saved.read_text())
@@ -80,13 +81,12 @@ def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -
     Status
         The counts.
     """
-    from overhead.campaign.execute import trial_dir
     from overhead.paths import DATA
 
     raw = (raw_root or DATA / "raw") / campaign.name
     plan = _plan(campaign, raw)
     records = read_records(raw / MANIFEST)
-    finished = {t.id for t in plan.trials if (trial_dir(raw, t) / "meta").exists()}
+    finished = {t.id for t in plan.trials if (trial_dir(raw, t) / META).exists()}
     state = resume([t.id for t in plan.trials], records, finished, retries)
     by_env: dict[str, Counter] = {}
     for t in plan.trials:

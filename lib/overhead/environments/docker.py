@@ -4,19 +4,33 @@ The container is started once (``docker run -d``) with the variant's flags, and 
 a ``docker exec`` of the runner in it. The runners folder and the trials folder on the host are
 bind-mounted; the storage variant decides only where the benchmark's own scratch data lives
 (/var/tmp, where the runners write): a Docker volume, or the container's own overlay
-filesystem. These functions build command lines; the executor runs them over SSH.
+filesystem. The functions build command lines; :class:`DockerEnvironment` runs them over SSH.
 """
 
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
-from overhead.environments.native import KILL_AFTER, runner_command
+from pydantic import Field
 
-__all__ = ["container_name", "exec_command", "facts_command", "parse_facts", "prepare_command",
-           "running_command",
-           "start_command", "stop_command", "variant"]
+from overhead.environments import posix
+from overhead.environments.base import (
+    PID_LINE,
+    Context,
+    Environment,
+    TrialFailed,
+    tail,
+    wait_gone,
+)
+from overhead.environments.posix import KILL_AFTER, runner_command
+from overhead.environments.spec import EnvSpec
+
+__all__ = ["DockerEnv", "DockerEnvironment", "container_name", "exec_command", "facts_command",
+           "parse_facts", "prepare_command", "running_command", "start_command", "stop_command",
+           "variant"]
 
 #: Where the runners and trials are mounted inside the container.
 RUNNERS_MOUNT = "/overhead/runners"
@@ -135,6 +149,143 @@ def facts_command(name: str) -> str:
 
 def parse_facts(text: str) -> dict[str, str]:
     """Parse the ``name=value`` lines of :func:`facts_command`."""
-    from overhead.environments.native import parse_facts as parse
+    return posix.parse_facts(text)
 
-    return parse(text)
+
+class DockerEnv(EnvSpec):
+    """A long-running container on ``host``; each trial is a ``docker exec`` in it.
+
+    ``storage`` decides where the benchmark's own data lives (/var/tmp, the runners' scratch
+    folder): a Docker volume or the container's overlay filesystem. ``ports`` are published
+    with ``net: nat`` (load generators outside reach servers inside).
+    """
+
+    kind: Literal["docker"]
+    net: Literal["host", "nat"] = "host"
+    storage: Literal["volume", "overlay"] = "volume"
+    runtime: Literal["runc", "crun"] = "runc"
+    image: str = "overhead/bench:latest"
+    ports: tuple[int, ...] = ()
+    cpus: float | None = Field(None, gt=0)
+
+
+class DockerEnvironment(Environment):
+    """A long-running container; each trial a ``docker exec``."""
+
+    Spec = DockerEnv
+    tidy_environment = "docker"
+
+    def __init__(self, ctx: Context):
+        """Name the container after the campaign and environment."""
+        super().__init__(ctx)
+        spec = ctx.spec
+        self.variant = variant(spec.net, spec.storage, spec.runtime)
+        self.container = container_name(ctx.campaign, ctx.name)
+        # with NAT the servers listen in the container's own namespace
+        self.shares_host_ports = spec.net == "host"
+
+    def start(self) -> None:
+        """Copy the runners to the host, then (re)create the container and record its facts."""
+        conn = self.ctx.host()
+        self.runners = conn.ensure_runners(self.ctx.runners_dir)
+        trials = f"{self.ctx.folder}/trials"
+        conn.exec(f"mkdir -p {trials}", 60)
+        s = self.spec
+        status, out, err = conn.exec(start_command(
+            self.container, image=s.image, net=s.net, storage=s.storage, runtime=s.runtime,
+            runners_dir=self.runners, trials_dir=trials, ports=self.ctx.server_ports,
+            cpus=s.cpus, publish_address=self.loopback), 180)
+        if status != 0:
+            raise TrialFailed(f"docker run failed (exit {status})", tail(out + err))
+        self.facts = self.endpoint_facts_in_container(conn)
+        status, out, _ = conn.exec(facts_command(self.container), 60)
+        if status == 0:
+            self.facts.update(parse_facts(out))
+
+    def endpoint_facts_in_container(self, conn) -> dict:
+        """Return the facts as seen inside the container."""
+        status, out, _ = conn.exec(f"docker exec {shlex.quote(self.container)} sh -c "
+                                   f"{shlex.quote(posix.facts_command())}", 60)
+        return posix.parse_facts(out) if status == 0 else {}
+
+    def ensure(self) -> bool:
+        """Start the container on first use, and restart it if it stopped since."""
+        if self.started and not self.down and not self.is_running():
+            self.started = False  # stopped under us (a host fault): start it again
+            self.forget_started()
+            self.ctx.event("environment-restart", environment=self.name,
+                           why="container was not running")
+        return super().ensure()
+
+    def is_running(self) -> bool:
+        """Whether the container runs."""
+        try:
+            status, out, _ = self.ctx.host().exec(running_command(self.container), 60)
+        except TrialFailed:
+            return False
+        return status == 0 and out.strip() == "true"
+
+    def command(self, trial):
+        """``docker exec`` of the runner, writing to the bind-mounted trials folder."""
+        return exec_command(self.container, trial.runner, trial.id, self.params_of(trial),
+                            trial.timeout)
+
+    def files_dirs(self):
+        """Copy files into the host's trials folder; the container sees it at its mount."""
+        return f"{self.ctx.folder}/trials/.files", f"{TRIALS_MOUNT}/.files"
+
+    def runners_seen(self):
+        """Return the runners folder as the container sees it (its read-only mount)."""
+        return RUNNERS_MOUNT
+
+    def prepare(self, trial):
+        """Kill a stale attempt inside the container; remove its files on the host."""
+        return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials")
+
+    def listen(self, client_is_here):
+        """Return the server's listen address: any in the container's namespace with NAT."""
+        return "0.0.0.0" if self.spec.net == "nat" else super().listen(client_is_here)  # noqa: S104
+
+    def server_command(self, benchmark, command):
+        """Return ``docker exec -d`` of the server, its pid written into the trials mount."""
+        pidf = f"{TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
+        log = f"{TRIALS_MOUNT}/server-{self.name}-{benchmark}.log"
+        script = f"{PID_LINE} > {pidf}; exec {command} > {log} 2>&1"
+        return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
+
+    def stale_server_command(self, benchmark):
+        """Return the command forgetting a pid file an earlier container left.
+
+        The container is made afresh when the environment starts, so no server of an earlier
+        run can still be in it; the pid in the file would name another process of this one.
+        """
+        pidf, _ = Environment.server_files(self, benchmark)  # the host's path of the container's file
+        return f"rm -f {pidf}"
+
+    def server_stop_command(self, benchmark, sig="TERM"):
+        """Return the command stopping the server inside the container (waits for it)."""
+        pidf = f"{TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
+        kill = (f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} $p; "
+                f"{wait_gone('$p')}; fi; rm -f {pidf}")
+        return f"docker exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
+
+    def diagnose(self, failure):
+        """Say so when the container stopped during the trial.
+
+        A runner killed by a signal (exit 137 or 143) may have died with its container while
+        ``docker stop`` is still under way: the container shows as stopped a moment later, so
+        it is asked again for up to 10 s before the failure is put down to something else.
+        """
+        if failure.exit_status in (137, 143):
+            deadline = time.monotonic() + 10
+            while self.is_running() and time.monotonic() < deadline:
+                time.sleep(0.5)
+        if not self.is_running():
+            return TrialFailed(f"container {self.container} stopped during the trial "
+                               f"({failure.cause})", failure.stderr, failure.exit_status)
+        return failure
+
+    def stop(self):
+        """Remove the container and its scratch volume."""
+        if self.started:
+            self.ctx.host().exec(stop_command(self.container, self.spec.storage), 120)

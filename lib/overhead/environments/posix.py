@@ -1,0 +1,113 @@
+"""A runner on any POSIX endpoint: its command line, the clean-up before it, the endpoint's facts.
+
+These functions build the POSIX shell command lines the campaign executor runs over SSH (on a
+host, in a container, in a guest, on a load generator's client); they run nothing themselves.
+Every benchmark command is wrapped in ``timeout -k``, so a hung tool is killed on the host even
+when the controller is gone.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+
+__all__ = ["FACT_FIELDS", "facts_command", "parse_facts", "prepare_command", "runner_command",
+           "timeout_wrap"]
+
+#: Seconds between the TERM that ``timeout`` sends and the KILL that follows.
+KILL_AFTER = 10
+
+
+def timeout_wrap(command: str, seconds: float) -> str:
+    """Wrap a command line in ``timeout -k`` (TERM after ``seconds``, KILL 10 s later)."""
+    return f"timeout -k {KILL_AFTER} {max(1, round(seconds))} {command}"
+
+
+def runner_command(runners_dir: str, runner: str, outdir: str, params: Mapping[str, object],
+                   timeout: float, pgid_file: str | None = None) -> str:
+    """Return the command line that runs a runner into ``outdir`` under a timeout.
+
+    Parameters
+    ----------
+    runners_dir : str
+        The folder holding the runner scripts on the endpoint.
+    runner : str
+        The runner's name (``sysbench`` for ``sysbench.sh``).
+    outdir : str
+        The trial directory the runner creates (it must not exist).
+    params : mapping
+        name -> value, passed as ``name=value`` words (booleans as 1/0).
+    timeout : float
+        Seconds before the runner is killed.
+    pgid_file : str, optional
+        Run the runner in a session of its own and write its process group id here, so that
+        :func:`prepare_command` can kill what is left of it if the controller died (a trial
+        that was running then is run again from scratch, never beside its old self).
+
+    Returns
+    -------
+    str
+        ``cd / && timeout -k 10 T sh DIR/RUNNER.sh OUTDIR name=value ...``, shell-quoted.
+    """
+    words = ["sh", f"{runners_dir}/{runner}.sh", outdir]
+    words += [f"{k}={_word(v)}" for k, v in params.items()]
+    inner = timeout_wrap(shlex.join(words), timeout)
+    if pgid_file is None:
+        return "cd / && " + inner
+    script = f"echo $$ > {shlex.quote(pgid_file)}; exec {inner}"
+    return f"cd / && exec setsid -w sh -c {shlex.quote(script)}"
+
+
+def prepare_command(outdir: str, pgid_file: str) -> str:
+    """Return the command that clears the way for a (re-)run of a trial into ``outdir``.
+
+    Kills the process group of an earlier attempt that may still run (its controller died),
+    then removes its trial directory, partial directories and process-group file. The trial
+    directory's parent must exist (the environment creates it when it starts).
+    """
+    q, p = shlex.quote(outdir), shlex.quote(pgid_file)
+    return (f"if [ -s {p} ]; then kill -KILL -$(cat {p}) 2>/dev/null; fi; "
+            f"rm -rf {q} {q}.partial.* {p}")
+
+
+def _word(value: object) -> str:
+    """Return a parameter value as a runner word: booleans as 1/0, numbers as written."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+#: The facts :func:`facts_command` prints, in order.
+FACT_FIELDS = ("kernel", "cpu_model", "cpu_flags", "cores", "mem_total_bytes", "governor",
+               "mitigations", "virtualization")
+
+
+def facts_command() -> str:
+    """Return a POSIX sh command printing the endpoint's facts as ``name=value`` lines.
+
+    Kernel, CPU model and flags, online cores, memory, cpufreq governor, the kernel's
+    mitigations (from /sys/devices/system/cpu/vulnerabilities) and what systemd-detect-virt
+    says; a fact the endpoint cannot tell is printed as ``unavailable``.
+    """
+    return r"""
+printf 'kernel=%s\n' "$(uname -sr)"
+printf 'cpu_model=%s\n' "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+printf 'cpu_flags=%s\n' "$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+printf 'cores=%s\n' "$(nproc)"
+printf 'mem_total_bytes=%s\n' "$(awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo)"
+g=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
+printf 'governor=%s\n' "$( [ -r $g ] && cat $g || echo unavailable)"
+v=/sys/devices/system/cpu/vulnerabilities
+printf 'mitigations=%s\n' "$( [ -d $v ] && for f in $v/*; do printf '%s: %s; ' "${f##*/}" "$(cat "$f")"; done || echo unavailable)"
+printf 'virtualization=%s\n' "$(systemd-detect-virt 2>/dev/null || { [ -f /.dockerenv ] && echo docker; } || echo unavailable)"
+""".strip()
+
+
+def parse_facts(text: str) -> dict[str, str]:
+    """Parse ``name=value`` lines (facts_command's output); empty values become ``unavailable``."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition("=")
+        if sep and name:
+            out[name.strip()] = value.strip() or "unavailable"
+    return out

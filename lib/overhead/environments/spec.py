@@ -1,0 +1,60 @@
+"""What a campaign file says of an environment: the base of every kind's spec model.
+
+Each kind's file defines its spec (``kind: Literal["<name>"]`` and its own fields) on top of
+:class:`EnvSpec`; :mod:`overhead.campaign.inventory` reads a campaign's ``environments:`` into
+the spec of the kind each one names (:mod:`~overhead.environments.registry`).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+__all__ = ["EnvSpec", "Strict"]
+
+
+class Strict(BaseModel):
+    """Strict base: unknown fields are errors (a typo must not be silently ignored)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EnvSpec(Strict):
+    """What every environment has: its host, and optionally the benchmarks it runs.
+
+    ``benchmarks`` limits the environment to benchmarks whose names match one of these
+    shell-style patterns (``[fio-*, mysql-*]``: a second storage variant for the storage
+    benchmarks only); default every benchmark. ``skip`` leaves out points of a benchmark's grid
+    here: each entry names a ``benchmark`` (a pattern) and parameter values, and a point whose
+    parameters have all those values is not run in this environment (``{benchmark: redis,
+    clients: 100}``: a point that measures something else here).
+    """
+
+    #: Fields that are paths, resolved against the folder of the file that names them.
+    path_fields: ClassVar[tuple[str, ...]] = ()
+
+    host: str
+    benchmarks: tuple[str, ...] | None = None
+    skip: tuple[dict[str, str | int | float | bool], ...] = ()
+
+    @field_validator("skip")
+    @classmethod
+    def _skip_names_a_benchmark(cls, skip: tuple) -> tuple:
+        """Every skip entry names the benchmark it applies to and at least one parameter."""
+        for entry in skip:
+            if "benchmark" not in entry or len(entry) < 2:
+                raise ValueError("a skip entry names a benchmark and parameter values: "
+                                 "{benchmark: redis, clients: 100}")
+        return skip
+
+    def skips(self, benchmark: str, params: dict) -> bool:
+        """Whether this environment leaves out a point of a benchmark's grid."""
+        from fnmatch import fnmatchcase
+
+        for entry in self.skip:
+            if fnmatchcase(benchmark, str(entry["benchmark"])) and all(
+                    k in params and str(params[k]) == str(v)
+                    for k, v in entry.items() if k != "benchmark"):
+                return True
+        return False

@@ -1,0 +1,284 @@
+"""A VM environment: a QEMU guest the campaign boots on its host and reaches through it by SSH.
+
+:mod:`~overhead.environments.qemu` builds the commands (probe, boot, pin, mount the scratch
+space, stop) and says which accelerator ran the guest; this file is the lifecycle: the guest is
+booted on first use, booted again once if it died, and its trials run over its own SSH
+connection (through the host's, to the port QEMU forwards).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from overhead.environments import qemu
+from overhead.environments.base import WATCHDOG_SLACK, Context, Environment, TrialFailed, tail
+from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url, valid_nfs_options
+from overhead.environments.spec import EnvSpec
+from overhead.errors import InputError
+
+__all__ = ["VmEnv", "VmEnvironment"]
+
+
+class VmEnv(EnvSpec):
+    """A QEMU guest the campaign boots on ``host`` and reaches by SSH on a forwarded port.
+
+    ``tuning``: untuned = QEMU's default CPU model, no pinning; tuned = host CPU model and
+    topology, vCPU threads pinned to ``pinning`` (default 0..vcpus-1), hugepage memory where
+    the host has it. ``accel: auto`` proves KVM works with a trial boot before using it and
+    otherwise runs under TCG (software emulation), recorded and labelled as such.
+    """
+
+    path_fields = ("image", "key_file", "known_hosts")
+
+    kind: Literal["vm"]
+    tuning: Literal["untuned", "tuned"] = "untuned"
+    vcpus: int = Field(2, ge=1)
+    memory: int = Field(1024, ge=128, description="MiB")
+    pinning: tuple[int, ...] | None = None
+    hugepages: bool = False
+    accel: Literal["auto", "kvm", "tcg"] = "auto"
+    image: Path
+    ssh_port: int = Field(10022, ge=1024, le=65535)
+    user: str = "root"
+    key_file: Path | None = None
+    known_hosts: Path | None = None
+    host_key_alias: str | None = None
+    ports: tuple[int, ...] = ()
+    boot_timeout: float = Field(300.0, gt=0)
+    probe_timeout: float = Field(25.0, gt=0)
+    scratch: int | None = Field(3072, ge=64, description=(
+        "MiB of a fresh ext4 disk mounted on the guest's /var/tmp, where runners write (fio's "
+        "files, MariaDB's data): the VM's counterpart of a Docker volume; null: the root disk"))
+    disk_cache: Literal["none", "writeback"] = Field("none", description=(
+        "the scratch disk's host cache: none (O_DIRECT on the host, as the paper's virtio "
+        "block device) or writeback (QEMU's default: the host's page cache in between)"))
+    scratch_via: Literal["disk", "nfs-disk", "nfs-mount"] = Field("disk", description=(
+        "where the guest's /var/tmp lives: disk (the scratch disk's image in the VM's folder "
+        "on the host), nfs-disk (that image on the NFS export `nfs`, opened by QEMU's own NFS "
+        "client, libnfs, NFSv3: a VM whose disk is on NFS), nfs-mount (no scratch disk: the "
+        "guest's kernel NFS client mounts the export, a folder of its own there)"))
+    nfs: str = Field(NFS_URL, description=(
+        "the NFS export as the VM's host reaches it, nfs://HOST/PATH (default: the one "
+        "scripts/hosts-up.sh serves on 127.0.0.1); only with scratch_via nfs-disk or nfs-mount"))
+    nfs_options: str = Field(NFS_MOUNT_OPTIONS, description=(
+        "the guest's NFS mount options (scratch_via nfs-mount only); default NFSv4.0 over TCP, "
+        "hard, as the seed's client; the options the kernel uses are recorded"))
+
+    @field_validator("nfs")
+    @classmethod
+    def _nfs_url(cls, url: str) -> str:
+        """Check that nfs is an export URL nfs://HOST/PATH (no port, query or spaces)."""
+        try:
+            return check_nfs_url(url, "nfs")
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_disk_with_nfs_mount(cls, data: Any) -> Any:
+        """With nfs-mount there is no scratch disk: ``scratch`` is null, and may not be given."""
+        if isinstance(data, dict) and data.get("scratch_via") == "nfs-mount":
+            for name in ("scratch", "disk_cache"):
+                if name in data:
+                    raise ValueError(f"{name}: scratch_via nfs-mount has no scratch disk (the "
+                                     "guest mounts the export on /var/tmp); remove it")
+            data = {**data, "scratch": None}
+        return data
+
+    @model_validator(mode="after")
+    def _scratch_via(self) -> VmEnv:
+        """Refuse a field the asked scratch_via does not use (a mistake, not a no-op)."""
+        given = self.model_fields_set
+        via = self.scratch_via
+        if via == "disk":
+            for name in ("nfs", "nfs_options"):
+                if name in given:
+                    raise ValueError(f"{name}: only used with scratch_via nfs-disk or "
+                                     f"nfs-mount (scratch_via is disk)")
+        elif via == "nfs-disk":
+            if not self.scratch:
+                raise ValueError("scratch: scratch_via nfs-disk needs a scratch disk size "
+                                 "(MiB): its image is made on the export")
+            if "nfs_options" in given:
+                raise ValueError("nfs_options: only used with scratch_via nfs-mount (QEMU's "
+                                 "NFS driver takes no mount options)")
+        elif not valid_nfs_options(self.nfs_options):
+            raise ValueError(f"nfs_options: {self.nfs_options!r} is not a list of mount "
+                             f"options like {NFS_MOUNT_OPTIONS!r}")
+        return self
+
+
+class VmEnvironment(Environment):
+    """A QEMU guest booted on the host, reached through the host's SSH (port forward)."""
+
+    Spec = VmEnv
+    tidy_environment = "vm"
+
+    def __init__(self, ctx: Context):
+        """Prepare the guest's state folder name on the host."""
+        super().__init__(ctx)
+        self.state = f"{ctx.folder}/vm-{ctx.name}"
+        self.guest = None  # the guest's Remote once it answers
+        self.accel: str | None = None
+        self.restarts = 0
+        self.variant = ctx.spec.tuning
+
+    def _spec(self) -> qemu.VmSpec:
+        """Return the QEMU spec of this environment."""
+        s = self.spec
+        pinning = list(s.pinning) if s.pinning is not None else (
+            list(range(s.vcpus)) if s.tuning == "tuned" else None)
+        return qemu.VmSpec(name=f"overhead-{self.ctx.campaign}-{self.name}", vcpus=s.vcpus,
+                           memory_mb=s.memory, tuning=s.tuning, pinning=pinning,
+                           hugepages=s.hugepages, scratch_mb=s.scratch, disk_cache=s.disk_cache,
+                           scratch_via=s.scratch_via, nfs=s.nfs, nfs_options=s.nfs_options)
+
+    def start(self) -> None:
+        """Probe the accelerator, boot the guest, wait for its SSH, copy the runners."""
+        conn = self.ctx.host()
+        s = self.spec
+        image = str(Path(s.image).resolve()) if self.ctx.local else str(s.image)
+        conn.exec(qemu.stop_command(self.state) + f"; mkdir -p {self.state}", 60)
+        probe_ok = False
+        if s.accel in ("auto", "kvm"):
+            status, out, err = conn.exec(qemu.probe_command(image, s.probe_timeout),
+                                         s.probe_timeout + WATCHDOG_SLACK)
+            probe_ok = qemu.probe_succeeded(out + err)
+        self.accel, reason = qemu.choose_accel(s.accel, probe_ok, self.name)
+        self.ctx.event("accelerator", environment=self.name, accel=self.accel, reason=reason)
+        self.tidy_environment = "kvm" if self.accel == "kvm" else "vm"
+        spec = self._spec()
+        self.variant = qemu.variant(spec, self.accel)
+        status, out, err = conn.exec(qemu.boot_command(
+            spec, image, self.state, s.ssh_port, self.accel,
+            ports=self.ctx.server_ports, forward_address=self.loopback), 120)
+        if status != 0:
+            raise TrialFailed(f"QEMU did not start (exit {status})", tail(out + err))
+        booted = qemu.parse_boot(out)
+        self.guest = self._wait_for_guest()
+        scratch = "root disk (no scratch disk)"
+        if s.scratch or s.scratch_via == "nfs-mount":
+            status, out, err = self.guest.exec(qemu.mount_scratch_command(spec=spec), 120)
+            if status != 0:
+                raise TrialFailed(f"the guest did not mount its scratch space ({s.scratch_via})",
+                                  tail(out + err))
+            scratch = qemu.scratch_fact(spec, out)
+        pinned = "none"
+        if spec.pinning:
+            status, out, err = conn.exec(qemu.pin_command(self.state, spec.pinning), 60)
+            pinned = qemu.parse_pinning(out) if status == 0 else f"failed: {tail(err, 200)}"
+        self.runners = self.guest.ensure_runners(self.ctx.runners_dir)
+        self.guest.exec(f"mkdir -p {self.ctx.folder}/trials", 60)
+        self.facts = self.endpoint_facts(self.guest)
+        status, out, _ = conn.exec(qemu.facts_command(), 60)
+        host_facts = qemu.parse_facts(out) if status == 0 else {}
+        self.facts.update({"qemu_version": host_facts.get("qemu_version"),
+                           "accelerator": self.accel, "accel_reason": reason,
+                           "vcpu_pinning": pinned,
+                           "hugepages": booted.get("hugepages", "unknown"),
+                           "vm_scratch_disk": scratch,
+                           "vm_network": qemu.NETWORK,
+                           "vcpus": s.vcpus, "memory_mb": s.memory})
+
+    def _wait_for_guest(self):
+        """Connect to the guest's SSH through the host until it answers (bounded)."""
+        from overhead.environments.connect import HostKeyError, SSHError, connect
+        from overhead.environments.remote import Remote
+
+        s, ctx = self.spec, self.ctx
+        deadline = time.monotonic() + s.boot_timeout
+        last = ""
+        while time.monotonic() < deadline and not ctx.stop.is_set():
+            if not self.qemu_alive():
+                raise TrialFailed("QEMU exited during boot", self._serial_tail())
+            try:
+                return Remote(connect("127.0.0.1", s.ssh_port, s.user,
+                                      known_hosts=s.known_hosts or ctx.known_hosts,
+                                      key_file=s.key_file or ctx.key_file,
+                                      host_key_alias=s.host_key_alias, timeout=10,
+                                      keepalive=ctx.keepalive, gateway=ctx.host().connection))
+            except HostKeyError:
+                raise
+            except SSHError as exc:
+                last = str(exc)
+                time.sleep(2)
+        raise TrialFailed(f"guest SSH did not answer within {s.boot_timeout:.0f} s ({last})",
+                          self._serial_tail())
+
+    def _serial_tail(self) -> str:
+        """Return the end of the guest's serial console log (why a boot failed)."""
+        try:
+            _, out, _ = self.ctx.host().exec(f"tail -c 2000 {self.state}/serial.log", 30)
+        except TrialFailed:
+            return ""
+        return out
+
+    def qemu_alive(self) -> bool:
+        """Whether the QEMU process named by the pidfile runs."""
+        try:
+            # kill -0 also answers for a zombie (this machine's PID 1 reaps late): read the state
+            status, out, _ = self.ctx.host().exec(
+                f"p=$(cat {self.state}/qemu.pid 2>/dev/null) && "
+                f"sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -c1", 30)
+        except TrialFailed:
+            return False
+        return status == 0 and out.strip() not in ("", "Z", "X")
+
+    def ensure(self) -> bool:
+        """Boot on first use; boot again once if the guest died (then the VM is down)."""
+        if self.started and not self.down and not (self.guest and self.guest.alive()
+                                                   and self.qemu_alive()):
+            if self.restarts >= 1:
+                self.down = "the VM died twice"
+            else:
+                self.restarts += 1
+                self.started = False
+                self.forget_started()
+                self.ctx.event("environment-restart", environment=self.name,
+                               why="the VM was gone")
+                self._close_guest()
+        return super().ensure()
+
+    def conn(self):
+        """Return the guest's connection."""
+        if self.guest is None or not self.guest.alive():
+            raise TrialFailed(f"lost the VM {self.name}: its SSH connection is closed")
+        return self.guest
+
+    def listen(self, client_is_here):
+        """Return any address: QEMU's port forward reaches the guest's own interface."""
+        return "0.0.0.0"  # noqa: S104 - inside the guest, behind QEMU's user-mode network
+
+    def diagnose(self, failure):
+        """Say so when QEMU died during the trial."""
+        if not self.qemu_alive():
+            return TrialFailed(f"VM {self.name} is gone: QEMU exited during the trial "
+                               f"({failure.cause})", failure.stderr, failure.exit_status)
+        return failure
+
+    def _close_guest(self):
+        """Close the guest connection, if any."""
+        if self.guest is not None:
+            try:
+                self.guest.close()
+            except Exception:  # noqa: BLE001 - closing a dead connection may raise anything
+                pass
+            self.guest = None
+
+    def needs_stop(self) -> bool:
+        """Return True: QEMU may run from a start that failed half-way."""
+        return True
+
+    def stop(self):
+        """Close the guest connection and stop QEMU by its pid."""
+        from overhead.environments.connect import SSHError
+
+        self._close_guest()
+        try:
+            self.ctx.host().exec(qemu.stop_command(self.state), 60)
+        except (TrialFailed, SSHError):
+            pass
