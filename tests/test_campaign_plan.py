@@ -169,7 +169,7 @@ def test_verdicts_rule_adds_rounds_while_a_comparison_is_undecided(tmp_path):
     assert eq["verdict"] == "equivalent" and eq["margin"] == "\u00b15%"
     noisy = d[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]
     assert noisy["verdict"] == "inconclusive" and not noisy["stopped"] and noisy["trials_needed"] > 3
-    assert p2.stops[cell[("vm", "cpu", 2)]].startswith("event_rate: decided after 3 trials: ")
+    assert p2.stops[cell[("vm", "cpu", 2)]].startswith("vm vs native [event_rate]: decided after 3 trials: ")
     assert p2.stops[cell[("native", "cpu", 1)]] == "after 3 trials: every comparison with it stopped"
     # rounds 4 and 5 of the noisy pair: still undecided at the cap of 5 measured rounds
     for r in (5, 6):

@@ -400,8 +400,8 @@ def _verdict_extend(plan: Plan, campaign: Campaign, values: Mapping[tuple[str, i
         if c.environment == rule.baseline:
             why = f"after {n_of.get(cid, 0)} trials: every comparison with it stopped"
         else:
-            mine = [f"{r['quantity']}: {r['why']}" for k, r in decisions.items()
-                    if k.split("#", 1)[0] == cid]
+            mine = [f"{r['environment']} vs {r['baseline']} [{r['quantity']}]: {r['why']}"
+                    for k, r in decisions.items() if k.split("#", 1)[0] == cid]
             why = "; ".join(mine) or f"after {n_of.get(cid, 0)} trials: no comparison"
         stops[cid] = why
     return running
