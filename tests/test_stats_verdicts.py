@@ -188,3 +188,16 @@ def test_check_verdicts_finds_contradictions():
     pct = pd.DataFrame({"verdict": ["equivalent"], "pct_low": [-1.0], "pct_high": [2.0],
                         "margin_low_pct": [-3.0], "margin_high_pct": [3.0]})
     assert stats.check_verdicts(pct, low="pct_low", high="pct_high", pct=True) == []
+
+
+def test_trials_to_decide_is_more_than_the_smaller_side_has():
+    # a wide 2-vs-2 comparison whose normal-quantile estimate is 2: the 2 in hand did not decide
+    x, y = [100.0, 104.0], [101.0, 97.0]
+    v = stats.decide(x, y, M3, higher_is_better=True)
+    assert v.verdict == "inconclusive" and v.trials_needed >= 3
+    # unbalanced, 12 trials against 40 and undecided: the smaller side needs more, but the
+    # estimate (20 per side) may well be below the 40 the larger side already has
+    rng = np.random.default_rng(2)
+    big, small = rng.normal(100, 4, 40), rng.normal(100, 4, 12)
+    v = stats.decide(small, big, M3, higher_is_better=True)
+    assert v.verdict == "inconclusive" and 12 < v.trials_needed < 40

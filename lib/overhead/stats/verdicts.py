@@ -253,9 +253,10 @@ def trials_to_decide(x: object, y: object, margin: Margin, level: float = 0.95, 
     Returns
     -------
     int or None
-        Trials per side, at least one more than the larger side has; None when the samples
-        cannot tell (n < 2, zero variance, a mean not above 0) or when no k up to ``cap``
-        would do (the estimate on a margin bound).
+        Trials per side, at least one more than the smaller side has (the trials in hand did
+        not decide it, so that side at least needs more; a larger side's surplus only helps);
+        None when the samples cannot tell (n < 2, zero variance, a mean not above 0) or when
+        no k up to ``cap`` would do (the estimate on a margin bound).
     """
     xa, wx = sample(x)
     ya, wy = sample(y)
@@ -276,8 +277,8 @@ def trials_to_decide(x: object, y: object, margin: Margin, level: float = 0.95, 
         return None
     q = 0.5 + level / 2
     # the half-width falls like 1/sqrt(k): start from the normal-quantile estimate, and never
-    # below one more trial than a side has (the trials in hand did not decide it)
-    k = max(max(xa.size, ya.size) + 1, int(math.ceil(st.norm.ppf(q) ** 2 * cv2 / goal ** 2)))
+    # below one more trial than the smaller side has (the trials in hand did not decide it)
+    k = max(min(xa.size, ya.size) + 1, int(math.ceil(st.norm.ppf(q) ** 2 * cv2 / goal ** 2)))
     while k <= cap:
         if float(st.t.ppf(q, 2 * k - 2)) * math.sqrt(cv2 / k) < goal:
             return k
