@@ -309,3 +309,32 @@ def test_an_environment_may_skip_points_of_a_grid(tmp_path):
                       ("{threads: 2}", "names a benchmark and parameter values")):
         with pytest.raises(InputError, match=said):
             inventory.load(write(tmp_path, text.replace("{benchmark: cp*, threads: 2}", bad), "bad.yml"))
+
+
+def test_verdicts_rule_reopens_a_comparison_the_baseline_s_later_trials_undecide(tmp_path):
+    c = inventory.load(write(tmp_path, VERDICTS))
+    p = plan.make_plan(c)
+    cell = {(x.environment, x.benchmark, x.params.get("threads")): cid for cid, x in p.cells.items()}
+    fio = [cid for cid, x in p.cells.items() if x.benchmark == "fio"]
+    values = {(cid, 0): plan.Judged((1000.0, 1001.0, 999.0), True) for cid in p.cells if cid not in fio}
+    values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged((900.0, 1100.0, 1000.0), True)  # noisy
+    p2 = plan.extend(p, c, values)
+    vm2, native2 = cell[("vm", "cpu", 2)], cell[("native", "cpu", 2)]
+    key = f"{vm2}#event_rate"
+    assert p2.decisions[key]["verdict"] == "equivalent" and p2.decisions[key]["stopped"]
+    assert vm2 in p2.stops
+    # native (threads 2) ran on for the noisy Docker comparison; its 4th trial is far off, so
+    # the VM's comparison, decided at 3 against 3, is no longer decided against 4
+    values[(native2, 0)] = plan.Judged((1000.0, 1001.0, 999.0, 1300.0), True)
+    values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged((900.0, 1100.0, 1000.0, 1000.0), True)
+    p3 = plan.extend(p2, c, values)
+    again = p3.decisions[key]
+    assert again["verdict"] == "inconclusive" and not again["stopped"] and again["reopened"] == 1
+    assert again["n_baseline"] == 4
+    assert vm2 not in p3.stops and vm2 in {t.cell for t in p3.trials if t.round == p3.rounds}
+    # earlier rounds are untouched: new rounds only append
+    assert [t.id for t in p3.trials[:len(p2.trials)]] == [t.id for t in p2.trials]
+    # the cell that stays decided keeps its reason, now with the final numbers
+    vm1 = p3.decisions[f"{cell[('vm', 'cpu', 1)]}#event_rate"]
+    assert vm1["stopped"] and "reopened" not in vm1
+    assert all(p3.stops[f].startswith("fixed count of 3 trials") for f in fio)

@@ -374,15 +374,24 @@ def _verdict_extend(plan: Plan, campaign: Campaign, values: Mapping[tuple[str, i
     elif rule.max_minutes is not None and elapsed_minutes is not None \
             and elapsed_minutes >= rule.max_minutes:
         capped = f"time budget of {rule.max_minutes:g} min spent ({elapsed_minutes:.1f} min)"
-    done = [k for k, r in decisions.items() if r.get("stopped")]
+    # Every comparison is judged again on all the data so far, decided ones too: a baseline cell
+    # keeps running for its other comparisons, and its later trials can leave a comparison
+    # decided earlier (on fewer baseline trials) inconclusive; that comparison reopens and its
+    # environment's cell runs again (within the caps), so the record of why it stopped always
+    # describes the final data.
     open_: dict[str, bool] = {}  # cell -> one of its comparisons still undecided
     for key, cid, bid, rec in compare_cells(campaign, plan.cells, values, rule.baseline,
-                                            level=rule.level, skip=done):
+                                            level=rule.level):
         rec["stopped"] = False
         if rec["verdict"] in DECIDED:
             rec.update(stopped=True, why=f"decided after {rec['n']} trials: {rec['words']}")
         elif capped:
             rec.update(stopped=True, why=f"{capped}: {rec['words']}")
+        before = decisions.get(key)
+        if not rec["stopped"] and before is not None and before.get("stopped"):
+            rec["reopened"] = int(before.get("reopened", 0)) + 1
+        elif before is not None and "reopened" in before:
+            rec["reopened"] = before["reopened"]
         decisions[key] = rec
         if not rec["stopped"]:
             open_[cid] = open_[bid] = True
@@ -392,21 +401,20 @@ def _verdict_extend(plan: Plan, campaign: Campaign, values: Mapping[tuple[str, i
         if not t.warmup:
             n_of[t.cell] = n_of.get(t.cell, 0) + 1
     for cid, c in plan.cells.items():
-        if cid in stops:
-            continue
         if open_.get(cid):
+            stops.pop(cid, None)
             running.append(cid)
             continue
+        mine = [f"{r['environment']} vs {r['baseline']} [{r['quantity']}]: {r['why']}"
+                for k, r in decisions.items() if k.split("#", 1)[0] == cid]
+        if cid in stops and (c.environment == rule.baseline or not mine):
+            continue  # a stopped baseline, or a cell without a judged comparison (a fixed count)
         if c.environment == rule.baseline:
             why = f"after {n_of.get(cid, 0)} trials: every comparison with it stopped"
         else:
-            mine = [f"{r['environment']} vs {r['baseline']} [{r['quantity']}]: {r['why']}"
-                    for k, r in decisions.items() if k.split("#", 1)[0] == cid]
             why = "; ".join(mine) or f"after {n_of.get(cid, 0)} trials: no comparison"
         stops[cid] = why
     return running
-
-
 
 
 def extend(plan: Plan, campaign: Campaign, values: Mapping, *,
