@@ -4,7 +4,10 @@
 127.0.0.1), through the whole executor: manifest records, noise samples, the runner under
 `timeout`, fetching the trial directory, trial.json, fsync and rename. Printed as figures:
 the median per-trial overhead (goal: under 100 ms) and the campaign's wall time over the sum
-of the runners' measured durations, after connection set-up (goal: under 1.03).
+of the runners' measured durations, after connection set-up (goal: under 1.03). Then the
+remote shell's output reading: 8, 32 and 60 MiB on a command's stdout, read back through one
+connection (seconds, MiB/s and the controller's peak memory; goal: linear in the size, and
+peak memory a small multiple of it), and 100 MB refused at the 64 MiB cap.
 
     .venv/bin/python scripts/bench_campaign.py [--trials 100] [--seconds 0.2]
 """
@@ -12,6 +15,7 @@ of the runners' measured durations, after connection set-up (goal: under 1.03).
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import sys
@@ -23,6 +27,9 @@ sys.path.insert(0, str(ROOT / "lib"))
 
 from overhead.campaign import inventory  # noqa: E402
 from overhead.campaign.execute import run_campaign  # noqa: E402
+from overhead.environments.connect import connect  # noqa: E402
+from overhead.environments.failures import TrialFailed  # noqa: E402
+from overhead.environments.remote import Remote  # noqa: E402
 from overhead.runners import RUNNERS_DIR  # noqa: E402
 
 SLEEP_RUNNER = """\
@@ -34,6 +41,34 @@ rn_declare seconds=0.2 i=0
 rn_args "$@"
 rn_run sleep sleep none "$(sleep --version | head -n 1)" -- sleep "$P_seconds"
 """
+
+
+def bench_shell_output(port: int, keys: Path) -> None:
+    """Time reading large outputs through the persistent remote shell; print the figures."""
+    import time
+
+    remote = Remote(connect("127.0.0.1", port, "root", known_hosts=keys / "known_hosts",
+                            key_file=keys / "id_ed25519"), keepalive=5, responsive=15)
+    try:
+        print("remote shell output (one connection to 127.0.0.1):")
+        for mib in (8, 32, 60):
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            t0 = time.perf_counter()
+            status, out, _ = remote.exec(f"head -c {mib << 20} /dev/zero | tr '\\0' x", 300)
+            took = time.perf_counter() - t0
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            assert status == 0 and len(out) == mib << 20, (status, len(out))
+            print(f"  {mib:>3} MiB: {took:.2f} s, {mib / took:.0f} MiB/s, peak RSS "
+                  f"{peak / 1024:.0f} MiB (+{(peak - before) / 1024:.0f} MiB)")
+            del out
+        t0 = time.perf_counter()
+        try:
+            remote.exec("head -c 100000000 /dev/zero", 300)
+            print("  100 MB: NOT refused (the cap failed)")
+        except TrialFailed as exc:
+            print(f"  100 MB: refused after {time.perf_counter() - t0:.2f} s: {exc.cause}")
+    finally:
+        remote.close()
 
 
 def main() -> int:
@@ -88,6 +123,7 @@ benchmarks:
     print(f"  set-up (connect, copy runners, facts): {result.setup_seconds:.2f} s")
     print(f"  wall after set-up / sum of durations: {after_setup:.2f} s / {busy:.2f} s = "
           f"{after_setup / busy:.3f}  (goal < 1.03)")
+    bench_shell_output(args.port, hosts)
     return 0
 
 

@@ -309,3 +309,113 @@ def test_iperf3_and_sockperf_clients_against_servers_inside(hosts, tmp_path):
     assert by_run.loc[failed["run_id"].iloc[0], "status"] == "failed"
     assert by_run.loc[failed["run_id"].iloc[0], "failure"] == cause
     assert set(by_run["status"]) == {"done", "failed"}
+
+
+def _vm_campaign(tmp_path: Path, name: str, vm_ssh_port: int) -> Path:
+    """Two 8-second sysbench trials in the TCG VM of the local hosts."""
+    h = ROOT / "data" / "hosts" / "ssh"
+    path = tmp_path / f"{name}.yml"
+    path.write_text(f"""\
+name: {name}
+seed: 5
+trials: 2
+warmup: 0
+timeout: 120
+hosts:
+  local: {{address: 127.0.0.1, port: 2222, key_file: {h / 'id_ed25519'},
+          known_hosts: {h / 'known_hosts'}}}
+environments:
+  vm: {{kind: vm, host: local, image: {ROOT / 'data' / 'hosts' / 'image' / 'current'},
+        ssh_port: {vm_ssh_port}, host_key_alias: overhead-local-vm, accel: tcg}}
+benchmarks:
+  cpu: {{runner: sysbench, params: {{test: cpu, threads: 1, time: 8}}}}
+""")
+    return path
+
+
+def _last_states(mfile: Path) -> dict:
+    """Each trial's last record in a manifest (a torn last line is no record)."""
+    try:
+        records = manifest.read_records(mfile)
+    except Exception:  # noqa: BLE001 - a record being written
+        return {}
+    return {r["trial"]: r for r in records if "trial" in r}
+
+
+def _qemu_gone(name: str) -> bool:
+    """Whether no QEMU of campaign ``name`` runs (its state folder is in QEMU's arguments)."""
+    return subprocess.run(["pgrep", "-f", f"qemu-system.*{REMOTE_BASE}/{name}/"],
+                          capture_output=True).returncode == 1
+
+
+def _signal_during_vm_trial(argv: list[str], raw: Path, name: str, signals: list[int],
+                            nth: int) -> tuple[subprocess.CompletedProcess, str]:
+    """Start `overhead run`, wait until its ``nth`` trial (1-based) runs in the booted VM for
+    2 s, send ``signals`` 1 s apart; return the finished process and the trial signalled."""
+    mfile = raw / name / "manifest.jsonl"
+    before = len(manifest.read_records(mfile)) if mfile.exists() else 0
+    facts = raw / name / "facts" / "vm.json"
+    started = time.time() - 1
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 400  # a TCG boot takes about a minute here
+    tid = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        records = manifest.read_records(mfile)[before:] if mfile.exists() else []
+        running = [r for r in records if r.get("state") == "running"]
+        # booted by this run: its facts file is written once the guest answers
+        if len(running) >= nth and facts.exists() and facts.stat().st_mtime >= started:
+            tid = running[nth - 1]["trial"]
+            break
+    assert tid is not None, proc.communicate(timeout=60)
+    time.sleep(2)
+    for i, sig in enumerate(signals):
+        if i:
+            time.sleep(1)
+        proc.send_signal(sig)
+    out, err = proc.communicate(timeout=300)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err), tid
+
+
+def test_signals_finish_or_interrupt_the_vm_trial_in_flight_and_resume_runs_it(hosts, tmp_path):
+    """SIGTERM lets the VM trial in flight finish (recorded done, the next trial not started);
+    SIGINT twice stops now: the trial is recorded interrupted, never failed, its runner is
+    killed in the guest and QEMU is stopped after the worker returned; with --retries 0 a
+    resume runs it again and every trial ends done exactly once."""
+    import sys
+
+    name = "signals"
+    path = _vm_campaign(tmp_path, name, free_port())
+    raw = tmp_path / "raw"
+    argv = [sys.executable, "-m", "overhead.cli", "run", str(path), "--raw", str(raw),
+            "--no-progress", "--no-ingest", "--retries", "0"]
+    mfile = raw / name / "manifest.jsonl"
+
+    # 1. one SIGTERM: the trial in flight finishes and is done; nothing else starts
+    first, tid = _signal_during_vm_trial(argv, raw, name, [signal.SIGTERM], 1)
+    assert first.returncode == 130, first.stderr
+    assert "stopping after the trials in flight" in first.stderr
+    states = _last_states(mfile)
+    assert states[tid]["state"] == "done", states[tid]
+    assert list(states) == [tid]  # the second trial never started
+    assert (trial_dir(raw / name, plan.make_plan(inventory.load(path)).by_id()[tid])
+            / "meta").exists()
+    assert _qemu_gone(name)  # QEMU stopped by the teardown, after the trial
+
+    # 2. SIGINT twice: stop now; the trial is interrupted, not failed, and killed in the guest
+    second, tid2 = _signal_during_vm_trial(argv, raw, name, [signal.SIGINT, signal.SIGINT], 1)
+    assert tid2 != tid
+    assert second.returncode == 130, second.stderr
+    assert "stopping now" in second.stderr and "Traceback" not in second.stderr
+    states = _last_states(mfile)
+    assert states[tid2]["state"] == "interrupted", states[tid2]
+    assert not [r for r in manifest.read_records(mfile) if r.get("state") == "failed"]
+    assert _qemu_gone(name)
+    assert not list((raw / name).rglob("*.partial*"))
+
+    # 3. a resume with no retries runs the interrupted trial (its attempt was not spent)
+    third = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert third.returncode == 0, third.stderr + third.stdout
+    records = manifest.read_records(mfile)
+    done = [r["trial"] for r in records if r.get("state") == "done"]
+    assert sorted(done) == sorted([tid, tid2]) and len(done) == 2

@@ -7,6 +7,7 @@ test_campaign_local.py against `make hosts-up`'s hosts).
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -343,3 +344,98 @@ def test_a_runner_killed_before_its_timeout_is_not_called_a_timeout(sshd, tmp_pa
     cause = _failure_cause(tmp_path / "raw" / "killed")["cause"]
     assert cause.startswith("the runner was killed (SIGKILL, exit 137) after "), cause
     assert cause.endswith("s, before its 60 s timeout"), cause
+
+
+def _args(pid: int) -> str:
+    """A process's command line ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _tree(pid: int) -> list[int]:
+    """A process and all its descendants (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+@pytest.mark.tool
+def test_a_hung_host_fails_its_trials_in_bounded_time_and_the_other_host_goes_on(
+        sshd, tmp_path):
+    """SIGSTOP of one host's sshd and everything under it (its sessions, shell, runner): the
+    trial in flight there fails with "host not responding" within connect_timeout +
+    2 x keepalive (5 + 2 x 2 = 9 s) of the stop, the host's later trials fail the same way
+    in bounded time, the other host's trials are all done; after SIGCONT a resume with a
+    retry runs the failed ones."""
+    require("hyperfine")
+    other = make_sshd(tmp_path / "sshd-b", free_port())
+    path = campaign_file(tmp_path, "hung", f"a: {sshd.host_yaml()}\nb: {other.host_yaml()}",
+                         "na: {kind: native, host: a}\nnb: {kind: native, host: b}",
+                         "slow: {runner: hyperfine, params: {command: 'sleep 1.37', runs: 2}}",
+                         "trials: 4\nwarmup: 0\n")
+    raw = tmp_path / "raw"
+    mfile = raw / "hung" / "manifest.jsonl"
+    stopped: list[int] = []
+    when: list[float] = []
+    done = threading.Event()
+
+    def hang_host_a():
+        """Once host a's runner runs (a `sleep 1.37` under its sshd), stop the whole tree."""
+        deadline = time.monotonic() + 60
+        listener = int(sshd.pidfile.read_text())
+        while not done.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
+            tree = _tree(listener)
+            if any(_args(p).startswith("sleep 1.37") for p in tree):
+                time.sleep(0.5)
+                stopped.extend(_tree(listener))
+                for pid in stopped:
+                    os.kill(pid, signal.SIGSTOP)
+                when.append(time.time())
+                return
+
+    hanger = threading.Thread(target=hang_host_a, daemon=True)
+    hanger.start()
+    t0 = time.monotonic()
+    try:
+        result = run_campaign(inventory.load(path), raw_root=raw, progress=False)
+        took = time.monotonic() - t0
+    finally:
+        done.set()
+        hanger.join(5)
+        for pid in stopped:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        other.stop()
+    assert len(stopped) >= 3, stopped  # the listener, the session's sshd, its shell...
+    records = manifest.read_records(mfile)
+    last = {r["trial"]: r for r in records if "trial" in r}
+    a = [t for t, r in last.items() if r["environment"] == "na"]
+    b = [t for t, r in last.items() if r["environment"] == "nb"]
+    assert len(b) == 4 and all(last[t]["state"] == "done" for t in b)
+    assert len(a) == 4 and all(last[t]["state"] == "failed" for t in a), [last[t] for t in a]
+    assert all(last[t]["cause"].startswith("host not responding") for t in a), \
+        [last[t]["cause"] for t in a]
+    # the first failure came within the stated bound of the stop (plus 2 s of slack)
+    from datetime import datetime
+    first = min(datetime.fromisoformat(last[t]["ts"].replace("Z", "+00:00")).timestamp()
+                for t in a)
+    assert 0 < first - when[0] <= 5 + 2 * 2 + 2, first - when[0]
+    assert result.failed == 4 and result.done == 4 and took < 90, took
+    # the host answers again: a resume with one retry runs the four failed trials
+    again = run_campaign(inventory.load(path), raw_root=raw, retries=1, progress=False)
+    assert again.done == 4 and again.failures == {}

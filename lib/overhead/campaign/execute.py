@@ -18,6 +18,16 @@ workers report to one listener, which writes the manifest and moves the progress
 
 Before and after each trial the worker samples the host's load, swap and throttle counters;
 a trial during which they moved is flagged in its trial.json, never dropped.
+
+Stopping: a first SIGINT or SIGTERM lets the trials in flight finish (a VM boot for one
+included), records them, tears the environments down and exits; a second stops now: the
+commands in progress are abandoned, the trials in flight are killed on their endpoints and
+recorded ``interrupted`` (a resume runs them again, and their attempt is not spent). Teardown
+runs only after every worker has returned. Every wait on a host is bounded
+(:class:`~overhead.environments.remote.Liveness`): a host that stops answering fails its trial
+in flight with ``host not responding`` within ``connect_timeout + 2 * keepalive`` seconds, and
+its further trials fail at once until it answers a new connection again (tried at most every
+``connect_timeout + keepalive`` seconds); the other hosts' workers are not affected.
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -62,6 +73,7 @@ from overhead.environments.base import (
 )
 from overhead.environments.client import ClientEndpoint
 from overhead.environments.connect import HostKeyError, SSHError, connect
+from overhead.environments.failures import HostNotResponding, Interrupted
 from overhead.environments.remote import REMOTE_BASE, Remote
 from overhead.errors import OverheadError
 
@@ -160,6 +172,8 @@ class _Run:
     retries: int
     stop: threading.Event
     git_sha: str | None
+    #: set by a second signal: stop now (commands in progress end, trials are interrupted)
+    abort: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
     attempts: dict[str, int] = field(default_factory=dict)
     done: int = 0
@@ -178,18 +192,27 @@ class _Run:
 # one worker per host
 
 
-def _connect_host(h: Host, what: str) -> Remote:
-    """Connect to an inventory host; an SSH failure is the trial's (``lost <what>``).
+def responsive(h: Host) -> float:
+    """Seconds an inventory host's SSH server may leave a request unanswered (then: hung)."""
+    return h.connect_timeout + h.keepalive
 
-    A refused host key (HostKeyError) is raised as is: it stops the campaign.
+
+def _connect_host(h: Host, what: str, interrupt: threading.Event | None = None) -> Remote:
+    """Connect to an inventory host; an SSH failure is the trial's.
+
+    The cause is ``lost <what>``, or ``host not responding`` when its SSH server accepted but
+    did not answer in time. A refused host key (HostKeyError) is raised as is: it stops the campaign.
     """
     try:
         return Remote(connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
                               key_file=h.key_file, host_key_alias=h.host_key_alias,
-                              timeout=h.connect_timeout, keepalive=h.keepalive))
+                              timeout=h.connect_timeout, keepalive=h.keepalive),
+                      keepalive=h.keepalive, responsive=responsive(h), interrupt=interrupt)
     except HostKeyError:
         raise
     except SSHError as exc:
+        if exc.timed_out:
+            raise HostNotResponding(f"host not responding: {what} ({exc})") from None
         raise TrialFailed(f"lost {what}: {exc}") from None
 
 
@@ -212,9 +235,14 @@ class _Worker:
         self._cores: int | None = None
         self.position = 0
         self.error: BaseException | None = None
+        self.silent: tuple[float, str] | None = None  # when the host last did not answer, why
 
     def conn(self) -> Remote:
-        """Return the host connection, reconnected when it broke (SSH failures: TrialFailed)."""
+        """Return the host connection, reconnected when it broke (SSH failures: TrialFailed).
+
+        After the host stopped answering, a new connection is tried at most every
+        ``connect_timeout + keepalive`` seconds; in between, ``host not responding`` at once.
+        """
         if self._conn is not None and self._conn.alive():
             return self._conn
         if self._conn is not None:
@@ -223,7 +251,17 @@ class _Worker:
             except Exception:  # noqa: BLE001 - a dead connection may fail to close
                 pass
         self._conn = None
-        self._conn = _connect_host(self.host, f"host {self.host_name}")
+        if self.silent is not None:
+            since, why = self.silent
+            wait = responsive(self.host) - (time.monotonic() - since)
+            if wait > 0:
+                raise HostNotResponding(f"{why} (a new connection is tried in {wait:.0f} s)")
+        try:
+            self._conn = _connect_host(self.host, f"host {self.host_name}", self.run.abort)
+        except HostNotResponding as exc:
+            self.silent = (time.monotonic(), exc.cause)
+            raise
+        self.silent = None
         return self._conn
 
     def cores(self) -> int | None:
@@ -240,7 +278,8 @@ class _Worker:
         conn = self.clients.get(host_name)
         if conn is not None and conn.alive():
             return conn
-        conn = _connect_host(self.run.campaign.hosts[host_name], f"the client host {host_name}")
+        conn = _connect_host(self.run.campaign.hosts[host_name], f"the client host {host_name}",
+                             self.run.abort)
         self.clients[host_name] = conn
         return conn
 
@@ -275,7 +314,8 @@ class _Worker:
             server_ports=c.server_ports(name),
             port_offsets={b: c.port_offset(name, b) for b in c.benchmarks}, host=self.conn,
             known_hosts=self.host.known_hosts, key_file=self.host.key_file,
-            keepalive=self.host.keepalive, local=self.local, event=r.listener.event, stop=r.stop)
+            keepalive=self.host.keepalive, local=self.local, event=r.listener.event,
+            stop=r.abort)
 
     def write_facts(self, env: Environment) -> None:
         """Write ``facts/<environment>.json`` (provenance once per environment start)."""
@@ -290,7 +330,7 @@ class _Worker:
     def run_trials(self) -> None:
         """Run every trial of this host, in order, until done or stopped."""
         for trial in self.trials:
-            if self.run.stop.is_set():
+            if self.run.stop.is_set() or self.run.abort.is_set():
                 return
             self.one(trial)
 
@@ -340,8 +380,14 @@ class _Worker:
             setup = time.monotonic() - t_env
             measured, info = self.execute(where, trial)
             self.finish(where, trial, attempt, started_at, info)
+        except Interrupted as exc:
+            self.interrupted(trial, env, attempt, str(exc))
         except TrialFailed as exc:
-            if env is not None and not isinstance(exc, EnvironmentDown):
+            if isinstance(exc, HostNotResponding) and self.silent is None:
+                self.silent = (time.monotonic(), exc.cause)
+                if self._conn is not None and not self._conn.alive():
+                    self._conn = None
+            if env is not None and not isinstance(exc, (EnvironmentDown, HostNotResponding)):
                 try:
                     exc = env.diagnose(exc)
                 except TrialFailed:
@@ -369,6 +415,28 @@ class _Worker:
         finally:
             self.previous = trial.environment
             self.position += 1
+
+    def interrupted(self, trial: PlannedTrial, env: Environment | None, attempt: int,
+                    why: str) -> None:
+        """Record a trial stopped now (not a failure: its attempt is given back).
+
+        What is left of it on its endpoint is killed first (best effort, bounded).
+        """
+        r = self.run
+        with r.lock:
+            r.attempts[trial.id] = attempt - 1
+        if env is not None and env.started:
+            try:
+                where = env
+                bench = r.campaign.benchmarks[trial.benchmark]
+                if bench.client:
+                    where = self.proxies.get((env.name, trial.benchmark)) or env
+                where.conn().exec(where.prepare(trial), 30, interruptible=False)
+            except (TrialFailed, Interrupted, SSHError, OverheadError):
+                pass
+        r.listener.trial(trial.id, "interrupted", attempt=attempt, cause=why,
+                         environment=trial.environment, benchmark=trial.benchmark,
+                         round=trial.round, host=self.host_name)
 
     def execute(self, env: Environment | ClientEndpoint, trial: PlannedTrial) -> tuple[float, dict]:
         """Run the trial's runner with noise samples around it; fetch its directory.
@@ -597,6 +665,25 @@ def _cell_values(raw: Path, plan: Plan, campaign: Campaign) -> dict:
     return values
 
 
+def _stuck(workers, campaign: Campaign) -> list[_Worker]:
+    """Wait for the workers to return, each at most its bound; return the ones still running.
+
+    The bound is the longest a worker can legitimately take to finish the trial in flight:
+    the longest trial timeout plus the watchdog's slack, a VM's boot, and a few liveness
+    bounds for the commands around the trial (all of them bounded themselves).
+    """
+    boots = [getattr(e, "boot_timeout", 0) or 0 for e in campaign.environments.values()]
+    hosts = [responsive(h) for h in campaign.hosts.values()] or [15.0]
+    timeouts = [b.timeout or campaign.timeout for b in campaign.benchmarks.values()]
+    bound = (max(timeouts, default=campaign.timeout) + WATCHDOG_SLACK + max(boots, default=0)
+             + 10 * max(hosts) + 120)
+    deadline = time.monotonic() + bound
+    for w in workers:
+        while w.is_alive() and time.monotonic() < deadline:
+            w.join(0.2)
+    return [w for w in workers if w.is_alive()]
+
+
 def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: int = 0,
                  progress: bool = True) -> RunResult:
     """Start or resume a campaign.
@@ -633,10 +720,24 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
     listener.event("start", campaign=campaign.name, campaign_hash=campaign.sha256,
                    pid=os.getpid(), git_sha=run.git_sha)
     previous_handlers = {}
+    signals: list[int] = []
 
     def on_signal(signum, frame):
-        stop.set()
-        raise KeyboardInterrupt
+        signals.append(signum)
+        name = signal.Signals(signum).name
+        if len(signals) == 1:
+            stop.set()
+            print(f"overhead run: {name}: stopping after the trials in flight "
+                  f"(send it again to stop now)", file=sys.stderr, flush=True)
+            listener.event("stop-requested", signal=name, now=False)
+        elif len(signals) == 2:
+            run.abort.set()
+            print(f"overhead run: {name} again: stopping now; the trials in flight are "
+                  f"recorded interrupted and run again on resume", file=sys.stderr, flush=True)
+            listener.event("stop-requested", signal=name, now=True)
+        else:
+            print(f"overhead run: {name}: already stopping (tearing down)", file=sys.stderr,
+                  flush=True)
 
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -673,8 +774,10 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
                     threads.append(w)
                     w.start(trials)
                 for w in threads:
-                    while w.is_alive():
+                    while w.is_alive() and not stop.is_set():
                         w.join(0.2)
+                # stopping (a signal, a worker's error): the others finish their trial in
+                # flight in the finally below, each within its bound (_stuck)
                 errors = [w.error for w in threads if w.error is not None]
                 if errors:
                     raise errors[0]
@@ -691,15 +794,21 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
                 plan = longer
                 break
             plan = longer
-    except KeyboardInterrupt:
-        interrupted = True
-        stop.set()
-        for w in workers.values():
-            while w.is_alive():
-                w.join(0.2)
     finally:
+        # a worker still running (an error in this thread) is asked to stop and waited for:
+        # teardown never runs beside a live worker; one that overstays its bound is left
+        stop.set()
+        stuck = _stuck(workers.values(), campaign)
+        interrupted = interrupted or bool(signals)
+        run.abort.clear()  # teardown's commands must run
         for w in workers.values():
-            w.teardown()
+            if w not in stuck:
+                w.teardown()
+        if stuck:
+            names = ", ".join(w.host_name for w in stuck)
+            listener.event("workers-stuck", hosts=[w.host_name for w in stuck])
+            print(f"overhead run: the worker of {names} did not stop within its bound; its "
+                  f"environments were not torn down", file=sys.stderr, flush=True)
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
         listener.event("stop", interrupted=interrupted, done=run.done, failed=run.failed)

@@ -1,7 +1,9 @@
 """The campaign manifest: an append-only, fsynced JSON-lines log of every state change.
 
-Each line is one record: ``{"ts", "trial", "state", ...}`` with state ``running``, ``done``
-or ``failed`` (``cause``, ``exit_status``, ``stderr`` for a failure), or a campaign event
+Each line is one record: ``{"ts", "trial", "state", ...}`` with state ``running``, ``done``,
+``failed`` (``cause``, ``exit_status``, ``stderr`` for a failure) or ``interrupted`` (the run
+was told to stop now while the trial ran: not a failure, its attempt is not counted, it runs
+again on resume), or a campaign event
 ``{"ts", "event", ...}`` (start, stop, environment up/down). A record is written with one
 ``write`` on a file opened for appending and fsynced before the executor goes on, so after a
 crash the file holds every change up to the last one, plus at most one torn line: the record
@@ -107,7 +109,8 @@ class Resume:
     failed : dict of str to str
         Trials that failed as often as allowed, with their last cause.
     rerun : set of str
-        Trials that were running when the controller stopped (run again from scratch).
+        Trials that were running when the controller stopped, or were interrupted by a
+        stop-now (run again from scratch).
     attempts : dict of str to int
         Failed attempts so far per trial.
     recovered : set of str
@@ -164,7 +167,7 @@ def resume(plan_ids: Iterable[str], records: Iterable[Mapping], finished: Iterab
         if attempts.get(tid, 0) > retries and last.get(tid) == "failed":
             failed[tid] = causes[tid]
             continue
-        if last.get(tid) == "running":
+        if last.get(tid) in ("running", "interrupted"):
             rerun.add(tid)
         todo.append(tid)
     return Resume(todo, done, failed, rerun, attempts, recovered)

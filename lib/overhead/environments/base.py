@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from overhead.environments import posix
-from overhead.environments.failures import EnvironmentDown, TrialFailed, tail
+from overhead.environments.failures import (
+    EnvironmentDown,
+    HostNotResponding,
+    Interrupted,
+    TrialFailed,
+    tail,
+)
 from overhead.errors import OverheadError
 
 if TYPE_CHECKING:
@@ -145,7 +151,9 @@ class Context:
     event : callable
         ``event(name, **fields)`` records a campaign event (the manifest).
     stop : threading.Event
-        Set when the run is stopping (a boot wait gives up).
+        Set when the run must stop now (a second SIGINT or SIGTERM): a boot wait gives up and
+        commands in progress end (:class:`~overhead.environments.remote.Interrupted`). A first
+        signal only lets the trials in flight finish; it is not this event.
     """
 
     name: str
@@ -284,6 +292,8 @@ class Environment(Endpoint):
             return False
         try:
             self.start()
+        except (Interrupted, HostNotResponding):
+            raise  # a stop-now, or a host that may answer again: not a start that failed
         except TrialFailed as exc:
             self.down = exc.cause
             raise EnvironmentDown(f"environment {self.name} did not start: {exc.cause}",

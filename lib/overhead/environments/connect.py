@@ -26,7 +26,16 @@ logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 
 class SSHError(OverheadError):
-    """A host could not be reached, refused the login, or the connection broke."""
+    """A host could not be reached, refused the login, or the connection broke.
+
+    ``timed_out`` is True when the host accepted the TCP connection (or never answered it)
+    but its SSH server did not answer in time: a hung host, not a refused or absent one.
+    """
+
+    def __init__(self, message: str, timed_out: bool = False):
+        """Record the message and whether it was a timeout."""
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 class HostKeyError(SSHError):
@@ -68,6 +77,18 @@ class _KnownHostsOnly(paramiko.MissingHostKeyPolicy):
             f"in {self.known_hosts}. Check the fingerprint on the host (ssh-keygen -lf "
             f"/etc/ssh/ssh_host_*_key.pub) and add its line to that file, e.g. with "
             f"ssh-keyscan -p PORT ADDRESS >> {self.known_hosts}.")
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether a connection failure was a wait that ran out (TCP connect, banner, auth)."""
+    seen = exc
+    for _ in range(5):
+        if seen is None:
+            break
+        if isinstance(seen, TimeoutError) or "banner" in str(seen) or "timed out" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def connect(address: str, port: int, user: str, *, known_hosts: Path, key_file: Path | None,
@@ -132,6 +153,7 @@ def connect(address: str, port: int, user: str, *, known_hosts: Path, key_file: 
         raise SSHError(f"{where}: login refused ({exc}); check the key file "
                        f"{key_file or '(agent)'}") from None
     except (OSError, paramiko.SSHException, EOFError) as exc:
-        raise SSHError(f"{where}: cannot connect ({type(exc).__name__}: {exc})") from None
+        raise SSHError(f"{where}: cannot connect ({type(exc).__name__}: {exc})",
+                       timed_out=_timed_out(exc)) from None
     conn.transport.set_keepalive(max(1, round(keepalive)))
     return conn

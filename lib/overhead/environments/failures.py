@@ -6,7 +6,7 @@ from pathlib import Path
 
 from overhead.errors import OverheadError
 
-__all__ = ["EnvironmentDown", "TrialFailed", "tail"]
+__all__ = ["EnvironmentDown", "HostNotResponding", "Interrupted", "TrialFailed", "tail"]
 
 
 class TrialFailed(OverheadError):
@@ -24,6 +24,20 @@ class TrialFailed(OverheadError):
 
 class EnvironmentDown(TrialFailed):
     """The environment could not be started (or restarted); its trials fail at once."""
+
+
+class HostNotResponding(TrialFailed):
+    """An endpoint's SSH server left a request unanswered for its liveness bound (hung).
+
+    The environment is not marked down: the host may answer again.
+    """
+
+
+class Interrupted(OverheadError):
+    """The run was told to stop now (a second SIGINT or SIGTERM) while a trial ran.
+
+    The trial is recorded ``interrupted`` and runs again on resume; it is not a failure.
+    """
 
 
 def tail(text: str, n: int = 2000) -> str:

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator, model_validator
 
 from overhead.environments import qemu
 from overhead.environments.base import WATCHDOG_SLACK, Context, Environment, TrialFailed, tail
+from overhead.environments.failures import Interrupted
 from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url, valid_nfs_options
 from overhead.environments.spec import EnvSpec
 from overhead.errors import InputError
@@ -200,12 +201,16 @@ class VmEnvironment(Environment):
                                       known_hosts=s.known_hosts or ctx.known_hosts,
                                       key_file=s.key_file or ctx.key_file,
                                       host_key_alias=s.host_key_alias, timeout=10,
-                                      keepalive=ctx.keepalive, gateway=ctx.host().connection))
+                                      keepalive=ctx.keepalive, gateway=ctx.host().connection),
+                              keepalive=ctx.keepalive, responsive=10 + ctx.keepalive,
+                              interrupt=ctx.stop)
             except HostKeyError:
                 raise
             except SSHError as exc:
                 last = str(exc)
                 time.sleep(2)
+        if ctx.stop.is_set():
+            raise Interrupted(f"stopped now while the VM {self.name} booted")
         raise TrialFailed(f"guest SSH did not answer within {s.boot_timeout:.0f} s ({last})",
                           self._serial_tail())
 
