@@ -101,12 +101,16 @@ def hold(path: str | os.PathLike[str], what: str) -> Iterator[Path]:
                if h.get("pid") else "another process (it has not written its pid yet)")
         raise LockHeld(f"{path}: {what} is in use by {who}; wait for it to finish or stop "
                        "that process, then run again") from None
-    yield from _held(fd, path)
+    yield from _held(fd, path, record=True)
 
 
 @contextlib.contextmanager
 def wait(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Hold an exclusive lock on ``path`` for the block, waiting for it while another holds it."""
+    """Hold an exclusive lock on ``path`` for the block, waiting for it while another holds it.
+
+    The file is left as it is (an ingest's lock file is part of its folder, which an
+    interrupted ingest must leave unchanged).
+    """
     path = Path(path)
     fd = _open(path)
     try:
@@ -114,21 +118,23 @@ def wait(path: str | os.PathLike[str]) -> Iterator[Path]:
     except BaseException:
         os.close(fd)
         raise
-    yield from _held(fd, path)
+    yield from _held(fd, path, record=False)
 
 
-def _held(fd: int, path: Path) -> Iterator[Path]:
-    """Register the locked descriptor, write the holder, yield; unlock and close at the end."""
+def _held(fd: int, path: Path, record: bool) -> Iterator[Path]:
+    """Register the locked descriptor, write the holder (``record``), yield; unlock at the end."""
     _HELD.add(fd)
     pid = os.getpid()
     try:
-        _write_holder(fd)
+        if record:
+            _write_holder(fd)
         yield path
     finally:
         if os.getpid() == pid:  # never unlock from a forked child: the lock is the parent's
             _HELD.discard(fd)
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
+            if record:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
