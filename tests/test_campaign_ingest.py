@@ -511,3 +511,62 @@ def test_the_plan_with_its_stopping_decisions_goes_beside_the_tables(raw, tmp_pa
     (raw / "plan.json").write_text('{"campaign": "torn')
     ci.ingest_campaign(raw, out)
     assert json.loads((out / "plan.json").read_text()) == plan
+
+
+def test_a_killed_ingest_leaves_no_worker_holding_the_lock(raw, tmp_path):
+    """SIGKILL of an ingest while its fork-pool workers read: the workers had copies of the
+    lock's descriptor and, orphaned, kept the next ingest waiting (740 s in the attack). The
+    workers close them at fork and die with their parent: the next ingest gets the lock at
+    once, and no worker is left."""
+    import signal
+    import sys
+    import time
+
+    out, started = tmp_path / "tidy", tmp_path / "started"
+    started.mkdir()
+    # the workers' chunks take long: each worker writes its pid and sleeps before reading
+    script = f"""\
+import os, sys, time
+from overhead.campaign import ingest as ci
+
+real = ci._read_chunk
+
+
+def slow(*args):
+    open(os.path.join({str(started)!r}, str(os.getpid())), "w").close()
+    time.sleep(120)
+    return real(*args)
+
+
+ci._read_chunk = slow
+ci.POOL_MIN_TRIALS = 2
+ci.ingest_campaign({str(raw)!r}, {str(out)!r}, workers=2)
+"""
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(started.iterdir())) < 2:
+            assert parent.poll() is None, parent.stderr.read()
+            assert time.monotonic() < deadline, "the pool's workers did not start"
+            time.sleep(0.05)
+        workers = [int(p.name) for p in started.iterdir()]
+        assert all(Path(f"/proc/{w}").exists() for w in workers)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    # the next ingest gets the lock within seconds (bounded: a thread, joined with a timeout)
+    import threading
+
+    done: list = []
+    t = threading.Thread(target=lambda: done.append(ci.ingest_campaign(raw, out, workers=1)),
+                         daemon=True)
+    t.start()
+    t.join(30)
+    assert done, "the second ingest is still waiting for the lock"
+    assert done[0].trials_read == 6
+    # and the orphaned workers are gone (killed with their parent)
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{w}").exists()
+              and Path(f"/proc/{w}/stat").read_text().split(") ")[1][0] != "Z" for w in workers):
+        assert time.monotonic() < deadline, "orphaned pool workers still run"
+        time.sleep(0.1)

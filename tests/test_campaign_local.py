@@ -419,3 +419,68 @@ def test_signals_finish_or_interrupt_the_vm_trial_in_flight_and_resume_runs_it(h
     records = manifest.read_records(mfile)
     done = [r["trial"] for r in records if r.get("state") == "done"]
     assert sorted(done) == sorted([tid, tid2]) and len(done) == 2
+
+
+def test_in_docker_a_term_ignoring_runner_is_a_timeout_and_setsid_children_die(hosts, tmp_path):
+    """Under `docker exec` (whose shell leads a process group) a runner ignoring SIGTERM was
+    reported as 'runner exited with status 9'; it is a timeout naming the SIGKILL. A runner's
+    `setsid sleep &` in the container is killed when its trial ends."""
+    h = ROOT / "data" / "hosts" / "ssh"
+    runners = tmp_path / "runners"
+    runners.mkdir()
+    (runners / "stubborn.sh").write_text("trap '' TERM\nsleep 40\n")
+    (runners / "escaper.sh").write_text('setsid sleep 1234.6 &\nmkdir -p "$1"\n'
+                                        'echo tool=escaper > "$1/meta"\n')
+    path = tmp_path / "dockerfaults.yml"
+    path.write_text(f"""\
+name: dockerfaults
+seed: 6
+trials: 1
+warmup: 0
+runners: {runners}
+hosts:
+  local: {{address: 127.0.0.1, port: 2222, key_file: {h / 'id_ed25519'},
+          known_hosts: {h / 'known_hosts'}}}
+environments:
+  docker: {{kind: docker, host: local, net: host, storage: overlay}}
+benchmarks:
+  hang: {{runner: stubborn, timeout: 1}}
+  esc: {{runner: escaper}}
+""")
+    raw = tmp_path / "raw"
+    c = inventory.load(path)
+    # the escaper runs first, so the container still runs (the hang trial) when it is done
+    assert [t.benchmark for t in plan.make_plan(c).trials] == ["esc", "hang"]
+    seen: list = []
+    stop = threading.Event()
+
+    def watch():
+        """When the escaper's trial is recorded done, look for its stray in the container."""
+        mfile = raw / "dockerfaults" / "manifest.jsonl"
+        while not stop.is_set():
+            time.sleep(0.05)
+            try:
+                recs = manifest.read_records(mfile)
+            except Exception:  # noqa: BLE001 - a record being written
+                continue
+            if any(r.get("benchmark") == "esc" and r.get("state") == "done" for r in recs):
+                left = subprocess.run(["pgrep", "-f", "^sleep 1234.6$"], capture_output=True,
+                                      text=True).stdout.split()
+                seen.append((left, _busy("overhead-dockerfaults-docker", "sleep")))
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        result = run_campaign(c, raw_root=raw, progress=False)
+        stop.set()
+        watcher.join(5)
+        assert result.done == 1 and result.failed == 1, result.failures
+        (cause,) = result.failures.values()
+        assert cause.startswith("timeout: the runner ran past 1 s, ignored SIGTERM and was "
+                                "killed with SIGKILL 10 s later (after 1"), cause
+        # looked while the hang trial's sleep ran in the container: no stray beside it
+        assert seen and seen[0] == ([], True), seen
+    finally:
+        stop.set()
+        subprocess.run(["pkill", "-KILL", "-f", "^sleep 1234.6$"], capture_output=True)

@@ -439,3 +439,232 @@ def test_a_hung_host_fails_its_trials_in_bounded_time_and_the_other_host_goes_on
     # the host answers again: a resume with one retry runs the four failed trials
     again = run_campaign(inventory.load(path), raw_root=raw, retries=1, progress=False)
     assert again.done == 4 and again.failures == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 25: one run of a campaign at a time, a runner's stray children, a TERM-ignoring runner,
+# a full disk
+
+def runners_dir(tmp_path: Path, **scripts: str) -> Path:
+    """A campaign's own runners folder: ``name=body`` becomes ``name.sh`` (POSIX sh)."""
+    folder = tmp_path / "runners"
+    folder.mkdir(exist_ok=True)
+    for name, body in scripts.items():
+        (folder / f"{name}.sh").write_text(textwrap.dedent(body))
+    return folder
+
+
+#: A runner that sleeps ``secs`` seconds, then writes ``size`` KiB of output and its meta.
+SLEEPY = """\
+    out=$1; shift
+    secs=0; size=1
+    for w in "$@"; do case $w in secs=*) secs=${w#secs=};; size=*) size=${w#size=};; esac; done
+    sleep "$secs"
+    mkdir -p "$out"
+    head -c "$((size * 1024))" /dev/zero > "$out/output"
+    echo "tool=sleepy" > "$out/meta"
+"""
+
+
+def test_a_second_run_of_a_running_campaign_refuses_in_one_line_naming_the_first(sshd, tmp_path):
+    """The attack: two `overhead run` of one campaign at once. The second refuses before it
+    writes anything, naming the first's pid; the first completes, each trial done once."""
+    runners = runners_dir(tmp_path, sleepy=SLEEPY)
+    path = campaign_file(tmp_path, "twice", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "nap: {runner: sleepy, params: {secs: 2}}",
+                         f"trials: 3\nwarmup: 0\nrunners: {runners}\n")
+    raw_root = tmp_path / "raw"
+    argv = [sys.executable, "-m", "overhead.cli", "run", str(path), "--raw", str(raw_root),
+            "--no-progress", "--no-ingest"]
+    mfile = raw_root / "twice" / "manifest.jsonl"
+    first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (mfile.exists() and '"state": "running"' in mfile.read_text()):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        before = mfile.read_bytes()
+        second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert first.poll() is None  # the first still runs: the refusal came at once
+        assert second.returncode == 2, second.stderr
+        lines = second.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in second.stderr, second.stderr
+        assert f"campaign twice is in use by pid {first.pid} on " in lines[0], lines[0]
+        assert lines[0].startswith(str(raw_root / "twice" / ".run.lock")), lines[0]
+        # it wrote nothing: the manifest is the first run's alone so far
+        assert mfile.read_bytes().startswith(before)
+        from overhead import locks
+
+        assert locks.holder(raw_root / "twice" / ".run.lock")["pid"] == first.pid
+    finally:
+        _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    records = manifest.read_records(mfile)
+    assert sum(r.get("event") == "start" for r in records) == 1
+    done = Counter(r["trial"] for r in records if r.get("state") == "done")
+    assert len(done) == 3 and set(done.values()) == {1}
+
+
+def test_a_lock_left_by_a_killed_run_is_taken_over(sshd, tmp_path):
+    """The holder was SIGKILLed: the kernel released its flock, the file still names it; the
+    next run takes the lock and writes its own pid."""
+    from overhead import locks
+    from overhead.errors import LockHeld
+
+    raw = tmp_path / "raw" / "stale"
+    raw.mkdir(parents=True)
+    lock = raw / ".run.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom overhead import locks\n"
+         f"with locks.hold({str(lock)!r}, 'campaign stale'):\n"
+         "    print('held', flush=True)\n    time.sleep(300)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(LockHeld, match=f"in use by pid {holder.pid} "), \
+                locks.hold(lock, "campaign stale"):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    assert locks.holder(lock)["pid"] == holder.pid  # left behind by the killed holder
+    with locks.hold(lock, "campaign stale"):
+        assert locks.holder(lock)["pid"] == os.getpid()
+    # and a run of the campaign takes it over as well
+    runners = runners_dir(tmp_path, sleepy=SLEEPY)
+    path = campaign_file(tmp_path, "stale", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "nap: {runner: sleepy, params: {secs: 0}}",
+                         f"trials: 1\nwarmup: 0\nrunners: {runners}\n")
+    result = run_campaign(inventory.load(path), raw_root=tmp_path / "raw", progress=False)
+    assert (result.done, result.failed) == (1, 0)
+
+
+def test_a_lock_is_closed_in_forked_children_and_never_passed_on(tmp_path):
+    """A child forked while the lock is held holds no copy of it (its parent's death frees
+    the lock), and unlocks nothing of its parent's."""
+    from overhead import locks
+    from overhead.errors import LockHeld
+
+    lock = tmp_path / "x.lock"
+    with locks.hold(lock, "x"):
+        (fd,) = locks.held_fds()
+        pid = os.fork()
+        if pid == 0:  # the child: no lock descriptor left, the parent's lock still held
+            ok = not locks.held_fds()
+            try:
+                os.fstat(fd)
+                ok = False
+            except OSError:
+                pass
+            try:
+                with locks.hold(lock, "x"):
+                    ok = False
+            except LockHeld:
+                pass
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert os.get_inheritable(fd) is False
+        with pytest.raises(LockHeld):  # still held after the child exited
+            with locks.hold(lock, "x"):
+                pass
+
+
+def test_a_runner_ignoring_term_is_a_timeout_naming_the_kill(sshd, tmp_path):
+    """A runner that ignores SIGTERM is killed by `timeout -k`'s SIGKILL 10 s after its
+    timeout: a timeout, saying so (not 'runner exited with status 9')."""
+    runners = runners_dir(tmp_path, stubborn="trap '' TERM\nsleep 40\n")
+    path = campaign_file(tmp_path, "stubborn", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "hang: {runner: stubborn, timeout: 1}",
+                         f"trials: 1\nwarmup: 0\nrunners: {runners}\n")
+    result = run_campaign(inventory.load(path), raw_root=tmp_path / "raw", progress=False)
+    assert result.failed == 1
+    cause = _failure_cause(tmp_path / "raw" / "stubborn")["cause"]
+    assert cause.startswith("timeout: the runner ran past 1 s, ignored SIGTERM and was killed "
+                            "with SIGKILL 10 s later (after 1"), cause
+
+
+def _strays(marker: str) -> list[str]:
+    """The running processes whose command line is ``marker`` (zombies excluded)."""
+    out = subprocess.run(["pgrep", "-f", f"^{marker}$"], capture_output=True, text=True).stdout
+    return [p for p in out.split() if Path(f"/proc/{p}/stat").exists()
+            and Path(f"/proc/{p}/stat").read_text().split(") ")[1][0] != "Z"]
+
+
+def test_a_runners_setsid_child_is_killed_when_its_trial_ends(sshd, tmp_path):
+    """`setsid sleep &` leaves the runner's session (the process-group kill misses it); it
+    carries the trial's mark in its environment, and is killed when the runner ends."""
+    runners = runners_dir(tmp_path, escaper='setsid sleep 1234.5 &\nmkdir -p "$1"\n'
+                                            'echo tool=escaper > "$1/meta"\n')
+    path = campaign_file(tmp_path, "escape", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}", "esc: {runner: escaper}",
+                         f"trials: 2\nwarmup: 0\nrunners: {runners}\n")
+    try:
+        result = run_campaign(inventory.load(path), raw_root=tmp_path / "raw", progress=False)
+        assert (result.done, result.failed) == (2, 0)
+        assert _strays("sleep 1234.5") == []
+    finally:
+        subprocess.run(["pkill", "-KILL", "-f", "^sleep 1234.5$"], capture_output=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs (root only), unmounted at the end."""
+    import os as _os
+
+    if _os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_a_full_disk_stops_the_run_in_one_line_and_spends_no_attempt(sshd, tmp_path, small_disk):
+    """Trials of 300 KiB each on a 1 MiB disk: the fourth does not fit. The run stops with one
+    line naming what it was writing; that trial is recorded running, never failed, so after
+    space is freed the next run (no retries allowed) runs it and completes the campaign."""
+    from overhead.errors import DiskFull
+
+    runners = runners_dir(tmp_path, sleepy=SLEEPY)
+    path = campaign_file(tmp_path, "full", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "big: {runner: sleepy, params: {secs: 0, size: 300}}",
+                         f"trials: 5\nwarmup: 0\nrunners: {runners}\n")
+    c = inventory.load(path)
+    with pytest.raises(DiskFull) as err:
+        run_campaign(c, raw_root=small_disk, progress=False)
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(f"disk full writing {small_disk / 'full'}/"), msg
+    assert msg.endswith(": free space and run again; nothing recorded is lost "
+                        "(the trial under way runs again)"), msg
+    raw = small_disk / "full"
+    records = manifest.read_records(raw / "manifest.jsonl")
+    assert not [r for r in records if r.get("state") == "failed"], records
+    assert not list(raw.rglob("*.partial*")) and not list(raw.rglob(".*.tmp.*"))
+    done = {r["trial"] for r in records if r.get("state") == "done"}
+    assert 1 <= len(done) < 5
+    subprocess.run(["mount", "-o", "remount,size=4m", str(small_disk)], check=True)
+    again = run_campaign(c, raw_root=small_disk, progress=False, retries=0)
+    assert again.failures == {} and again.done + len(done) == 5
+    p = plan.make_plan(c)
+    assert all((trial_dir(raw, t) / "meta").exists() for t in p.trials)
+    assert json.loads((raw / "plan.json").read_text())["trials"]
+
+
+def test_plan_json_on_a_full_disk_is_one_line_and_the_old_file_is_kept(small_disk):
+    from overhead.campaign.durable import write_atomic
+    from overhead.errors import DiskFull
+
+    target = small_disk / "plan.json"
+    write_atomic(target, '{"old": true}')
+    with pytest.raises(DiskFull, match=f"^disk full writing {target}: free space and run again"):
+        write_atomic(target, "x" * (2 << 20))
+    assert target.read_text() == '{"old": true}'
+    assert [f.name for f in small_disk.iterdir()] == ["plan.json"]

@@ -88,5 +88,17 @@ class DataError(OverheadError, ValueError):
     """Rows a study needs are missing or inconsistent; the message names them."""
 
 
-__all__ = ["DataError", "DataNotFound", "InputError", "OverheadError", "ParseError", "RunFailed",
-           "SchemaError"]
+class LockHeld(OverheadError, RuntimeError):
+    """Another process holds a lock (a campaign being run); the message names file and pid."""
+
+
+class DiskFull(OverheadError, OSError):
+    """The controller's disk (or quota) is full while writing a file; the message names the file.
+
+    Nothing recorded before is lost: the file being written is left as it was (or not at all),
+    and whatever was under way is done again by the next run.
+    """
+
+
+__all__ = ["DataError", "DataNotFound", "DiskFull", "InputError", "LockHeld", "OverheadError",
+           "ParseError", "RunFailed", "SchemaError"]

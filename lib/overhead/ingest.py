@@ -18,7 +18,6 @@ previous tables intact. pandas is imported inside functions for that fast path.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -29,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from overhead import locks
 from overhead.errors import ParseError
 
 __all__ = ["IngestResult", "ParseError", "Rule", "RuleSet", "ingest", "plan"]
@@ -562,7 +562,9 @@ def _parse_all(root: Path, files: dict, hashes: dict, monitor_dir: Path, workers
         from concurrent.futures import ProcessPoolExecutor
 
         ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx,
+                                 initializer=locks.die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(_work, root, c, hashes, monitor_dir, key) for c in chunks]
             extra = meanwhile() if meanwhile else None
             results = [f.result() for f in futures]
@@ -614,21 +616,8 @@ def ingest(root: str | os.PathLike[str], out: str | os.PathLike[str], ruleset: R
     out.mkdir(parents=True, exist_ok=True)
     # One ingest per output folder at a time (two notebooks opened together, two test workers):
     # a second one waits, then finds the tables up to date.
-    with _locked(out / LOCK):
+    with locks.wait(out / LOCK):
         return _ingest(root, out, ruleset, force, workers, started)
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    """Hold an exclusive advisory lock (flock) on ``path`` for the duration of the block."""
-    import fcntl
-
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int | None,

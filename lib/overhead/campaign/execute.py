@@ -44,13 +44,16 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from overhead import locks
 from overhead.campaign import analysis
+from overhead.campaign.durable import full_disk_is_disk_full, write_atomic
 from overhead.campaign.inventory import Campaign, Host
 from overhead.campaign.layout import (
     CAMPAIGN_COPY,
     MANIFEST,
     META,
     PLAN,
+    RUN_LOCK,
     TRIAL_JSON,
     facts_path,
     failed_dir,
@@ -74,8 +77,9 @@ from overhead.environments.base import (
 from overhead.environments.client import ClientEndpoint
 from overhead.environments.connect import HostKeyError, SSHError, connect
 from overhead.environments.failures import HostNotResponding, Interrupted
+from overhead.environments.posix import KILL_AFTER
 from overhead.environments.remote import REMOTE_BASE, Remote
-from overhead.errors import OverheadError
+from overhead.errors import DiskFull, OverheadError
 
 __all__ = ["REMOTE_BASE", "RunResult", "run_campaign", "trial_dir"]
 
@@ -322,10 +326,9 @@ class _Worker:
         facts = {**env.facts_record(), "git_sha": self.run.git_sha,
                  "campaign_hash": self.run.campaign.sha256}
         path = facts_path(self.run.raw, env.name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(facts, indent=1, default=str))
-        os.replace(tmp, path)
+        with full_disk_is_disk_full(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(facts, indent=1, default=str))
 
     def run_trials(self) -> None:
         """Run every trial of this host, in order, until done or stopped."""
@@ -497,7 +500,11 @@ class _Worker:
             if keep is not None and (keep / "stderr").exists():
                 stderr = (keep / "stderr").read_text(errors="replace")
             elapsed = t1 - t0
-            if status in (124, 137) and keep is None and elapsed >= round(trial.timeout) - 0.5:
+            if status == 137 and keep is None and elapsed >= round(trial.timeout) + KILL_AFTER - 0.5:
+                # `timeout -k`'s KILL: the runner did not end on the TERM at its timeout
+                cause = (f"timeout: the runner ran past {trial.timeout:.0f} s, ignored SIGTERM "
+                         f"and was killed with SIGKILL {KILL_AFTER} s later (after {elapsed:.1f} s)")
+            elif status in (124, 137) and keep is None and elapsed >= round(trial.timeout) - 0.5:
                 cause = f"timeout: the runner ran past {trial.timeout:.0f} s and was killed"
             elif status in (137, 143) and keep is None:
                 # killed from outside before its timeout: a stopped container, an OOM kill
@@ -532,7 +539,11 @@ class _Worker:
 
     def finish(self, env: Environment | ClientEndpoint, trial: PlannedTrial, attempt: int, started_at: str,
                info: dict) -> None:
-        """Fetch the trial directory, write trial.json, rename into place, record done."""
+        """Fetch the trial directory, write trial.json, rename into place, record done.
+
+        A full disk here is :class:`~overhead.errors.DiskFull` (the run stops; the trial,
+        recorded ``running``, runs again next time without spending an attempt).
+        """
         r = self.run
         final = trial_dir(r.raw, trial)
         partial = partial_dir(final)
@@ -540,16 +551,20 @@ class _Worker:
             shutil.rmtree(partial)
         remote = env.trial_dir(trial)
         try:
-            self.fetch(env, remote, partial)
+            with full_disk_is_disk_full(partial):
+                self.fetch(env, remote, partial)
         except OSError as exc:
             shutil.rmtree(partial, ignore_errors=True)
+            if isinstance(exc, DiskFull):
+                raise
             raise TrialFailed(f"fetching {remote} failed ({exc})") from None
         if not (partial / META).exists():
             shutil.rmtree(partial, ignore_errors=True)
             raise TrialFailed(f"the runner exited 0 but left no meta in {remote}")
         monitor = info.pop("_monitor", None)
         if monitor is not None:
-            (partial / "monitor").write_text(monitor)
+            with full_disk_is_disk_full(partial / "monitor"):
+                (partial / "monitor").write_text(monitor)
             info["sidecars"] = {"monitor": env.bench.monitor_parser}
         client = isinstance(env, ClientEndpoint)
         record = {
@@ -563,8 +578,13 @@ class _Worker:
             "target": env.target if client else None,
             "status": "done", "started_at": started_at, "finished_at": _now(), **info,
         }
-        (partial / TRIAL_JSON).write_text(json.dumps(record, indent=1, default=str))
-        _sync_tree(partial)
+        try:
+            with full_disk_is_disk_full(partial / TRIAL_JSON):
+                (partial / TRIAL_JSON).write_text(json.dumps(record, indent=1, default=str))
+                _sync_tree(partial)
+        except DiskFull:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
         os.rename(partial, final)
         _fsync_dir(final.parent)
         r.listener.trial(trial.id, "done", attempt=attempt, environment=trial.environment,
@@ -617,6 +637,27 @@ class RunResult:
     stops: dict[str, str]
     interrupted: bool = False
     setup_seconds: float | None = None
+
+
+def _close_run(run: _Run, plan: Plan, interrupted: bool) -> None:
+    """Record the run's stop, write plan.json (whole or not at all), close the manifest.
+
+    Each is tried even when the disk is full; a full disk is then one
+    :class:`~overhead.errors.DiskFull` naming the first file it stopped.
+    """
+    full = None
+    try:
+        run.listener.event("stop", interrupted=interrupted, done=run.done, failed=run.failed)
+    except DiskFull as exc:
+        full = exc
+    try:
+        write_atomic(run.raw / PLAN, json.dumps(plan.to_json(), indent=1, default=str))
+    except DiskFull as exc:
+        full = full or exc
+    finally:
+        run.listener.close()
+    if full is not None:
+        raise full
 
 
 def _finished(raw: Path, plan: Plan) -> set[str]:
@@ -686,7 +727,24 @@ def _stuck(workers, campaign: Campaign) -> list[_Worker]:
 
 def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: int = 0,
                  progress: bool = True) -> RunResult:
-    """Start or resume a campaign.
+    """Start or resume a campaign, holding its raw folder's lock (one run at a time).
+
+    The lock (``data/raw/<campaign>/.run.lock``, :mod:`overhead.locks`) is taken before
+    anything is written; a second run of the campaign refuses at once with
+    :class:`~overhead.errors.LockHeld`, naming the running one's pid. See :func:`_run_campaign`
+    for the parameters.
+    """
+    from overhead.paths import DATA
+
+    raw = (raw_root or DATA / "raw") / campaign.name
+    raw.mkdir(parents=True, exist_ok=True)
+    with locks.hold(raw / RUN_LOCK, f"campaign {campaign.name}"):
+        return _run_campaign(campaign, raw_root=raw_root, retries=retries, progress=progress)
+
+
+def _run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: int = 0,
+                  progress: bool = True) -> RunResult:
+    """Start or resume a campaign (its lock held).
 
     Parameters
     ----------
@@ -711,7 +769,7 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
     raw = (raw_root or DATA / "raw") / campaign.name
     raw.mkdir(parents=True, exist_ok=True)
     if campaign.path is not None:
-        shutil.copyfile(campaign.path, raw / CAMPAIGN_COPY)
+        write_atomic(raw / CAMPAIGN_COPY, Path(campaign.path).read_bytes())
     t_start = time.monotonic()
     stop = threading.Event()
     bar = tqdm(total=0, unit="trial", disable=not progress, dynamic_ncols=True)
@@ -723,21 +781,20 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
     signals: list[int] = []
 
     def on_signal(signum, frame):
+        # only flags and a raw write here: the main thread may be inside the manifest's lock
+        # or stderr's buffer when the signal arrives (events are recorded after the loop)
         signals.append(signum)
         name = signal.Signals(signum).name
         if len(signals) == 1:
             stop.set()
-            print(f"overhead run: {name}: stopping after the trials in flight "
-                  f"(send it again to stop now)", file=sys.stderr, flush=True)
-            listener.event("stop-requested", signal=name, now=False)
+            say = (f"{name}: stopping after the trials in flight (send it again to stop now)")
         elif len(signals) == 2:
             run.abort.set()
-            print(f"overhead run: {name} again: stopping now; the trials in flight are "
-                  f"recorded interrupted and run again on resume", file=sys.stderr, flush=True)
-            listener.event("stop-requested", signal=name, now=True)
+            say = (f"{name} again: stopping now; the trials in flight are recorded interrupted "
+                   f"and run again on resume")
         else:
-            print(f"overhead run: {name}: already stopping (tearing down)", file=sys.stderr,
-                  flush=True)
+            say = f"{name}: already stopping (tearing down)"
+        os.write(2, f"\noverhead run: {say}\n".encode())
 
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -798,6 +855,9 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
         # a worker still running (an error in this thread) is asked to stop and waited for:
         # teardown never runs beside a live worker; one that overstays its bound is left
         stop.set()
+        if signals:
+            listener.event("stop-requested", signals=[signal.Signals(n).name for n in signals],
+                           now=len(signals) > 1)
         stuck = _stuck(workers.values(), campaign)
         interrupted = interrupted or bool(signals)
         run.abort.clear()  # teardown's commands must run
@@ -811,9 +871,7 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
                   f"environments were not torn down", file=sys.stderr, flush=True)
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
-        listener.event("stop", interrupted=interrupted, done=run.done, failed=run.failed)
-        (raw / PLAN).write_text(json.dumps(plan.to_json(), indent=1, default=str))
-        listener.close()
+        _close_run(run, plan, interrupted)
     last = last_records(read_records(raw / MANIFEST))
     failures = {tid: str(rec.get("cause")) for tid, rec in last.items()
                 if rec.get("state") == "failed" and tid in plan.by_id()}

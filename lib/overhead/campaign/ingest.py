@@ -47,10 +47,10 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from overhead import locks
 from overhead.campaign.layout import (
     FACTS,
     MANIFEST,
@@ -180,19 +180,6 @@ class CampaignIngestResult:
 
 # ---------------------------------------------------------------------------------------------
 # small helpers (no pandas)
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock (flock) on ``path`` for the duration of the block."""
-    import fcntl
-
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -780,7 +767,7 @@ def ingest_campaign(raw_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
             raise InputError(f"{out / table}: a single-file table; {out} is not a campaign's tidy "
                              "folder (choose another output folder)")
     out.mkdir(parents=True, exist_ok=True)
-    with _locked(out / LOCK):
+    with locks.wait(out / LOCK):
         result = _Ingest(raw, out, workers, force, started).run()
         _copy_plan(raw, out)
         return result
@@ -971,7 +958,11 @@ class _Ingest:
         size = -(-len(keys) // n)
         chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
         ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=min(self.workers, len(chunks)), mp_context=ctx) as pool:
+        # the workers die with this process (a SIGKILLed ingest left them holding nothing, but
+        # running on); the lock's descriptor is closed in them at fork (overhead.locks)
+        with ProcessPoolExecutor(max_workers=min(self.workers, len(chunks)), mp_context=ctx,
+                                 initializer=locks.die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(_read_chunk, str(self.raw), self.campaign, chunk, facts,
                                    first_part + i, str(self.out)) for i, chunk in enumerate(chunks)]
             try:

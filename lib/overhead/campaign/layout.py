@@ -10,6 +10,8 @@
     facts/<environment>.json                 provenance, once per environment
     manifest.jsonl                           every state change, one JSON object a line
     plan.json, campaign.yml                  the plan the last run made, the campaign file
+    .run.lock                                an ``overhead run`` of the campaign holds it (flock;
+                                             the holder's pid, host and start time in it)
 
 The manifest is append-only and fsynced record by record (:class:`overhead.campaign.manifest.
 Manifest`), so after a crash it holds at most one torn line: an unterminated last line, the
@@ -28,7 +30,8 @@ from typing import Protocol
 
 from overhead.errors import ParseError
 
-__all__ = ["CAMPAIGN_COPY", "FACTS", "FAILED", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED", "TRIAL_JSON",
+__all__ = ["CAMPAIGN_COPY", "FACTS", "FAILED", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED",
+           "RUN_LOCK", "TRIAL_JSON",
            "facts_path", "failed_dir", "last_records", "partial_dir", "read_manifest",
            "read_records", "trial_dir"]
 
@@ -47,6 +50,9 @@ PARTIAL = ".partial"
 #: The plan the last run wrote (with the stopping rule's rounds) and the campaign file's copy.
 PLAN = "plan.json"
 CAMPAIGN_COPY = "campaign.yml"
+#: The lock an ``overhead run`` holds on the campaign's raw folder (:func:`overhead.locks.hold`):
+#: a second run of the campaign refuses while it is held.
+RUN_LOCK = ".run.lock"
 
 
 class _Trial(Protocol):

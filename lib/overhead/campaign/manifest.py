@@ -17,6 +17,8 @@ meta exists; a trial that was ``running`` when the controller died is run again 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import threading
@@ -25,7 +27,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from overhead.campaign.durable import full_disk_is_disk_full
 from overhead.campaign.layout import MANIFEST, last_records, read_records
+from overhead.errors import DiskFull
 
 __all__ = ["MANIFEST", "Manifest", "Resume", "read_records", "resume"]
 
@@ -65,12 +69,26 @@ class Manifest:
                 os.fsync(fh.fileno())
 
     def append(self, record: Mapping) -> dict:
-        """Append one record (``ts`` added), fsynced before returning it."""
+        """Append one record (``ts`` added), fsynced before returning it.
+
+        A full disk (or quota) is :class:`~overhead.errors.DiskFull` naming the manifest; the
+        part of the record written, if any, is cut off again, so the records before it stay
+        the whole file.
+        """
         rec = {"ts": _now(), **record}
         line = (json.dumps(rec, sort_keys=False, default=str) + "\n").encode()
         with self._lock:
-            os.write(self._fd, line)
-            os.fsync(self._fd)
+            size = os.fstat(self._fd).st_size
+            try:
+                with full_disk_is_disk_full(self.path):
+                    written = os.write(self._fd, line)
+                    if written < len(line):  # a short write: the disk filled up under it
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    os.fsync(self._fd)
+            except DiskFull:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, size)
+                raise
         return rec
 
     def trial(self, trial_id: str, state: str, **fields) -> dict:

@@ -25,7 +25,7 @@ from overhead.environments.base import (
     tail,
     wait_gone,
 )
-from overhead.environments.posix import KILL_AFTER, runner_command
+from overhead.environments.posix import KILL_AFTER, runner_command, sweep_command
 from overhead.environments.spec import EnvSpec
 
 __all__ = ["DockerEnv", "DockerEnvironment", "container_name", "exec_command", "facts_command",
@@ -119,12 +119,14 @@ def exec_command(name: str, runner: str, trial_id: str, params: Mapping[str, obj
 def prepare_command(name: str, trial_id: str, trials_dir: str) -> str:
     """Return the command clearing the way for a (re-)run: kill a stale attempt, remove its files.
 
-    The process group is killed inside the container, where its id was written and means
+    The process group and what is left of the runner (:func:`~overhead.environments.posix.
+    sweep_command`) are killed inside the container, where its id was written and means
     something (on the host that number names another process); the files are removed on the
     host, where the trials folder is mounted from.
     """
     kill = (f"p={TRIALS_MOUNT}/{trial_id}.pgid; "
-            "if [ -s $p ]; then kill -KILL -$(cat $p) 2>/dev/null; fi; true")
+            "if [ -s $p ]; then kill -KILL -$(cat $p) 2>/dev/null; fi; "
+            f"{sweep_command(f'{TRIALS_MOUNT}/{trial_id}')}; true")
     q = shlex.quote(f"{trials_dir}/{trial_id}")
     return (f"docker exec {shlex.quote(name)} sh -c {shlex.quote(kill)} >/dev/null 2>&1; "
             f"rm -rf {q} {q}.partial.* {q}.pgid")

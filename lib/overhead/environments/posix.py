@@ -11,11 +11,15 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 
-__all__ = ["FACT_FIELDS", "facts_command", "parse_facts", "prepare_command", "runner_command",
-           "timeout_wrap"]
+__all__ = ["FACT_FIELDS", "TRIAL_MARK", "facts_command", "parse_facts", "prepare_command",
+           "runner_command", "sweep_command", "timeout_wrap"]
 
 #: Seconds between the TERM that ``timeout`` sends and the KILL that follows.
 KILL_AFTER = 10
+#: The environment variable that marks every process of a trial's runner (its value is the
+#: trial directory): a child that left the runner's session (``setsid``) keeps its environment,
+#: so :func:`sweep_command` finds and kills it when the trial ends.
+TRIAL_MARK = "OVERHEAD_TRIAL"
 
 
 def timeout_wrap(command: str, seconds: float) -> str:
@@ -42,7 +46,13 @@ def runner_command(runners_dir: str, runner: str, outdir: str, params: Mapping[s
     pgid_file : str, optional
         Run the runner in a session of its own and write its process group id here, so that
         :func:`prepare_command` can kill what is left of it if the controller died (a trial
-        that was running then is run again from scratch, never beside its old self).
+        that was running then is run again from scratch, never beside its old self). Every
+        process of the runner then carries ``OVERHEAD_TRIAL=<outdir>`` in its environment, and
+        when the runner ends every process still carrying it is killed (:func:`sweep_command`:
+        a child that escaped the session with ``setsid``). The shell waits for the session
+        (it is not replaced by it), so a runner killed by a signal exits 128 + the signal's
+        number wherever it runs: ``timeout``'s SIGKILL after a TERM-ignoring runner is 137, also
+        where the shell leads a process group (``docker exec``), in which ``setsid -w`` said 9.
 
     Returns
     -------
@@ -55,19 +65,36 @@ def runner_command(runners_dir: str, runner: str, outdir: str, params: Mapping[s
     if pgid_file is None:
         return "cd / && " + inner
     script = f"echo $$ > {shlex.quote(pgid_file)}; exec {inner}"
-    return f"cd / && exec setsid -w sh -c {shlex.quote(script)}"
+    mark = shlex.quote(f"{TRIAL_MARK}={outdir}")
+    return (f"cd / && env {mark} setsid -w sh -c {shlex.quote(script)}; s=$?; "
+            f"{sweep_command(outdir)}; exit $s")
+
+
+def sweep_command(outdir: str) -> str:
+    """Return shell code killing every process left of the runner of the trial into ``outdir``.
+
+    Those are the processes whose environment holds ``OVERHEAD_TRIAL=<outdir>``
+    (:func:`runner_command` sets it; ``setsid`` and daemonizing keep it), read from
+    /proc/PID/environ with one GNU ``grep -z``; the benchmark servers an environment starts
+    and the remote shell never carry it. Up to five passes, for children forked meanwhile.
+    """
+    mark = shlex.quote(f"{TRIAL_MARK}={outdir}")
+    return (f"i=0; while [ $i -lt 5 ] && p=$(grep -lxzF -e {mark} /proc/[0-9]*/environ "
+            "2>/dev/null | cut -d/ -f3) && [ -n \"$p\" ]; do kill -KILL $p 2>/dev/null; "
+            "sleep 0.1; i=$((i+1)); done")
 
 
 def prepare_command(outdir: str, pgid_file: str) -> str:
     """Return the command that clears the way for a (re-)run of a trial into ``outdir``.
 
-    Kills the process group of an earlier attempt that may still run (its controller died),
-    then removes its trial directory, partial directories and process-group file. The trial
-    directory's parent must exist (the environment creates it when it starts).
+    Kills the process group of an earlier attempt that may still run (its controller died) and
+    every process left of it (:func:`sweep_command`), then removes its trial directory, partial
+    directories and process-group file. The trial directory's parent must exist (the
+    environment creates it when it starts).
     """
     q, p = shlex.quote(outdir), shlex.quote(pgid_file)
     return (f"if [ -s {p} ]; then kill -KILL -$(cat {p}) 2>/dev/null; fi; "
-            f"rm -rf {q} {q}.partial.* {p}")
+            f"{sweep_command(outdir)}; rm -rf {q} {q}.partial.* {p}")
 
 
 def _word(value: object) -> str:
