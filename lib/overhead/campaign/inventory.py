@@ -713,7 +713,7 @@ def _raise(path: Path, node: yaml.Node, exc: ValidationError) -> None:
     lines = []
     for err in exc.errors()[:5]:
         loc = tuple(err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
+        msg = err["msg"]
         cause = (err.get("ctx") or {}).get("error")
         if isinstance(cause, At):
             loc, msg = loc + cause.loc, str(cause)
