@@ -72,7 +72,7 @@ from overhead.errors import InputError
 
 __all__ = ["MAX_BYTES", "MAX_CELLS", "MAX_DEPTH", "MAX_ROUNDS", "MAX_TRIALS", "NAME", "PARAM",
            "Benchmark", "Campaign", "DockerEnv", "Host", "Judge", "NativeEnv", "StaticEnv",
-           "Stopping", "VmEnv", "load", "plan_size"]
+           "Stopping", "VmEnv", "is_file", "load", "plan_size"]
 
 #: A name that becomes a file or folder name: lower case, digits, ``_ . -``, at most 64
 #: characters, never ``..`` (matched whole with re.fullmatch).
@@ -84,7 +84,7 @@ MAX_ROUNDS = 10_000
 #: The most points one benchmark's parameter grid may have.
 MAX_CELLS = 100_000
 #: The most trials a whole plan may have (cells x rounds).
-MAX_TRIALS = 1_000_000
+MAX_TRIALS = 100_000
 #: The largest campaign, inventory or profile file read (bytes), and its deepest nesting.
 MAX_BYTES = 1 << 20
 MAX_DEPTH = 32
@@ -574,6 +574,17 @@ def _read_yaml(path: Path) -> tuple[dict, yaml.Node]:
     return data, node
 
 
+def is_file(path: Path) -> bool:
+    """Return whether ``path`` is a file; a path that cannot even be looked at is not one.
+
+    :meth:`pathlib.Path.is_file` raises for a name longer than the system allows.
+    """
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _read_part(path: Path, allowed: set[str], what: str) -> tuple[dict, yaml.Node]:
     """Read a file a campaign names (inventory, profile) that may hold only ``allowed`` keys."""
     data, node = _read_yaml(path)
@@ -720,6 +731,7 @@ def _raise(path: Path, node: yaml.Node, exc: ValidationError) -> None:
         # pydantic puts the union's tag after the environment's name: environments.vm.vm.vcpus
         if len(loc) >= 3 and loc[0] == "environments" and loc[2] in _KINDS:
             loc = loc[:2] + loc[3:]
+        msg = msg.replace("\n", "\\n")  # a value quoted in it may hold a newline: one line
         lines.append(f"{path}:{_line(node, loc)}: {_field(loc)}: {msg}")
     more = len(exc.errors()) - 5
     raise InputError("\n".join(lines) + (f"\n(and {more} more)" if more > 0 else "")) from None
@@ -930,7 +942,7 @@ def load(path: str | Path, overrides: dict | None = None) -> Campaign:
     inventory = data.get("inventory")
     if inventory is not None:
         inv_path = Path(inventory)
-        if not inv_path.is_file():
+        if not is_file(inv_path):
             raise InputError(f"{path}:{_line(node, ('inventory',))}: inventory: no such file "
                              f"{inv_path}")
         inv, inv_node = _read_part(inv_path, {"hosts", "environments"},
