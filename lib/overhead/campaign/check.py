@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from overhead.campaign.inventory import Campaign, VmEnv
+from overhead.campaign.inventory import Campaign, VmEnv, is_file
 from overhead.campaign.plan import make_plan
 from overhead.runners import declared_params
 
@@ -50,24 +50,24 @@ def check(campaign: Campaign) -> CheckResult:
     problems = result.problems
     for name, host in campaign.hosts.items():
         for what, path in (("key_file", host.key_file), ("known_hosts", host.known_hosts)):
-            if path is not None and not Path(path).is_file():
+            if path is not None and not is_file(Path(path)):
                 problems.append(f"host {name}: {what} {path} does not exist")
     for name, env in campaign.environments.items():
         local = campaign.hosts[env.host].address in ("127.0.0.1", "localhost", "::1")
         # a remote host's image is on that host: only a local one can be checked from here
-        if isinstance(env, VmEnv) and local and not (Path(env.image) / "disk.raw").is_file():
+        if isinstance(env, VmEnv) and local and not is_file(Path(env.image) / "disk.raw"):
             problems.append(f"environment {name}: VM image {env.image} has no disk.raw "
                             f"(make hosts-up builds it)")
     for name, path in campaign.files.items():
         p = Path(path)
-        if not p.is_file():
+        if not is_file(p):
             problems.append(f"file {name}: {p} does not exist")
         elif p.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             problems.append(f"file {name}: {p} is readable by others (chmod 600 it)")
     runners = campaign.runners_dir()
     for name, bench in campaign.benchmarks.items():
         script = runners / f"{bench.runner}.sh"
-        if not script.is_file():
+        if not is_file(script):
             problems.append(f"benchmark {name}: no runner {script}")
             continue
         known = declared_params(script)

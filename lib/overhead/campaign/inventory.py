@@ -22,6 +22,32 @@ its benchmarks with parameter grids and how many trials to run::
 Relative paths resolve against the folder of the file that names them. A value that is a list
 in ``params`` is a grid axis; the planner expands the cross product. Every error is an
 :class:`~overhead.errors.InputError` naming ``file:line``, the field and what is wrong.
+
+A campaign file is contained: what it names cannot reach outside the places meant for it.
+
+- **Names** become file and folder names (the raw tree's ``<environment>/<benchmark>/``, the
+  remote campaign folder, a container, ``<runners>/<runner>.sh``, the remote copy of a campaign
+  file ``.files/<NAME>``, ``profiles/<profile>.yml``): campaign, host, environment, benchmark,
+  runner, profile and file names are plain names, :data:`NAME` (lower case, digits, ``_ . -``,
+  at most 64 characters, no ``/``, no ``..``), matched whole (``re.fullmatch``: a trailing
+  newline is refused too); parameter names are :data:`PARAM`. An environment may not be named
+  like the raw tree's own folders (``facts``, ``failed``).
+- **Paths** on this machine (``files:`` values, a host's or VM's ``key_file`` and
+  ``known_hosts``, a VM's ``image``, ``inventory``, ``runners``, ``{path:...}`` in parameters
+  and commands) are strings. A relative one must resolve (``..`` and symlinks followed,
+  :meth:`pathlib.Path.resolve`) inside the parent of the folder of the file that names it (that
+  folder and the folders beside it: the repository's campaigns say ``../hosts/ssh/id_ed25519``)
+  or inside the checkout (:data:`overhead.paths.ROOT`); ``../../../../tmp/x`` is refused. An
+  absolute or ``~`` path is the user's explicit choice (their own ``~/.ssh/known_hosts``, a
+  password file under ``~/.config``) and is taken as written.
+- **Numbers** are finite and bounded: integers are YAML integers (``true`` is not 1), counts
+  of trials, warm-ups and rounds at most :data:`MAX_ROUNDS`, a seed in [0, 2**63), timeouts at
+  most 7 days; a benchmark's grid has at most :data:`MAX_CELLS` points and the whole plan (cells
+  x rounds, with a stopping rule its ``max_rounds``) at most :data:`MAX_TRIALS` trials, counted
+  before anything is expanded.
+- **The YAML itself**: UTF-8, at most :data:`MAX_BYTES`, no NUL character, nesting at most
+  :data:`MAX_DEPTH` deep, no mapping key given twice (the error names both lines), keys are
+  strings; ``hosts``, ``environments``, ``benchmarks``, ``files`` and ``params`` are mappings.
 """
 
 from __future__ import annotations
@@ -34,22 +60,75 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
 
 from overhead.environments import registry
 from overhead.environments.docker import DockerEnv
 from overhead.environments.native import NativeEnv
-from overhead.environments.spec import Strict
+from overhead.environments.spec import MAX_SECONDS, Int, Number, Strict
 from overhead.environments.static import StaticEnv
 from overhead.environments.vm import VmEnv
 from overhead.errors import InputError
 
-__all__ = ["Benchmark", "Campaign", "DockerEnv", "Host", "Judge", "NativeEnv", "StaticEnv",
-           "Stopping", "VmEnv", "load"]
+__all__ = ["MAX_BYTES", "MAX_CELLS", "MAX_DEPTH", "MAX_ROUNDS", "MAX_TRIALS", "NAME", "PARAM",
+           "Benchmark", "Campaign", "DockerEnv", "Host", "Judge", "NativeEnv", "StaticEnv",
+           "Stopping", "VmEnv", "is_file", "load", "plan_size"]
 
-_NAME = r"^[a-z0-9][a-z0-9_.-]*$"
-#: Parameter values a runner accepts (runners take name=value words).
-Scalar = str | int | float | bool
+#: A name that becomes a file or folder name: lower case, digits, ``_ . -``, at most 64
+#: characters, never ``..`` (matched whole with re.fullmatch).
+NAME = r"(?!.*\.\.)[a-z0-9][a-z0-9_.-]{0,63}"
+#: A runner parameter's name (runners take name=value words).
+PARAM = r"[a-z0-9_]{1,64}"
+#: The most trials, warm-up rounds or rounds a count may ask for.
+MAX_ROUNDS = 10_000
+#: The most points one benchmark's parameter grid may have.
+MAX_CELLS = 100_000
+#: The most trials a whole plan may have (cells x rounds).
+MAX_TRIALS = 100_000
+#: The largest campaign, inventory or profile file read (bytes), and its deepest nesting.
+MAX_BYTES = 1 << 20
+MAX_DEPTH = 32
+#: Folder names of the raw tree that are not environments (:mod:`overhead.campaign.layout`).
+_RESERVED = ("facts", "failed")
+
+
+def _name_of(kind: str, pattern: str = NAME):
+    """Return a validator checking that a whole string is a ``kind`` name (re.fullmatch)."""
+    def check(value: str) -> str:
+        if not re.fullmatch(pattern, value):
+            raise ValueError(f"{kind} name {value!r} must be a plain name: lower case, digits, "
+                             f"_ . - (at most 64 characters, no '..')" if pattern == NAME else
+                             f"{kind} name {value!r} must be lower case, digits, _ (at most 64)")
+        if kind == "environment" and value in _RESERVED:
+            raise ValueError(f"environment name {value!r} is a folder of the raw tree "
+                             f"({', '.join(_RESERVED)})")
+        return value
+    return check
+
+
+HostName = Annotated[str, AfterValidator(_name_of("host"))]
+EnvName = Annotated[str, AfterValidator(_name_of("environment"))]
+BenchName = Annotated[str, AfterValidator(_name_of("benchmark"))]
+FileName = Annotated[str, AfterValidator(_name_of("file"))]
+ParamName = Annotated[str, AfterValidator(_name_of("parameter", PARAM))]
+#: A timeout in seconds: positive, finite, at most 7 days.
+Seconds = Annotated[Number, Field(gt=0, le=MAX_SECONDS)]
+#: A count of trials or rounds.
+Rounds = Annotated[Int, Field(ge=1, le=MAX_ROUNDS)]
+#: Parameter values a runner accepts (runners take name=value words); numbers finite.
+Scalar = str | Int | Number | bool
+
+
+class At(InputError):
+    """A validator's error about a field below the one validated (``loc``: its YAML path).
+
+    Raised inside a pydantic validator (an InputError is a ValueError); the message it ends up
+    in names the line of ``loc`` instead of the validated field's.
+    """
+
+    def __init__(self, loc: tuple, message: str):
+        super().__init__(message)
+        self.loc = loc
 
 
 #: Strict base: unknown fields are errors (a typo must not be silently ignored).
@@ -65,13 +144,13 @@ class Host(_Model):
     """
 
     address: str
-    port: int = Field(22, ge=1, le=65535)
+    port: Int = Field(22, ge=1, le=65535)
     user: str = "root"
     key_file: Path | None = None
     known_hosts: Path
     host_key_alias: str | None = None
-    connect_timeout: float = Field(10.0, gt=0)
-    keepalive: float = Field(5.0, gt=0)
+    connect_timeout: Number = Field(10.0, gt=0, le=3600)
+    keepalive: Number = Field(5.0, gt=0, le=3600)
 
 
 #: A campaign's environment: the spec of the kind it names (one per file of environments/).
@@ -119,19 +198,19 @@ class Benchmark(_Model):
     ``monitor`` file, parsed by ``monitor_parser`` into rows of the trial.
     """
 
-    runner: str
-    params: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
-    timeout: float | None = Field(None, gt=0)
+    runner: Annotated[str, AfterValidator(_name_of("runner"))]
+    params: dict[ParamName, Scalar | list[Scalar]] = Field(default_factory=dict)
+    timeout: Seconds | None = None
     #: Measured trials of this benchmark's cells (default: the campaign's ``trials``): more
     #: where the effect sought is small beside the trial-to-trial spread (netperf's few
     #: microseconds of NAT). Not with a stopping rule, which decides the count itself.
-    trials: int | None = Field(None, ge=1)
+    trials: Rounds | None = None
     #: Limit to these environments (default: every environment).
     environments: tuple[str, ...] | None = None
     client: str | None = None
     server: str | None = None
     ready: str | None = None
-    ports: tuple[int, ...] = ()
+    ports: tuple[Annotated[Int, Field(ge=1, le=65535)], ...] = ()
     #: The server binds every address (nuttcp has no listen option), so each environment on
     #: a host gets its own ports: ``ports`` and ``{port:N}`` become N + 100 x (k - 1) for
     #: the host's k-th environment.
@@ -155,13 +234,17 @@ class Benchmark(_Model):
 
     @field_validator("params")
     @classmethod
-    def _names(cls, params: dict) -> dict:
-        """Parameter names are the runners' (lower case, digits, underscore); lists non-empty."""
+    def _axes(cls, params: dict) -> dict:
+        """Check that lists are non-empty and the grid has at most MAX_CELLS points (unexpanded)."""
+        points = 1
         for name, value in params.items():
-            if not re.match(r"^[a-z0-9_]+$", name):
-                raise ValueError(f"parameter name {name!r} must be lower case, digits, _")
-            if isinstance(value, list) and not value:
-                raise ValueError(f"parameter {name!r} is an empty list")
+            if isinstance(value, list):
+                if not value:
+                    raise ValueError(f"parameter {name!r} is an empty list")
+                points *= len(value)
+        if points > MAX_CELLS:
+            raise ValueError(f"the grid has {points:,} points (the product of its axes' "
+                             f"lengths); at most {MAX_CELLS:,}")
         return params
 
 
@@ -185,12 +268,12 @@ class Stopping(_Model):
 
     rule: Literal["precision", "verdicts"] = "precision"
     metric: str | None = None
-    target: float | None = Field(None, gt=0, lt=1)
+    target: Number | None = Field(None, gt=0, lt=1)
     baseline: str | None = None
-    min_rounds: int = Field(3, ge=2)
-    max_rounds: int = Field(10, ge=2)
-    max_minutes: float | None = Field(None, gt=0, allow_inf_nan=False)
-    level: float = Field(0.95, gt=0, lt=1)
+    min_rounds: Int = Field(3, ge=2, le=MAX_ROUNDS)
+    max_rounds: Int = Field(10, ge=2, le=MAX_ROUNDS)
+    max_minutes: Number | None = Field(None, gt=0, le=MAX_SECONDS / 60)
+    level: Number = Field(0.95, gt=0, lt=1)
 
     @model_validator(mode="after")
     def _bounds(self) -> Stopping:
@@ -215,36 +298,33 @@ class Stopping(_Model):
 class Campaign(_Model):
     """A whole campaign: hosts, environments, benchmarks, repetitions and the seed."""
 
-    name: str = Field(pattern=_NAME)
-    seed: int
-    trials: int = Field(3, ge=1)
-    warmup: int = Field(0, ge=0)
-    timeout: float = Field(600.0, gt=0)
+    name: Annotated[str, AfterValidator(_name_of("campaign"))]
+    seed: Int = Field(ge=0, lt=2**63)
+    trials: Rounds = 3
+    warmup: Int = Field(0, ge=0, le=MAX_ROUNDS)
+    timeout: Seconds = 600.0
     stopping: Stopping | None = None
     inventory: Path | None = None
     runners: Path | None = None
     #: Benchmarks from ``profiles/<profile>.yml`` (beside the file, else the checkout's
     #: data/campaigns/profiles); the file's own benchmarks add to and override them.
-    profile: str | None = None
+    profile: Annotated[str, AfterValidator(_name_of("profile"))] | None = None
     #: The host load generators run on, for profile benchmarks that have a server.
     client: str | None = None
     #: Files copied to the endpoints that use them (``{file:NAME}``), mode 0600: secrets.
-    files: dict[str, Path] = Field(default_factory=dict)
-    hosts: dict[str, Host] = Field(default_factory=dict)
-    environments: dict[str, Environment]
-    benchmarks: dict[str, Benchmark]
+    files: dict[FileName, Path] = Field(default_factory=dict)
+    hosts: dict[HostName, Host] = Field(default_factory=dict)
+    environments: dict[EnvName, Environment]
+    benchmarks: dict[BenchName, Benchmark]
     #: Set by :func:`load`: the campaign file, its hash and text (not YAML fields).
     path: Path | None = None
     sha256: str | None = None
 
     @model_validator(mode="after")
     def _references(self) -> Campaign:
-        """Names are valid, and every environment's host and benchmark's environment exist."""
-        for kind, names in (("environment", self.environments), ("benchmark", self.benchmarks),
-                            ("host", self.hosts)):
-            for name in names:
-                if not re.match(_NAME, name):
-                    raise ValueError(f"{kind} name {name!r} must match {_NAME}")
+        """Every environment's host and benchmark's environment exist; the plan is bounded."""
+        if not self.benchmarks:
+            raise At(("benchmarks",), "no benchmark: a campaign runs at least one")
         for name, env in self.environments.items():
             for entry in env.skip:
                 from fnmatch import fnmatchcase
@@ -282,6 +362,12 @@ class Campaign(_Model):
                 if used not in self.files:
                     raise ValueError(f"benchmark {name!r}: {{file:{used}}} is not among the "
                                      f"campaign's files ({', '.join(self.files) or 'none'})")
+        total, biggest = plan_size(self)
+        if total > MAX_TRIALS:
+            raise At(("benchmarks", biggest),
+                     f"the plan would have {total:,} trials (cells x rounds; with a stopping rule "
+                     f"its max_rounds); at most {MAX_TRIALS:,}: fewer grid points, environments "
+                     f"or trials")
         return self
 
     def host_index(self, environment: str) -> int:
@@ -319,6 +405,36 @@ class Campaign(_Model):
         return self.runners or RUNNERS_DIR
 
 
+def plan_size(campaign: Campaign) -> tuple[int, str | None]:
+    """Return the most trials a campaign's plan can have, and its largest benchmark's name.
+
+    Counted from the grid's axis lengths, before anything is expanded: for each benchmark, its
+    grid points x the environments it runs in x its rounds (warm-ups plus its trials, with a
+    stopping rule ``max_rounds``). An environment's ``skip`` can only make the plan smaller.
+
+    Parameters
+    ----------
+    campaign : Campaign
+        The campaign.
+
+    Returns
+    -------
+    (int, str or None)
+        The bound on the plan's trials, and the benchmark contributing most (None: none).
+    """
+    total, biggest, most = 0, None, -1
+    for name, bench in campaign.benchmarks.items():
+        points = reduce(operator.mul, (len(v) for v in bench.params.values()
+                                       if isinstance(v, list)), 1)
+        rounds = campaign.warmup + (campaign.stopping.max_rounds if campaign.stopping
+                                    else bench.trials or campaign.trials)
+        n = points * len(campaign.environments_of(name)) * rounds
+        total += n
+        if n > most:
+            biggest, most = name, n
+    return total, biggest
+
+
 # ---------------------------------------------------------------------------------------------
 # YAML with line numbers
 
@@ -342,22 +458,131 @@ def _node_at(node: yaml.Node, loc: tuple) -> yaml.Node:
     return node
 
 
+def _line(node: yaml.Node, loc: tuple) -> int:
+    """Return the 1-based line of the node at ``loc`` (or of the nearest one above it)."""
+    return _node_at(node, loc).start_mark.line + 1
+
+
+class _Refused(yaml.MarkedYAMLError, InputError):
+    """A YAML document that parses but that a campaign file may not be (said as is)."""
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing what would let a file mean something else than it says.
+
+    A mapping key given twice (PyYAML keeps the last silently), a key that is not a string, a
+    NUL character in a value, an integer too long to convert, nesting deeper than MAX_DEPTH
+    (PyYAML's composer recurses: 5,000 ``[`` are a RecursionError).
+    """
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+
+    def increase_flow_level(self):
+        """Refuse flow collections (``[[[...``) nested deeper than MAX_DEPTH."""
+        if self.flow_level >= MAX_DEPTH:
+            raise _Refused(None, None, f"nested deeper than {MAX_DEPTH} levels",
+                           self.get_mark())
+        super().increase_flow_level()
+
+    def compose_node(self, parent, index):
+        """Refuse nodes nested deeper than MAX_DEPTH (block or flow)."""
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _Refused(None, None, f"nested deeper than {MAX_DEPTH} levels",
+                               self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        """Construct a mapping; a key given twice or a key that is not a string is an error."""
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # ``<<: *base``: its keys may be overridden here
+                key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, str):
+                    raise _Refused(None, None, f"key {key!r} is not a name (YAML reads yes, "
+                                   "no, on, off, null and numbers as such: quote it)",
+                                   key_node.start_mark)
+                if key in seen:
+                    raise _Refused(None, None, f"key {key!r} given twice (lines "
+                                   f"{seen[key] + 1} and {key_node.start_mark.line + 1}); "
+                                   "remove one", key_node.start_mark)
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_scalar(self, node):
+        """Construct a scalar's text; a NUL character (an escaped zero) is refused."""
+        value = super().construct_scalar(node)
+        if isinstance(value, str) and "\0" in value:
+            raise _Refused(None, None, "a NUL character in a value", node.start_mark)
+        return value
+
+    def construct_yaml_int(self, node):
+        """Construct an integer; one too long to convert is an error, not a ValueError."""
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError as exc:
+            raise _Refused(None, None, f"not a usable integer ({exc})",
+                           node.start_mark) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+
+
 def _read_yaml(path: Path) -> tuple[dict, yaml.Node]:
-    """Read a YAML mapping and its node tree; syntax errors name the file and line."""
+    """Read a YAML mapping and its node tree; every error names the file and line."""
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_BYTES:
+        raise InputError(f"{path}:1: {len(raw):,} bytes: a campaign, inventory or profile file "
+                         f"has at most {MAX_BYTES:,}")
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x})") from None
+    loader = None
+    try:
+        loader = _Loader(text)  # reading the stream checks its characters (NUL, ...)
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except _Refused as exc:
+        raise InputError(f"{path}:{exc.problem_mark.line + 1}: {exc.problem}") from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line = f":{mark.line + 1}" if mark else ""
-        raise InputError(f"{path}{line}: not valid YAML ({exc.problem})") from None
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        raise InputError(f"{path}:{line}: not valid YAML ({exc.problem or exc.context})") from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise InputError(f"{path}:{line}: not valid YAML (character {exc.character!r}: "
+                         f"{exc.reason})") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}:1: not valid YAML ({exc})") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
     if not isinstance(data, dict) or node is None:
         raise InputError(f"{path}:1: a campaign file is a YAML mapping (name, hosts, ...)")
     return data, node
+
+
+def is_file(path: Path) -> bool:
+    """Return whether ``path`` is a file; a path that cannot even be looked at is not one.
+
+    :meth:`pathlib.Path.is_file` raises for a name longer than the system allows.
+    """
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _read_part(path: Path, allowed: set[str], what: str) -> tuple[dict, yaml.Node]:
@@ -365,39 +590,133 @@ def _read_part(path: Path, allowed: set[str], what: str) -> tuple[dict, yaml.Nod
     data, node = _read_yaml(path)
     unknown = set(data) - allowed
     if unknown:
-        line = _node_at(node, (sorted(unknown)[0],)).start_mark.line + 1
-        raise InputError(f"{path}:{line}: {what} (found {', '.join(sorted(unknown))})")
+        raise InputError(f"{path}:{_line(node, (sorted(unknown)[0],))}: {what} (found "
+                         f"{', '.join(sorted(unknown))})")
     return data, node
 
 
-def _resolve(value: Any, base: Path) -> Any:
-    """Resolve a relative path (str) against ``base``; None and absolute paths unchanged."""
-    if value is None:
-        return None
-    p = Path(str(value)).expanduser()
-    return p if p.is_absolute() else (base / p).resolve()
+#: Sections that map names to entries, and whether each entry is a mapping itself.
+_SECTIONS = {"hosts": True, "environments": True, "benchmarks": True, "files": False}
 
 
-def _resolve_paths(data: dict, base: Path, *, hosts_only: bool = False) -> None:
-    """Resolve the path fields of hosts (and environments) in place, against ``base``."""
-    for host in (data.get("hosts") or {}).values():
-        if isinstance(host, dict):
-            for key in ("key_file", "known_hosts"):
-                if key in host:
-                    host[key] = _resolve(host[key], base)
+def _check_shape(path: Path, node: yaml.Node, data: dict) -> None:
+    """Check the mappings the loader walks before pydantic sees them (a list is no mapping).
+
+    ``hosts``, ``environments``, ``benchmarks`` and ``files`` map names to entries; a host,
+    an environment and a benchmark are mappings, a benchmark's ``params`` too.
+    """
+    def refuse(loc: tuple, what: str, value: Any) -> None:
+        raise InputError(f"{path}:{_line(node, loc)}: {'.'.join(map(str, loc))}: {what} "
+                         f"(found {type(value).__name__})")
+
+    for section, nested in _SECTIONS.items():
+        entries = data.get(section)
+        if entries is None:
+            continue
+        if not isinstance(entries, dict):
+            refuse((section,), "a mapping of names to entries", entries)
+        for name, entry in entries.items() if nested else ():
+            if not isinstance(entry, dict):
+                refuse((section, name), "a mapping of fields", entry)
+            params = entry.get("params") if section == "benchmarks" else None
+            if params is not None and not isinstance(params, dict):
+                refuse((section, name, "params"), "a mapping of parameter names to values",
+                       params)
+
+
+def _local_path(value: Any, base: Path, where: str) -> Path:
+    """Return a path a campaign names, resolved; a relative one must stay in its place.
+
+    Parameters
+    ----------
+    value : str
+        The path as written (a string; ``~`` is the user's home).
+    base : Path
+        The folder of the file that names it.
+    where : str
+        ``file:line: field`` for the error.
+
+    Returns
+    -------
+    Path
+        An absolute path as written; a relative one resolved against ``base``.
+
+    Raises
+    ------
+    InputError
+        For a value that is not a non-empty string, and for a relative path that resolves
+        (``..`` and symlinks followed) outside ``base``'s parent and outside the checkout.
+    """
+    from overhead.paths import ROOT
+
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}: a path (a non-empty string), not {value!r}")
+    try:
+        p = Path(value).expanduser()
+        if p.is_absolute():
+            return p
+        resolved = (base / p).resolve()
+        roots = (base.resolve().parent, ROOT.resolve())
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise InputError(f"{where}: {value!r} is not a usable path ({exc})") from None
+    if not any(resolved.is_relative_to(r) for r in roots):
+        raise InputError(f"{where}: {value!r} leads to {resolved}, outside {roots[0]} (the "
+                         f"folder of the file naming it, or its parent) and the checkout "
+                         f"{roots[1]}; a relative path stays inside them: give an absolute "
+                         f"path for a file elsewhere")
+    return resolved
+
+
+def _resolve_paths(path: Path, node: yaml.Node, data: dict, base: Path, *,
+                   hosts_only: bool = False) -> None:
+    """Resolve the path fields of hosts (and environments, files...) in place, against ``base``.
+
+    ``path`` and ``node`` are the file that names them (for the errors' ``file:line``); every
+    path must follow :func:`_local_path`'s rule.
+    """
+    def resolve(loc: tuple, value: Any) -> Path | None:
+        if value is None:
+            return None
+        return _local_path(value, base, f"{path}:{_line(node, loc)}: {'.'.join(loc)}")
+
+    for name, host in (data.get("hosts") or {}).items():
+        for key in ("key_file", "known_hosts"):
+            if key in host:
+                host[key] = resolve(("hosts", name, key), host[key])
     if hosts_only:
         return
-    for env in (data.get("environments") or {}).values():
-        if isinstance(env, dict):
-            for key in registry.path_fields(env.get("kind")):
-                if key in env:
-                    env[key] = _resolve(env[key], base)
+    for name, env in (data.get("environments") or {}).items():
+        for key in registry.path_fields(env.get("kind")):
+            if key in env:
+                env[key] = resolve(("environments", name, key), env[key])
     for key in ("inventory", "runners"):
         if key in data:
-            data[key] = _resolve(data[key], base)
-    files = data.get("files")
-    if isinstance(files, dict):
-        data["files"] = {k: _resolve(v, base) for k, v in files.items()}
+            data[key] = resolve((key,), data[key])
+    files = data.get("files") or {}
+    data["files"] = {k: resolve(("files", k), v) if isinstance(k, str) else v
+                     for k, v in files.items()}
+
+
+#: ``{path:RELATIVE}`` in a parameter or command (:mod:`overhead.environments.base`).
+_PATH_REF = re.compile(r"\{path:([^}]*)\}")
+
+
+def _check_path_refs(path: Path, node: yaml.Node, campaign: Campaign) -> None:
+    """Hold every ``{path:...}`` of the benchmarks to the rule of the campaign's paths."""
+    for name, bench in campaign.benchmarks.items():
+        texts = [bench.server or "", bench.ready or "", bench.monitor or ""]
+        for value in bench.params.values():
+            texts += [str(v) for v in (value if isinstance(value, list) else [value])]
+        for ref in sorted({r for text in texts for r in _PATH_REF.findall(text)}):
+            _local_path(ref, path.parent, f"{path}:{_line(node, ('benchmarks', name))}: "
+                                          f"benchmarks.{name}: {{path:{ref}}}")
+
+
+def _field(loc: tuple) -> str:
+    """Return a pydantic location as a field name (``hosts.local.port``), odd names quoted."""
+    parts = [p if isinstance(p, int) or re.fullmatch(r"[\w.-]+", p) else repr(p)
+             for p in loc if p != "[key]"]
+    return ".".join(str(p) for p in parts) or "(top level)"
 
 
 def _raise(path: Path, node: yaml.Node, exc: ValidationError) -> None:
@@ -405,12 +724,15 @@ def _raise(path: Path, node: yaml.Node, exc: ValidationError) -> None:
     lines = []
     for err in exc.errors()[:5]:
         loc = tuple(err["loc"])
+        msg = err["msg"]
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, At):
+            loc, msg = loc + cause.loc, str(cause)
         # pydantic puts the union's tag after the environment's name: environments.vm.vm.vcpus
         if len(loc) >= 3 and loc[0] == "environments" and loc[2] in _KINDS:
             loc = loc[:2] + loc[3:]
-        at = _node_at(node, loc)
-        field = ".".join(str(p) for p in loc) or "(top level)"
-        lines.append(f"{path}:{at.start_mark.line + 1}: {field}: {err['msg']}")
+        msg = msg.replace("\n", "\\n")  # a value quoted in it may hold a newline: one line
+        lines.append(f"{path}:{_line(node, loc)}: {_field(loc)}: {msg}")
     more = len(exc.errors()) - 5
     raise InputError("\n".join(lines) + (f"\n(and {more} more)" if more > 0 else "")) from None
 
@@ -423,23 +745,23 @@ def _check_references(path: Path, node: yaml.Node, data: dict) -> None:
     """Name the line of an environment's unknown host or a benchmark's unknown environment."""
     hosts = data.get("hosts") or {}
     envs = data.get("environments") or {}
-    for name, env in envs.items() if isinstance(envs, dict) else ():
-        if isinstance(env, dict) and "host" in env and env["host"] not in hosts:
-            line = _node_at(node, ("environments", name, "host")).start_mark.line + 1
-            raise InputError(f"{path}:{line}: environments.{name}.host: unknown host "
-                             f"{env['host']!r} (hosts: {', '.join(hosts) or 'none'})")
-    benches = data.get("benchmarks") or {}
-    for name, bench in benches.items() if isinstance(benches, dict) else ():
-        client = bench.get("client") if isinstance(bench, dict) else None
-        if client is not None and client not in hosts:
-            line = _node_at(node, ("benchmarks", name, "client")).start_mark.line + 1
-            raise InputError(f"{path}:{line}: benchmarks.{name}.client: unknown host {client!r} "
+    for name, env in envs.items():
+        host = env.get("host")
+        if isinstance(host, str) and host not in hosts:
+            raise InputError(f"{path}:{_line(node, ('environments', name, 'host'))}: "
+                             f"environments.{name}.host: unknown host {host!r} "
                              f"(hosts: {', '.join(hosts) or 'none'})")
-        for env in (bench or {}).get("environments") or () if isinstance(bench, dict) else ():
-            if env not in envs:
-                line = _node_at(node, ("benchmarks", name, "environments")).start_mark.line + 1
-                raise InputError(f"{path}:{line}: benchmarks.{name}.environments: unknown "
-                                 f"environment {env!r}")
+    for name, bench in (data.get("benchmarks") or {}).items():
+        client = bench.get("client")
+        if isinstance(client, str) and client not in hosts:
+            raise InputError(f"{path}:{_line(node, ('benchmarks', name, 'client'))}: "
+                             f"benchmarks.{name}.client: unknown host {client!r} "
+                             f"(hosts: {', '.join(hosts) or 'none'})")
+        only = bench.get("environments")
+        for env in only if isinstance(only, list) else ():
+            if isinstance(env, str) and env not in envs:
+                raise InputError(f"{path}:{_line(node, ('benchmarks', name, 'environments'))}: "
+                                 f"benchmarks.{name}.environments: unknown environment {env!r}")
 
 
 #: Campaign fields a caller may override (the campaign notebook's parameters, ``--set``).
@@ -500,9 +822,15 @@ def overrides_from_sets(sets: list[str]) -> dict:
 
 
 def profile_path(name: str, base: Path) -> Path:
-    """Return the file of profile ``name``: ``base/profiles/<name>.yml``, else the checkout's."""
+    """Return the file of profile ``name``: ``base/profiles/<name>.yml``, else the checkout's.
+
+    ``name`` is a plain name (:data:`NAME`): a profile is a file of one of those folders.
+    """
     from overhead.paths import ROOT
 
+    if not isinstance(name, str) or not re.fullmatch(NAME, name):
+        raise InputError(f"profile {name!r}: a profile is a plain name (lower case, digits, "
+                         f"_ . -, at most 64 characters): profiles/<name>.yml")
     tried = []
     for folder in (base / "profiles", ROOT / "data" / "campaigns" / "profiles"):
         candidate = folder / f"{name}.yml"
@@ -519,16 +847,23 @@ def _read_profile(name: str, base: Path, digest, seen: tuple = ()) -> tuple[dict
     ``params`` into the base's (``ci`` = ``quick`` with one value per axis, say).
     """
     ppath = profile_path(name, base)
+    if len(seen) >= 16:
+        raise InputError(f"{ppath}:1: profile {name}: more than 16 profiles extend one another "
+                         f"({' -> '.join(seen)})")
     if name in seen:
         raise InputError(f"{ppath}:1: profile {name} extends itself (through "
                          f"{' -> '.join(seen)})")
     prof, pnode = _read_part(ppath, {"benchmarks", "extends"},
                              "a profile holds only benchmarks and extends")
+    _check_shape(ppath, pnode, prof)
     digest.update(ppath.read_bytes())
     own = prof.get("benchmarks") or {}
     if not prof.get("extends"):
         return own, ppath, pnode
-    benches, _, _ = _read_profile(str(prof["extends"]), base, digest, (*seen, name))
+    try:
+        benches, _, _ = _read_profile(prof["extends"], base, digest, (*seen, name))
+    except InputError as exc:
+        raise InputError(f"{ppath}:{_line(pnode, ('extends',))}: {exc}") from None
     for bname, fields in own.items():
         if bname in benches and isinstance(fields, dict):
             merged = {**benches[bname], **fields}
@@ -543,12 +878,15 @@ def _read_profile(name: str, base: Path, digest, seen: tuple = ()) -> tuple[dict
 def _merge_profile(path: Path, node: yaml.Node, data: dict, digest) -> None:
     """Put the benchmarks of the campaign's profile under its own (which win), in place."""
     name = data["profile"]
-    line = _node_at(node, ("profile",)).start_mark.line + 1
+    line = _line(node, ("profile",))
     try:
-        benches, ppath, pnode = _read_profile(str(name), path.parent, digest)
+        benches, ppath, pnode = _read_profile(name, path.parent, digest)
     except InputError as exc:
         raise InputError(f"{path}:{line}: {exc}") from None
     client = data.get("client")
+    if client is not None and not isinstance(client, str):
+        raise InputError(f"{path}:{_line(node, ('client',))}: client: the name of a host, not "
+                         f"{client!r}")
     for bname, bench in benches.items():
         if not isinstance(bench, dict):
             continue
@@ -587,27 +925,34 @@ def load(path: str | Path, overrides: dict | None = None) -> Campaign:
     ------
     InputError
         Naming ``file:line`` and the field, for bad YAML, an unknown or missing field, a wrong
-        type, a reference to an unknown host or environment.
+        type, a reference to an unknown host or environment, a name or path that is not
+        contained, a number out of bounds (see the module's doc).
     """
     import json
 
     path = Path(path).resolve()
     data, node = _read_yaml(path)
+    _check_shape(path, node, data)
     digest = hashlib.sha256(path.read_bytes())
     if overrides:
         data = _apply_overrides(path, data, overrides)
+        _check_shape(path, node, data)
         digest.update(json.dumps(overrides, sort_keys=True, default=str).encode())
-    _resolve_paths(data, path.parent)
+    _resolve_paths(path, node, data, path.parent)
     inventory = data.get("inventory")
     if inventory is not None:
         inv_path = Path(inventory)
+        if not is_file(inv_path):
+            raise InputError(f"{path}:{_line(node, ('inventory',))}: inventory: no such file "
+                             f"{inv_path}")
         inv, inv_node = _read_part(inv_path, {"hosts", "environments"},
                                    "an inventory holds only hosts and environments")
-        _resolve_paths(inv, inv_path.parent)
+        _check_shape(inv_path, inv_node, inv)
+        _resolve_paths(inv_path, inv_node, inv, inv_path.parent)
         for key in ("hosts", "environments"):
             both = set(inv.get(key) or {}) & set(data.get(key) or {})
             if both:
-                line = _node_at(node, (key, sorted(both)[0])).start_mark.line + 1
+                line = _line(node, (key, sorted(both)[0]))
                 raise InputError(f"{path}:{line}: {key} {', '.join(sorted(both))} also defined "
                                  f"in the inventory {inv_path}")
             data[key] = {**(inv.get(key) or {}), **(data.get(key) or {})}
@@ -619,8 +964,7 @@ def load(path: str | Path, overrides: dict | None = None) -> Campaign:
                 _raise(inv_path, _node_at(inv_node, ("hosts", name)), exc)
     for key in ("path", "sha256"):
         if key in data:
-            line = _node_at(node, (key,)).start_mark.line + 1
-            raise InputError(f"{path}:{line}: {key}: not a campaign field")
+            raise InputError(f"{path}:{_line(node, (key,))}: {key}: not a campaign field")
     if data.get("profile"):
         _merge_profile(path, node, data, digest)
     _check_references(path, node, data)
@@ -628,4 +972,5 @@ def load(path: str | Path, overrides: dict | None = None) -> Campaign:
         campaign = Campaign.model_validate(data)
     except ValidationError as exc:
         _raise(path, node, exc)
+    _check_path_refs(path, node, campaign)
     return campaign.model_copy(update={"path": path, "sha256": digest.hexdigest()})

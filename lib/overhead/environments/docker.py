@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -26,7 +26,7 @@ from overhead.environments.base import (
     wait_gone,
 )
 from overhead.environments.posix import KILL_AFTER, runner_command, sweep_command
-from overhead.environments.spec import EnvSpec
+from overhead.environments.spec import EnvSpec, Int, Number
 
 __all__ = ["DockerEnv", "DockerEnvironment", "container_name", "exec_command", "facts_command",
            "parse_facts", "prepare_command", "running_command", "start_command", "stop_command",
@@ -167,8 +167,8 @@ class DockerEnv(EnvSpec):
     storage: Literal["volume", "overlay"] = "volume"
     runtime: Literal["runc", "crun"] = "runc"
     image: str = "overhead/bench:latest"
-    ports: tuple[int, ...] = ()
-    cpus: float | None = Field(None, gt=0)
+    ports: tuple[Annotated[Int, Field(ge=1, le=65535)], ...] = ()
+    cpus: Number | None = Field(None, gt=0, le=4096)
 
 
 class DockerEnvironment(Environment):

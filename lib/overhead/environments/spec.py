@@ -7,11 +7,28 @@ the spec of the kind each one names (:mod:`~overhead.environments.registry`).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import AllowInfNan, BaseModel, BeforeValidator, ConfigDict, field_validator
+from pydantic import Strict as StrictType
 
-__all__ = ["EnvSpec", "Strict"]
+__all__ = ["MAX_SECONDS", "EnvSpec", "Int", "Number", "Strict"]
+
+#: The longest time any timeout of a campaign may give (seconds): 7 days.
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
+def _not_bool(value: object) -> object:
+    """Refuse true/false where a number is wanted (YAML's ``true`` is not 1)."""
+    if isinstance(value, bool):
+        raise ValueError("a number, not true or false")
+    return value
+
+
+#: An integer of a campaign file: a YAML integer, never a bool (``true``) or float (``2.5``).
+Int = Annotated[int, StrictType()]
+#: A number of a campaign file: finite (no ``.inf`` or ``.nan``), never a bool.
+Number = Annotated[float, BeforeValidator(_not_bool), AllowInfNan(False)]
 
 
 class Strict(BaseModel):
@@ -36,7 +53,7 @@ class EnvSpec(Strict):
 
     host: str
     benchmarks: tuple[str, ...] | None = None
-    skip: tuple[dict[str, str | int | float | bool], ...] = ()
+    skip: tuple[dict[str, str | Int | Number | bool], ...] = ()
 
     @field_validator("skip")
     @classmethod

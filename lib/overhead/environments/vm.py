@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -18,7 +18,7 @@ from overhead.environments import qemu
 from overhead.environments.base import WATCHDOG_SLACK, Context, Environment, TrialFailed, tail
 from overhead.environments.failures import Interrupted
 from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url, valid_nfs_options
-from overhead.environments.spec import EnvSpec
+from overhead.environments.spec import MAX_SECONDS, EnvSpec, Int, Number
 from overhead.errors import InputError
 
 __all__ = ["VmEnv", "VmEnvironment"]
@@ -37,21 +37,21 @@ class VmEnv(EnvSpec):
 
     kind: Literal["vm"]
     tuning: Literal["untuned", "tuned"] = "untuned"
-    vcpus: int = Field(2, ge=1)
-    memory: int = Field(1024, ge=128, description="MiB")
-    pinning: tuple[int, ...] | None = None
+    vcpus: Int = Field(2, ge=1, le=1024)
+    memory: Int = Field(1024, ge=128, le=16 * 1024 * 1024, description="MiB")
+    pinning: tuple[Annotated[Int, Field(ge=0, le=65535)], ...] | None = None
     hugepages: bool = False
     accel: Literal["auto", "kvm", "tcg"] = "auto"
     image: Path
-    ssh_port: int = Field(10022, ge=1024, le=65535)
+    ssh_port: Int = Field(10022, ge=1024, le=65535)
     user: str = "root"
     key_file: Path | None = None
     known_hosts: Path | None = None
     host_key_alias: str | None = None
-    ports: tuple[int, ...] = ()
-    boot_timeout: float = Field(300.0, gt=0)
-    probe_timeout: float = Field(25.0, gt=0)
-    scratch: int | None = Field(3072, ge=64, description=(
+    ports: tuple[Annotated[Int, Field(ge=1, le=65535)], ...] = ()
+    boot_timeout: Number = Field(300.0, gt=0, le=MAX_SECONDS)
+    probe_timeout: Number = Field(25.0, gt=0, le=MAX_SECONDS)
+    scratch: Int | None = Field(3072, ge=64, le=64 * 1024 * 1024, description=(
         "MiB of a fresh ext4 disk mounted on the guest's /var/tmp, where runners write (fio's "
         "files, MariaDB's data): the VM's counterpart of a Docker volume; null: the root disk"))
     disk_cache: Literal["none", "writeback"] = Field("none", description=(
