@@ -70,9 +70,12 @@ from overhead.environments.static import StaticEnv
 from overhead.environments.vm import VmEnv
 from overhead.errors import InputError
 
-__all__ = ["MAX_BYTES", "MAX_CELLS", "MAX_DEPTH", "MAX_ROUNDS", "MAX_TRIALS", "NAME", "PARAM",
-           "Benchmark", "Campaign", "DockerEnv", "Host", "Judge", "NativeEnv", "StaticEnv",
+__all__ = ["OTHER_HOST", "MAX_BYTES", "MAX_CELLS", "MAX_DEPTH", "MAX_ROUNDS", "MAX_TRIALS", "NAME", "PARAM",
+           "Benchmark", "Campaign", "DockerEnv", "Host", "Isolation", "Judge", "NativeEnv", "StaticEnv",
            "Stopping", "VmEnv", "is_file", "load", "plan_size"]
+
+#: ``client: other``: the load generator runs on a host other than its server's environment's.
+OTHER_HOST = "other"
 
 #: A name that becomes a file or folder name: lower case, digits, ``_ . -``, at most 64
 #: characters, never ``..`` (matched whole with re.fullmatch).
@@ -89,7 +92,7 @@ MAX_TRIALS = 100_000
 MAX_BYTES = 1 << 20
 MAX_DEPTH = 32
 #: Folder names of the raw tree that are not environments (:mod:`overhead.campaign.layout`).
-_RESERVED = ("facts", "failed")
+_RESERVED = ("facts", "failed", "interfered")
 
 
 def _name_of(kind: str, pattern: str = NAME):
@@ -295,6 +298,33 @@ class Stopping(_Model):
         return self
 
 
+class Isolation(_Model):
+    """What may run beside a trial, and what is done when something did.
+
+    ``pause_idle``: the environments of the trial's host that are not being measured stand
+    still (containers ``docker pause``d, a VM's vCPUs stopped through QEMU's QMP ``stop``,
+    the servers of a native environment SIGSTOPped) and resume when their turn comes.
+
+    ``placement: auto``: a load generator that runs on the same host as its server gets the
+    first half of the host's CPUs, the server side (native or container server, a VM's QEMU
+    threads) the other half (``taskset``), when the host has two or more; ``none`` leaves
+    both to the scheduler. Either way the trial records where they ran.
+
+    ``outside`` and ``steal``: a trial during which processes outside its cgroup, or the
+    host's hypervisor, took more than that fraction of the host's CPU time (and more than
+    ``floor_s`` CPU-seconds) is flagged, kept in the raw tree under ``interfered/``,
+    excluded from statistics and run again, up to ``reruns`` times; after that its last
+    attempt is kept in place, flagged and excluded.
+    """
+
+    pause_idle: bool = True
+    placement: Literal["auto", "none"] = "auto"
+    outside: Number = Field(0.05, ge=0, le=1)
+    steal: Number = Field(0.05, ge=0, le=1)
+    floor_s: Number = Field(0.5, ge=0, le=3600)
+    reruns: Int = Field(2, ge=0, le=10)
+
+
 class Campaign(_Model):
     """A whole campaign: hosts, environments, benchmarks, repetitions and the seed."""
 
@@ -304,12 +334,16 @@ class Campaign(_Model):
     warmup: Int = Field(0, ge=0, le=MAX_ROUNDS)
     timeout: Seconds = 600.0
     stopping: Stopping | None = None
+    isolation: Isolation = Field(default_factory=Isolation)
     inventory: Path | None = None
     runners: Path | None = None
     #: Benchmarks from ``profiles/<profile>.yml`` (beside the file, else the checkout's
     #: data/campaigns/profiles); the file's own benchmarks add to and override them.
     profile: Annotated[str, AfterValidator(_name_of("profile"))] | None = None
     #: The host load generators run on, for profile benchmarks that have a server.
+    #: ``other``: for each environment, another host of the inventory than the environment's
+    #: (the first other one, as in the paper, where the client had a machine of its own); the
+    #: environment's own host when the inventory has no other.
     client: str | None = None
     #: Files copied to the endpoints that use them (``{file:NAME}``), mode 0600: secrets.
     files: dict[FileName, Path] = Field(default_factory=dict)
@@ -354,7 +388,7 @@ class Campaign(_Model):
             for env in bench.environments or ():
                 if env not in self.environments:
                     raise ValueError(f"benchmark {name!r}: unknown environment {env!r}")
-            if bench.client and bench.client not in self.hosts:
+            if bench.client and bench.client != OTHER_HOST and bench.client not in self.hosts:
                 raise ValueError(f"benchmark {name!r}: unknown client host {bench.client!r}")
             texts = [bench.server or "", bench.ready or "", bench.monitor or "",
                      *(str(v) for v in bench.params.values())]
@@ -374,6 +408,18 @@ class Campaign(_Model):
         """Return k - 1 for the host's k-th environment (in file order): its loopback and ports."""
         host = self.environments[environment].host
         return [n for n, e in self.environments.items() if e.host == host].index(environment)
+
+    def client_host(self, benchmark: str, environment: str) -> str | None:
+        """Return the host a benchmark's load generator runs on for an environment (None: no client).
+
+        ``client: other`` is the first inventory host that is not the environment's (in file
+        order), or the environment's own when there is none.
+        """
+        client = self.benchmarks[benchmark].client
+        if client != OTHER_HOST:
+            return client
+        own = self.environments[environment].host
+        return next((h for h in self.hosts if h != own), own)
 
     def port_offset(self, environment: str, benchmark: str) -> int:
         """Return how far a benchmark's server ports move in an environment (offset_ports)."""
@@ -753,7 +799,7 @@ def _check_references(path: Path, node: yaml.Node, data: dict) -> None:
                              f"(hosts: {', '.join(hosts) or 'none'})")
     for name, bench in (data.get("benchmarks") or {}).items():
         client = bench.get("client")
-        if isinstance(client, str) and client not in hosts:
+        if isinstance(client, str) and client != OTHER_HOST and client not in hosts:
             raise InputError(f"{path}:{_line(node, ('benchmarks', name, 'client'))}: "
                              f"benchmarks.{name}.client: unknown host {client!r} "
                              f"(hosts: {', '.join(hosts) or 'none'})")

@@ -150,6 +150,9 @@ class Context:
         Whether the host is this machine (a VM image's path is resolved here).
     event : callable
         ``event(name, **fields)`` records a campaign event (the manifest).
+    cgroup : str or None
+        The cgroup of the environment's processes on its host
+        (:func:`~overhead.environments.posix.cgroup_name`; None: none is made).
     stop : threading.Event
         Set when the run must stop now (a second SIGINT or SIGTERM): a boot wait gives up and
         commands in progress end (:class:`~overhead.environments.remote.Interrupted`). A first
@@ -174,6 +177,7 @@ class Context:
     local: bool = False
     event: Callable[..., object] = lambda name, **fields: None
     stop: threading.Event = field(default_factory=threading.Event)
+    cgroup: str | None = None
 
 
 class Endpoint:
@@ -276,6 +280,12 @@ class Environment(Endpoint):
         self.down: str | None = None  # why the environment cannot run trials
         self.facts: dict = {}
         self.servers: set[str] = set()  # benchmarks whose server runs here
+        self.paused = False
+        #: the cgroup its commands on the host join (None: none could be made there)
+        self.joins: str | None = None
+        #: whether all of the environment's CPU time is in its cgroup (the trial's outside
+        #: CPU time can be told apart only then)
+        self.accounted = False
 
     # --- lifecycle ---
     def ensure(self) -> bool:
@@ -311,6 +321,28 @@ class Environment(Endpoint):
         self.runners = self.ctx.host().ensure_runners(self.ctx.runners_dir)
         self.ctx.host().exec(f"mkdir -p {self.ctx.folder}/trials", 60)
         self.facts = self.endpoint_facts(self.ctx.host())
+        self.make_cgroup()
+        self.accounted = self.joins is not None
+
+    def make_cgroup(self) -> str | None:
+        """Create the environment's cgroup on its host; record it in the facts; return its path."""
+        if self.ctx.cgroup is None:
+            return None
+        status, out, _ = self.ctx.host().exec(posix.cgroup_make_command(self.ctx.cgroup), 60)
+        path = out.strip().rpartition("cgroup=")[2] if status == 0 else ""
+        made = path not in ("", "unavailable")
+        self.facts["cgroup"] = path if made else "unavailable"
+        self.joins = self.ctx.cgroup if made else None
+        return path if made else None
+
+    def remove_cgroup(self) -> None:
+        """Remove the environment's cgroup from its host (best effort; it must be empty)."""
+        if self.ctx.cgroup is not None and self.joins is not None:
+            try:
+                self.ctx.host().exec(posix.cgroup_remove_command(self.ctx.cgroup), 30,
+                                     interruptible=False)
+            except (TrialFailed, OverheadError):
+                pass
 
     def endpoint_facts(self, remote: Remote) -> dict:
         """Collect the facts of the endpoint a runner runs on (kernel, CPU, governor...)."""
@@ -324,17 +356,45 @@ class Environment(Endpoint):
                 "host": self.spec.host, **self.facts}
 
     def pause(self) -> None:
-        """Let the environment stand idle while another one is measured (nothing by default)."""
+        """Let the environment stand still while another one is measured.
+
+        Natively what runs of it between trials are its servers: their sessions are stopped
+        (SIGSTOP); :meth:`resume` continues them. Kinds with more override it.
+        """
+        self._signal_servers("STOP")
+        self.paused = True
 
     def resume(self) -> None:
-        """Make a paused environment ready for its next trial (nothing by default)."""
+        """Make a paused environment ready for its next trial."""
+        self._signal_servers("CONT")
+        self.paused = False
+
+    def _signal_servers(self, sig: str) -> None:
+        """Send ``sig`` to the session of each server started here (by its pid file)."""
+        if not self.servers:
+            return
+        cmds = []
+        for name in sorted(self.servers):
+            pidf, _ = self.server_files(name)
+            cmds.append(f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} -$p; fi")
+        status, out, err = self.conn().exec("; ".join(cmds), 30)
+        if status != 0:
+            raise TrialFailed(f"could not {sig} the servers of {self.name} (exit {status})",
+                              tail(out + err))
+
+    def hold_cpus(self, cpus: str) -> None:
+        """Keep the server side on ``cpus`` for one trial (servers are pinned when they start)."""
+
+    def release_cpus(self) -> None:
+        """Undo :meth:`hold_cpus` after the trial."""
 
     def needs_stop(self) -> bool:
         """Whether :meth:`stop` has anything to tear down (what a start left, if only half)."""
         return self.started
 
     def stop(self) -> None:
-        """Tear the environment down (nothing for native)."""
+        """Tear the environment down (natively: only its cgroup is removed)."""
+        self.remove_cgroup()
 
     def forget_started(self) -> None:
         """Forget the servers started and files copied (the environment was restarted)."""
@@ -343,10 +403,11 @@ class Environment(Endpoint):
 
     # --- one trial ---
     def command(self, trial: Trial) -> str:
-        """Return the command line that runs the trial's runner on the endpoint."""
-        return posix.runner_command(self.runners, trial.runner, self.trial_dir(trial),
-                                     self.params_of(trial), trial.timeout,
-                                     pgid_file=self.trial_dir(trial) + ".pgid")
+        """Return the command line that runs the trial's runner on the endpoint (in its cgroup)."""
+        return posix.in_cgroup(
+            posix.runner_command(self.runners, trial.runner, self.trial_dir(trial),
+                                 self.params_of(trial), trial.timeout,
+                                 pgid_file=self.trial_dir(trial) + ".pgid"), self.joins)
 
     def diagnose(self, failure: TrialFailed) -> TrialFailed:
         """Refine a failure's cause with what happened to the environment (container gone...)."""
@@ -372,17 +433,22 @@ class Environment(Endpoint):
         base = f"{self.ctx.folder}/trials/server-{self.name}-{benchmark}"
         return f"{base}.pid", f"{base}.log"
 
-    def server_command(self, benchmark: str, command: str) -> str:
-        """Return the command that starts a server in the background, in a session of its own."""
+    def server_command(self, benchmark: str, command: str, cpus: str | None = None) -> str:
+        """Return the command that starts a server in the background, in a session of its own.
+
+        It joins the environment's cgroup first and runs on ``cpus`` when given (taskset).
+        """
         pidf, log = self.server_files(benchmark)
-        script = f"{PID_LINE} > {pidf}; exec {command}"
+        join = posix.cgroup_join(self.joins) + "; " if self.joins else ""
+        pin = f"taskset -c {shlex.quote(cpus)} " if cpus else ""
+        script = f"{join}{PID_LINE} > {pidf}; exec {pin}{command}"
         return f"setsid sh -c {shlex.quote(script)} > {log} 2>&1 < /dev/null &"
 
     def server_stop_command(self, benchmark: str, sig: str = "TERM") -> str:
         """Return the command that stops a server started by :meth:`server_command` (waits)."""
         pidf, _ = self.server_files(benchmark)
         return (f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} -$p 2>/dev/null; "
-                f"{wait_gone('$p')}; fi; rm -f {pidf}")
+                f"kill -CONT -$p 2>/dev/null; {wait_gone('$p')}; fi; rm -f {pidf}")
 
     def stale_server_command(self, benchmark: str) -> str:
         """Return the command stopping a server an interrupted run left here.
@@ -395,14 +461,17 @@ class Environment(Endpoint):
         """
         pidf, _ = self.server_files(benchmark)
         return (f"if [ -s {pidf} ]; then read -r p st < {pidf}; if {_SAME_SERVER}; then "
-                f"echo stale server session $p; kill -TERM -$p 2>/dev/null; {wait_gone('$p')}; "
+                f"echo stale server session $p; kill -TERM -$p 2>/dev/null; "
+                # a run killed while this environment stood paused left it stopped (SIGSTOP)
+                f"kill -CONT -$p 2>/dev/null; {wait_gone('$p')}; "
                 f"kill -KILL -$p 2>/dev/null; fi; fi; rm -f {pidf}")
 
-    def ensure_server(self, name: str, bench, client_is_here: bool) -> None:
+    def ensure_server(self, name: str, bench, client_is_here: bool,
+                      cpus: str | None = None) -> None:
         """Start the benchmark's server here once (its ``server`` command), or fail the trial.
 
         A server of the same environment and benchmark left by an interrupted run is stopped
-        first (:meth:`stale_server_command`).
+        first (:meth:`stale_server_command`). ``cpus``: the host CPUs it runs on (taskset).
         """
         if name in self.servers or not bench.server:
             return
@@ -423,12 +492,13 @@ class Environment(Endpoint):
                 raise TrialFailed(f"server of {name} cannot start in {self.name}: something "
                                   f"already listens where it would ({listen}): "
                                   + "; ".join(held) + " (a server an earlier run left?)")
-        status, out, err = self.conn().exec(self.server_command(name, command), 60)
+        status, out, err = self.conn().exec(self.server_command(name, command, cpus), 60)
         if status != 0:
             raise TrialFailed(f"server of {name} did not start in {self.name} (exit {status})",
                               tail(out + err))
         self.servers.add(name)
-        self.ctx.event("server-started", environment=self.name, benchmark=name, command=command)
+        self.ctx.event("server-started", environment=self.name, benchmark=name, command=command,
+                       cpus=cpus)
 
     def stop_servers(self) -> None:
         """Stop the servers started here."""

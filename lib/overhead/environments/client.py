@@ -30,15 +30,22 @@ class ClientEndpoint(Endpoint):
         The benchmark's name.
     bench : Benchmark
         Its campaign entry (``client``, ``ready``, ``target_param``, ``monitor``...).
+    client_host : str, optional
+        The inventory host the load generator runs on (default: the benchmark's ``client``;
+        the engine resolves ``client: other`` to a host).
     """
 
-    def __init__(self, ctx: Context, env: Environment, benchmark: str, bench):
+    def __init__(self, ctx: Context, env: Environment, benchmark: str, bench,
+                 client_host: str | None = None):
         """Bind the environment, the benchmark and its client host."""
         super().__init__(ctx)
         self.env, self.benchmark, self.bench = env, benchmark, bench
+        self.client_host = client_host or bench.client
         self.answered = False
         #: the server's address as the client reaches it
-        self.target = env.address(bench.client == env.spec.host)
+        self.target = env.address(self.client_host == env.spec.host)
+        #: the client host's CPUs the load generator runs on (None: anywhere)
+        self.cpus: str | None = None
 
     # the environment's labels
     @property
@@ -80,11 +87,17 @@ class ClientEndpoint(Endpoint):
                               f"`{command}` within 30 s", tail(out + err))
 
     def command(self, trial: Trial) -> str:
-        """Return the runner's command on the client, aimed at the server."""
+        """Return the runner's command on the client, aimed at the server.
+
+        It runs on :attr:`cpus` (taskset) and in the environment's cgroup, where that exists.
+        """
         params = self.params_of(trial)
         params.setdefault(self.bench.target_param, self.target)
-        return posix.runner_command(self.runners, trial.runner, self.trial_dir(trial), params,
-                                    trial.timeout, pgid_file=self.trial_dir(trial) + ".pgid")
+        command = posix.runner_command(self.runners, trial.runner, self.trial_dir(trial), params,
+                                       trial.timeout, pgid_file=self.trial_dir(trial) + ".pgid")
+        # on the environment's host, the load generator's CPU time is the trial's too
+        cgroup = self.env.ctx.cgroup if self.env.accounted else None
+        return posix.in_cgroup(posix.taskset(command, self.cpus), cgroup)
 
     def diagnose(self, failure: TrialFailed) -> TrialFailed:
         """Let the environment say what happened to it."""

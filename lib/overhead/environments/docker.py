@@ -29,7 +29,7 @@ from overhead.environments.posix import KILL_AFTER, runner_command, sweep_comman
 from overhead.environments.spec import EnvSpec, Int, Number
 
 __all__ = ["DockerEnv", "DockerEnvironment", "container_name", "exec_command", "facts_command",
-           "parse_facts", "prepare_command", "running_command", "start_command", "stop_command",
+           "parse_facts", "pause_command", "prepare_command", "running_command", "start_command", "stop_command",
            "variant"]
 
 #: Where the runners and trials are mounted inside the container.
@@ -49,7 +49,8 @@ def variant(net: str, storage: str, runtime: str) -> str:
 
 def start_command(name: str, *, image: str, net: str, storage: str, runtime: str,
                   runners_dir: str, trials_dir: str, ports: Sequence[int] = (),
-                  cpus: float | None = None, publish_address: str = "127.0.0.1") -> str:
+                  cpus: float | None = None, publish_address: str = "127.0.0.1",
+                  cgroup_parent: str | None = None) -> str:
     """Return the command that (re)creates and starts the environment's container.
 
     Parameters
@@ -74,6 +75,9 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
     publish_address : str
         The host address the ports are published on (a loopback address of the container's
         own, so that servers of other environments on the host can use the same ports).
+    cgroup_parent : str, optional
+        ``--cgroup-parent``: the environment's cgroup, under which the container's own is
+        made (its CPU time is then the environment's).
 
     Returns
     -------
@@ -91,10 +95,17 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
                       "-p", f"{publish_address}:{port}:{port}/udp"]
     if cpus:
         words += ["--cpus", str(cpus)]
+    if cgroup_parent:
+        words += ["--cgroup-parent", "/" + cgroup_parent.strip("/")]
     # PID 1 is a shell that exits on TERM (a bare sleep would ignore it and make `docker stop`
     # wait its grace period out)
     words += [image, "sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"]
     return f"docker rm -f {shlex.quote(name)} >/dev/null 2>&1; " + shlex.join(words)
+
+
+def pause_command(name: str, pause: bool = True) -> str:
+    """Return ``docker pause`` (freeze every process of the container) or ``docker unpause``."""
+    return f"docker {'pause' if pause else 'unpause'} {shlex.quote(name)}"
 
 
 def running_command(name: str) -> str:
@@ -193,13 +204,26 @@ class DockerEnvironment(Environment):
         trials = f"{self.ctx.folder}/trials"
         conn.exec(f"mkdir -p {trials}", 60)
         s = self.spec
+        self.facts = {}
+        parent = None
+        if self.make_cgroup() is not None:
+            # --cgroup-parent is a path for the cgroupfs driver (systemd's wants a slice)
+            status, out, _ = conn.exec("docker info --format '{{.CgroupDriver}}'", 60)
+            if status == 0 and out.strip() == "cgroupfs":
+                parent = self.ctx.cgroup
+        cgroup = self.facts.get("cgroup")
         status, out, err = conn.exec(start_command(
             self.container, image=s.image, net=s.net, storage=s.storage, runtime=s.runtime,
             runners_dir=self.runners, trials_dir=trials, ports=self.ctx.server_ports,
-            cpus=s.cpus, publish_address=self.loopback), 180)
+            cpus=s.cpus, publish_address=self.loopback, cgroup_parent=parent), 180)
         if status != 0:
             raise TrialFailed(f"docker run failed (exit {status})", tail(out + err))
+        self.paused = False
+        self.accounted = parent is not None
         self.facts = self.endpoint_facts_in_container(conn)
+        self.facts["cgroup"] = (cgroup if parent else
+                                "unavailable: the container is not under the environment's "
+                                "cgroup (no cgroupfs driver, or no cgroup made)")
         status, out, _ = conn.exec(facts_command(self.container), 60)
         if status == 0:
             self.facts.update(parse_facts(out))
@@ -228,9 +252,28 @@ class DockerEnvironment(Environment):
         return status == 0 and out.strip() == "true"
 
     def command(self, trial):
-        """``docker exec`` of the runner, writing to the bind-mounted trials folder."""
-        return exec_command(self.container, trial.runner, trial.id, self.params_of(trial),
-                            trial.timeout)
+        """``docker exec`` of the runner, writing to the bind-mounted trials folder.
+
+        The ``docker`` client on the host joins the environment's cgroup too.
+        """
+        return posix.in_cgroup(exec_command(self.container, trial.runner, trial.id,
+                                            self.params_of(trial), trial.timeout), self.joins)
+
+    def pause(self):
+        """Freeze the container (``docker pause``): its servers and anything else in it."""
+        status, out, err = self.ctx.host().exec(pause_command(self.container), 60)
+        if status != 0:
+            raise TrialFailed(f"docker pause {self.container} failed (exit {status})",
+                              tail(out + err))
+        self.paused = True
+
+    def resume(self):
+        """Thaw the container (``docker unpause``)."""
+        status, out, err = self.ctx.host().exec(pause_command(self.container, False), 60)
+        if status != 0:
+            raise TrialFailed(f"docker unpause {self.container} failed (exit {status})",
+                              tail(out + err))
+        self.paused = False
 
     def files_dirs(self):
         """Copy files into the host's trials folder; the container sees it at its mount."""
@@ -248,11 +291,15 @@ class DockerEnvironment(Environment):
         """Return the server's listen address: any in the container's namespace with NAT."""
         return "0.0.0.0" if self.spec.net == "nat" else super().listen(client_is_here)  # noqa: S104
 
-    def server_command(self, benchmark, command):
-        """Return ``docker exec -d`` of the server, its pid written into the trials mount."""
+    def server_command(self, benchmark, command, cpus=None):
+        """Return ``docker exec -d`` of the server, its pid written into the trials mount.
+
+        ``cpus``: the server runs on those host CPUs (taskset in the container).
+        """
         pidf = f"{TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
         log = f"{TRIALS_MOUNT}/server-{self.name}-{benchmark}.log"
-        script = f"{PID_LINE} > {pidf}; exec {command} > {log} 2>&1"
+        pin = f"taskset -c {shlex.quote(cpus)} " if cpus else ""
+        script = f"{PID_LINE} > {pidf}; exec {pin}{command} > {log} 2>&1"
         return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
 
     def stale_server_command(self, benchmark):
@@ -288,6 +335,8 @@ class DockerEnvironment(Environment):
         return failure
 
     def stop(self):
-        """Remove the container and its scratch volume."""
+        """Remove the container and its scratch volume, then the environment's cgroup."""
         if self.started:
             self.ctx.host().exec(stop_command(self.container, self.spec.storage), 120)
+        self.paused = False
+        self.remove_cgroup()

@@ -11,8 +11,9 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 
-__all__ = ["FACT_FIELDS", "TRIAL_MARK", "facts_command", "parse_facts", "prepare_command",
-           "runner_command", "sweep_command", "timeout_wrap"]
+__all__ = ["CGROUP_ROOT", "FACT_FIELDS", "TRIAL_MARK", "cgroup_join", "cgroup_make_command",
+           "cgroup_name", "cgroup_remove_command", "facts_command", "in_cgroup", "parse_facts",
+           "prepare_command", "runner_command", "sweep_command", "taskset", "timeout_wrap"]
 
 #: Seconds between the TERM that ``timeout`` sends and the KILL that follows.
 KILL_AFTER = 10
@@ -20,6 +21,69 @@ KILL_AFTER = 10
 #: trial directory): a child that left the runner's session (``setsid``) keeps its environment,
 #: so :func:`sweep_command` finds and kills it when the trial ends.
 TRIAL_MARK = "OVERHEAD_TRIAL"
+
+
+#: Shell code setting ``$cgr`` to the root of the CPU-accounting cgroup hierarchy: cgroup v1's
+#: cpuacct controller (``/sys/fs/cgroup/cpuacct``, or ``cpu,cpuacct``), else a cgroup v2 root
+#: (``cpu.stat``'s ``usage_usec`` is kept in every v2 cgroup); empty when there is neither.
+CGROUP_ROOT = ('cgr=; for d in /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpu,cpuacct; do '
+               '[ -r "$d/cpuacct.usage" ] && { cgr=$d; break; }; done; '
+               '[ -z "$cgr" ] && [ -r /sys/fs/cgroup/cgroup.controllers ] && cgr=/sys/fs/cgroup')
+
+
+def cgroup_name(campaign: str, environment: str) -> str:
+    """Return the cgroup (below the accounting root) of an environment's processes on its host.
+
+    Everything a trial of the environment runs on that host goes there: a native runner and
+    servers, a container (``docker run --cgroup-parent``), a VM's QEMU process, a load
+    generator aimed at the environment. The CPU time the host spent during a trial outside that
+    cgroup is what else ran beside it (:func:`overhead.campaign.analysis.interference`).
+    """
+    return f"overhead/{campaign}/{environment}"
+
+
+def cgroup_make_command(name: str) -> str:
+    """Return the command creating cgroup ``name``; it prints ``cgroup=<path>`` or ``cgroup=unavailable``.
+
+    Creating one needs root (a host where it fails has no per-trial accounting: its trials'
+    outside CPU time is not measured, never 0).
+    """
+    q = shlex.quote(name)
+    return (f"{CGROUP_ROOT}; if [ -n \"$cgr\" ] && mkdir -p \"$cgr\"/{q} 2>/dev/null && "
+            f"[ -w \"$cgr\"/{q}/cgroup.procs ]; then echo \"cgroup=$cgr/\"{q}; "
+            "else echo cgroup=unavailable; fi")
+
+
+def cgroup_remove_command(name: str) -> str:
+    """Return the command removing cgroup ``name`` and its empty parents (best effort)."""
+    parts = name.split("/")
+    dirs = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
+    rm = "; ".join(f'rmdir "$cgr"/{shlex.quote(d)} 2>/dev/null' for d in dirs)
+    return f"{CGROUP_ROOT}; if [ -n \"$cgr\" ]; then {rm}; fi; true"
+
+
+def cgroup_join(name: str) -> str:
+    """Return shell code moving the current shell (``$$``) into cgroup ``name``, if it exists.
+
+    Only for a shell of its own (``sh -c``): in a subshell ``$$`` is the parent's pid.
+    """
+    q = shlex.quote(name)
+    return (f"{CGROUP_ROOT}; [ -n \"$cgr\" ] && [ -d \"$cgr\"/{q} ] && "
+            f"echo $$ > \"$cgr\"/{q}/cgroup.procs 2>/dev/null; true")
+
+
+def in_cgroup(command: str, name: str | None) -> str:
+    """Return ``command`` run by a shell that first joins cgroup ``name`` (None: as it is)."""
+    if name is None:
+        return command
+    return f"sh -c {shlex.quote(cgroup_join(name) + '; ' + command)}"
+
+
+def taskset(command: str, cpus: str | None) -> str:
+    """Return ``command`` run on the CPUs ``cpus`` (a list like ``0`` or ``2-3``; None: as it is)."""
+    if cpus is None:
+        return command
+    return f"taskset -c {shlex.quote(cpus)} sh -c {shlex.quote(command)}"
 
 
 def timeout_wrap(command: str, seconds: float) -> str:

@@ -40,6 +40,8 @@ QEMU = "qemu-system-x86_64"
 PIDFILE = "qemu.pid"
 OVERLAY = "overlay.qcow2"
 SERIAL = "serial.log"
+#: The QMP socket in the state folder (pause and resume: ``stop`` and ``cont``).
+QMP = "qmp.sock"
 #: The scratch disk (ext4, made fresh at each boot) and its file system label: the guest
 #: mounts it on /var/tmp, where runners write (fio's files, MariaDB's data, the trials).
 SCRATCH = "scratch.raw"
@@ -310,7 +312,8 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
         aio = ",aio=native" if spec.disk_cache == "none" else ""
         files += (f"-drive file={state}/{SCRATCH},format=raw,if=virtio,"
                   f"cache={spec.disk_cache}{aio} ")
-    files += f"-serial file:{state}/{SERIAL} -daemonize -pidfile {state}/{PIDFILE}"
+    files += (f"-serial file:{state}/{SERIAL} -qmp unix:{state}/{QMP},server=on,wait=off "
+              f"-daemonize -pidfile {state}/{PIDFILE}")
     lines = [
         f"img=$(readlink -f {_q(image_dir)}) || exit 1",
         'for f in disk.raw vmlinuz initrd.img; do [ -r "$img/$f" ] || '
@@ -561,6 +564,58 @@ def choose_accel(requested: str, probe_ok: bool, environment: str = "vm") -> tup
                          "booted under KVM on its host (no /dev/kvm, or guests hang there); "
                          "use accel: auto or tcg")
     return "tcg", "auto: no guest booted under KVM, running under TCG (emulation)"
+
+
+def qmp_command(state_dir: str, command: str) -> str:
+    """Return the command sending one QMP command (``stop``, ``cont``) to the running guest's QEMU.
+
+    It talks to the QMP socket the guest was booted with (``socat``), prints QEMU's replies and
+    exits non-zero unless QEMU acknowledged the command (``{"return": {}}`` for the
+    capabilities handshake and for the command).
+    """
+    if command not in ("stop", "cont"):
+        raise InputError(f"qmp_command: {command!r} is not stop or cont")
+    sock = f"{_q(state_dir)}/{QMP}"
+    msgs = shlex.quote('{"execute":"qmp_capabilities"}\n{"execute":"' + command + '"}\n')
+    return _script([
+        f"[ -S {sock} ] || {{ echo 'qemu: no QMP socket {QMP} (the guest was booted before "
+        f"QMP was used)' >&2; exit 1; }}",
+        f"out=$(printf {msgs} | socat -t 5 - UNIX-CONNECT:{sock}) || exit 1",
+        'printf "%s\\n" "$out"',
+        'n=$(printf "%s\\n" "$out" | grep -c \'"return": {}\')',
+        '[ "$n" -ge 2 ] || { echo "qemu: QMP did not acknowledge" >&2; exit 1; }',
+    ])
+
+
+def join_cgroup_command(state_dir: str, cgroup: str) -> str:
+    """Return the command moving the running guest's QEMU process (all its threads) into ``cgroup``.
+
+    Prints ``moved pid N`` or exits non-zero (no pidfile, no cgroup).
+    """
+    from overhead.environments.posix import CGROUP_ROOT
+
+    return _script([
+        f"pid=$(cat {_q(state_dir)}/{PIDFILE}) || exit 1",
+        CGROUP_ROOT,
+        f'g="$cgr"/{shlex.quote(cgroup)}',
+        '[ -n "$cgr" ] && [ -d "$g" ] || { echo "no cgroup $g" >&2; exit 1; }',
+        'echo "$pid" > "$g/cgroup.procs" || exit 1',
+        'echo "moved pid $pid"',
+    ])
+
+
+def affinity_command(state_dir: str, cpus: str | None) -> str:
+    """Return the command setting every thread of the guest's QEMU process onto ``cpus``.
+
+    ``cpus`` None: every online CPU of the host.
+    """
+    where = shlex.quote(cpus) if cpus is not None else '"$(cat /sys/devices/system/cpu/online)"'
+    return _script([
+        f"pid=$(cat {_q(state_dir)}/{PIDFILE}) || exit 1",
+        f"c={where}",
+        'taskset -a -p -c "$c" "$pid" >/dev/null || exit 1',
+        'echo "pid $pid on cpus $c"',
+    ])
 
 
 def stop_command(state_dir: str, wait: float = 30) -> str:

@@ -175,6 +175,8 @@ class VmEnvironment(Environment):
         self.runners = self.guest.ensure_runners(self.ctx.runners_dir)
         self.guest.exec(f"mkdir -p {self.ctx.folder}/trials", 60)
         self.facts = self.endpoint_facts(self.guest)
+        self.paused = False
+        self._account(conn)
         status, out, _ = conn.exec(qemu.facts_command(), 60)
         host_facts = qemu.parse_facts(out) if status == 0 else {}
         self.facts.update({"qemu_version": host_facts.get("qemu_version"),
@@ -184,6 +186,57 @@ class VmEnvironment(Environment):
                            "vm_scratch_disk": scratch,
                            "vm_network": qemu.NETWORK,
                            "vcpus": s.vcpus, "memory_mb": s.memory})
+
+    def _account(self, conn) -> None:
+        """Put QEMU (every thread: vCPUs, I/O, the user-mode network) into the VM's cgroup.
+
+        Its commands run in the guest, so nothing joins the cgroup there (``joins`` stays None);
+        the VM is accounted when QEMU is in it.
+        """
+        path = self.make_cgroup()
+        self.joins = None
+        self.accounted = False
+        if path is None:
+            return
+        status, out, err = conn.exec(qemu.join_cgroup_command(self.state, self.ctx.cgroup), 30)
+        if status == 0:
+            self.accounted = True
+        else:
+            self.facts["cgroup"] = f"unavailable: QEMU not moved into {path} ({tail(out + err, 200)})"
+
+    def pause(self) -> None:
+        """Stop the guest's vCPUs (QMP ``stop``): QEMU's main loop still forwards its network."""
+        status, out, err = self.ctx.host().exec(qemu.qmp_command(self.state, "stop"), 30)
+        if status != 0:
+            raise TrialFailed(f"could not pause the VM {self.name} (QMP stop, exit {status})",
+                              tail(out + err))
+        self.paused = True
+
+    def resume(self) -> None:
+        """Continue the guest's vCPUs (QMP ``cont``)."""
+        status, out, err = self.ctx.host().exec(qemu.qmp_command(self.state, "cont"), 30)
+        if status != 0:
+            raise TrialFailed(f"could not resume the VM {self.name} (QMP cont, exit {status})",
+                              tail(out + err))
+        self.paused = False
+
+    def hold_cpus(self, cpus: str) -> None:
+        """Put every QEMU thread on ``cpus`` for a trial whose load generator shares the host."""
+        status, out, err = self.ctx.host().exec(qemu.affinity_command(self.state, cpus), 30)
+        if status != 0:
+            raise TrialFailed(f"could not place the VM {self.name} on CPUs {cpus} "
+                              f"(exit {status})", tail(out + err))
+
+    def release_cpus(self) -> None:
+        """Give QEMU back the CPUs it had: its vCPU pinning, or every online CPU."""
+        spec = self._spec()
+        conn = self.ctx.host()
+        status, out, err = conn.exec(qemu.affinity_command(self.state, None), 30)
+        if status != 0:
+            raise TrialFailed(f"could not give the VM {self.name} its CPUs back (exit {status})",
+                              tail(out + err))
+        if spec.pinning:
+            conn.exec(qemu.pin_command(self.state, spec.pinning), 60)
 
     def _wait_for_guest(self):
         """Connect to the guest's SSH through the host until it answers (bounded)."""
@@ -287,3 +340,5 @@ class VmEnvironment(Environment):
             self.ctx.host().exec(qemu.stop_command(self.state), 60)
         except (TrialFailed, SSHError):
             pass
+        self.paused = False
+        self.remove_cgroup()
