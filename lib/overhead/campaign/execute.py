@@ -16,8 +16,16 @@ with its cause and stderr and the campaign goes on; the raw files of a runner th
 kept under ``failed/<environment>/<benchmark>/<trial-id>.<attempt>/`` for diagnosis. The
 workers report to one listener, which writes the manifest and moves the progress bar.
 
-Before and after each trial the worker samples the host's load, swap and throttle counters;
-a trial during which they moved is flagged in its trial.json, never dropped.
+Nothing else runs beside a trial (the campaign's ``isolation``): before each trial the other
+environments of its host are paused (containers frozen, a VM's vCPUs stopped, native servers
+SIGSTOPped) and the trial's own resumed; a load generator that shares the host with its server
+runs on CPUs of its own (taskset), the server side on the others. Before and after each trial
+the worker samples the host's load, swap and throttle counters, its CPU time (/proc/stat) and
+the CPU time of the environment's cgroup: what ran outside the trial's cgroup, and the steal of
+the host's own hypervisor, flag the trial (:func:`overhead.campaign.analysis.interference`);
+a trial so flagged is moved to ``interfered/`` (kept, never a result) and run again, up to
+``isolation.reruns`` times, after which its last attempt stays in place marked ``excluded``.
+Load, swap and throttle flags only inform.
 
 Stopping: a first SIGINT or SIGTERM lets the trials in flight finish (a VM boot for one
 included), records them, tears the environments down and exits; a second stops now: the
@@ -57,6 +65,7 @@ from overhead.campaign.layout import (
     TRIAL_JSON,
     facts_path,
     failed_dir,
+    interfered_dir,
     last_records,
     partial_dir,
     read_records,
@@ -64,7 +73,7 @@ from overhead.campaign.layout import (
 )
 from overhead.campaign.manifest import Manifest, resume
 from overhead.campaign.plan import Plan, PlannedTrial, extend, make_plan
-from overhead.environments import registry
+from overhead.environments import posix, registry
 from overhead.environments.base import (
     WATCHDOG_SLACK,
     Context,
@@ -116,7 +125,7 @@ class _Listener:
         """Bind the manifest and the tqdm bar (counts of done and failed trials on it)."""
         self.manifest = manifest
         self.bar = bar
-        self.counts = {"done": 0, "failed": 0}
+        self.counts = {"done": 0, "failed": 0, "interfered": 0}
         self._lock = threading.Lock()
 
     def trial(self, trial_id: str, state: str, **fields) -> None:
@@ -132,7 +141,7 @@ class _Listener:
         with self._lock:
             self.counts[what] += 1
             self.bar.set_postfix(done=self.counts["done"], failed=self.counts["failed"],
-                                 refresh=False)
+                                 rerun=self.counts["interfered"], refresh=False)
             self.bar.update(1)
 
     def expect(self, trials: int) -> None:
@@ -160,6 +169,8 @@ class _Run:
     abort: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
     attempts: dict[str, int] = field(default_factory=dict)
+    #: trial id -> attempts so far moved to interfered/ (from the manifest)
+    interfered: dict[str, int] = field(default_factory=dict)
     done: int = 0
     failed: int = 0
     durations: list[float] = field(default_factory=list)
@@ -217,6 +228,7 @@ class _Worker:
         self.clients: dict[str, Remote] = {}  # load generators' hosts -> connection
         self.proxies: dict[tuple[str, str], ClientEndpoint] = {}
         self._cores: int | None = None
+        self._clk_tck: int | None = None
         self.position = 0
         self.error: BaseException | None = None
         self.silent: tuple[float, str] | None = None  # when the host last did not answer, why
@@ -251,9 +263,64 @@ class _Worker:
     def cores(self) -> int | None:
         """Return the host's online CPUs (sampled once; the load flag is judged against them)."""
         if self._cores is None:
-            status, out, _ = self.conn().exec("getconf _NPROCESSORS_ONLN || nproc", 60)
-            self._cores = int(out.strip()) if status == 0 and out.strip().isdigit() else 0
+            status, out, _ = self.conn().exec(
+                "getconf _NPROCESSORS_ONLN || nproc; getconf CLK_TCK", 60)
+            words = out.split() if status == 0 else []
+            self._cores = int(words[0]) if words and words[0].isdigit() else 0
+            self._clk_tck = int(words[1]) if len(words) > 1 and words[1].isdigit() else 0
         return self._cores or None
+
+    def clk_tck(self) -> int | None:
+        """Return the clock ticks per second of the host's /proc/stat (sampled with cores)."""
+        self.cores()
+        return self._clk_tck or None
+
+    def placement(self, env: Environment, benchmark: str) -> tuple[str | None, str | None]:
+        """Return the CPUs of a load generator and of its server's side, (None, None): anywhere.
+
+        With ``isolation.placement: auto`` and a client on the server's own host of two or more
+        CPUs, the client gets the first half of them and the server the rest.
+        """
+        client = self.run.campaign.client_host(benchmark, env.name)
+        if (self.run.campaign.isolation.placement != "auto" or not client
+                or client != env.spec.host):
+            return None, None
+        n = self.cores() or 0
+        if n < 2:
+            return None, None
+        half = n // 2
+
+        def span(a: int, b: int) -> str:
+            return str(a) if a == b else f"{a}-{b}"
+
+        return span(0, half - 1), span(half, n - 1)
+
+    def activate(self, env: Environment) -> dict[str, str]:
+        """Pause this host's other environments, resume ``env``; return what stood idle how.
+
+        A pause that fails is recorded (event ``pause-failed``) and the environment is said
+        ``running`` in the trial's record: its trial is not hidden, it is flagged if it
+        disturbed the measured one.
+        """
+        idle: dict[str, str] = {}
+        pause = self.run.campaign.isolation.pause_idle
+        for other in self.envs.values():
+            if other is env or not other.started or other.down:
+                continue
+            if pause and not other.paused:
+                try:
+                    other.pause()
+                except (TrialFailed, OverheadError) as exc:
+                    self.run.listener.event("pause-failed", environment=other.name,
+                                            cause=str(exc))
+            idle[other.name] = "paused" if other.paused else "running"
+        if env.paused:
+            try:
+                env.resume()
+            except (TrialFailed, OverheadError) as exc:
+                env.paused = False  # ensure() finds out what is left of it
+                self.run.listener.event("resume-failed", environment=env.name, cause=str(exc))
+        return idle
 
     def client_conn(self, host_name: str) -> Remote:
         """Return the connection to a load generator's host (this host's own when the same)."""
@@ -274,10 +341,13 @@ class _Worker:
             return env
         key = (env.name, trial.benchmark)
         proxy = self.proxies.get(key)
+        client_cpus, server_cpus = self.placement(env, trial.benchmark)
+        client = self.run.campaign.client_host(trial.benchmark, env.name)
         if proxy is None:
-            ctx = replace(env.ctx, host=lambda: self.client_conn(bench.client))
-            proxy = self.proxies[key] = ClientEndpoint(ctx, env, trial.benchmark, bench)
-        env.ensure_server(trial.benchmark, bench, bench.client == env.spec.host)
+            ctx = replace(env.ctx, host=lambda: self.client_conn(client))
+            proxy = self.proxies[key] = ClientEndpoint(ctx, env, trial.benchmark, bench, client)
+        proxy.cpus = client_cpus
+        env.ensure_server(trial.benchmark, bench, client == env.spec.host, server_cpus)
         proxy.ready()
         return proxy
 
@@ -295,6 +365,7 @@ class _Worker:
             name=name, spec=spec, campaign=c.name, folder=r.remote, runners_dir=c.runners_dir(),
             files=c.files, campaign_dir=None if c.path is None else Path(c.path).parent,
             loopback=f"127.0.0.{c.host_index(name) + 1}", address=c.hosts[spec.host].address,
+            cgroup=posix.cgroup_name(c.name, name),
             server_ports=c.server_ports(name),
             port_offsets={b: c.port_offset(name, b) for b in c.benchmarks}, host=self.conn,
             known_hosts=self.host.known_hosts, key_file=self.host.key_file,
@@ -354,15 +425,32 @@ class _Worker:
         started_at = _now()
         setup = 0.0
         env = None
+        outcome = "done"
         try:
             env = self.env(trial.environment)
             t_env = time.monotonic()
+            idle = self.activate(env)
             if env.ensure():
                 self.write_facts(env)
             where = self.target(env, trial)
+            held = None
+            if isinstance(where, ClientEndpoint) and where.cpus is not None:
+                _, held = self.placement(env, trial.benchmark)
             setup = time.monotonic() - t_env
-            measured, info = self.execute(where, trial)
-            self.finish(where, trial, attempt, started_at, info)
+            if held is not None:
+                env.hold_cpus(held)
+            try:
+                measured, info = self.execute(where, trial)
+            finally:
+                if held is not None:
+                    env.release_cpus()
+            info["idle"] = idle
+            if isinstance(where, ClientEndpoint):
+                info["placement"] = {"client_host": where.client_host,
+                                     "shares_host": where.client_host == env.spec.host,
+                                     "client_cpus": where.cpus, "server_cpus": held or
+                                     self.placement(env, trial.benchmark)[1]}
+            outcome = self.finish(where, trial, attempt, started_at, info)
         except Interrupted as exc:
             self.interrupted(trial, env, attempt, str(exc))
         except TrialFailed as exc:
@@ -390,11 +478,14 @@ class _Worker:
             r.listener.tick("failed")
         else:
             with r.lock:
-                r.done += 1
+                if outcome == "done":
+                    r.done += 1
+                else:
+                    r.attempts[trial.id] = attempt - 1  # not a failure: its attempt is given back
                 r.durations.append(measured)
                 r.overheads.append(time.monotonic() - started - measured - setup)
                 r.setup += setup
-            r.listener.tick("done")
+            r.listener.tick(outcome)
         finally:
             self.previous = trial.environment
             self.position += 1
@@ -446,7 +537,9 @@ class _Worker:
         """Run the runner with noise samples around it (see :meth:`execute`)."""
         remote = env.trial_dir(trial)
         prep = env.prepare(trial)
-        noise = analysis.noise_command(nproc=False)
+        measured_env = env.env if isinstance(env, ClientEndpoint) else env
+        noise = analysis.noise_command(
+            nproc=False, cgroup=measured_env.ctx.cgroup if measured_env.accounted else None)
         host_conn = self.conn()
         same = env.conn() is host_conn
         if same:
@@ -471,8 +564,14 @@ class _Worker:
             _, after_text, _ = host_conn.exec(noise, 60)
         before = analysis.parse_noise(before_text)
         after = analysis.parse_noise(after_text)
+        iso = self.run.campaign.isolation
+        seen = analysis.interference(before, after, seconds=t1 - t0, cores=self.cores(),
+                                     clk_tck=self.clk_tck(), share=iso.outside,
+                                     steal_share=iso.steal, floor_s=iso.floor_s)
         info = {"noise": {"before": before, "after": after},
-                "noise_flags": analysis.noise_flags(before, after, cores=self.cores()),
+                "noise_flags": analysis.noise_flags(before, after, cores=self.cores())
+                + seen.pop("flags"),
+                "interference": seen,
                 "duration_s": round(t1 - t0, 6)}
         if status != 0:
             keep = self.keep_failed(env, trial, remote)
@@ -518,14 +617,28 @@ class _Worker:
         return dest
 
     def finish(self, env: Environment | ClientEndpoint, trial: PlannedTrial, attempt: int, started_at: str,
-               info: dict) -> None:
+               info: dict) -> str:
         """Fetch the trial directory, write trial.json, rename into place, record done.
+
+        A trial flagged for interference (outside CPU time, steal) with re-runs left goes to
+        ``interfered/`` instead and is recorded ``interfered`` (the run loop runs it again);
+        without, it stays in place with ``excluded`` naming its flags. Returns ``done`` or
+        ``interfered``.
 
         A full disk here is :class:`~overhead.errors.DiskFull` (the run stops; the trial,
         recorded ``running``, runs again next time without spending an attempt).
         """
         r = self.run
-        final = trial_dir(r.raw, trial)
+        flags = [f for f in info["noise_flags"] if f in analysis.INTERFERENCE]
+        rerun = None
+        if flags:
+            with r.lock:
+                n = r.interfered.get(trial.id, 0)
+                if n < r.campaign.isolation.reruns:
+                    rerun = r.interfered[trial.id] = n + 1
+            if rerun is None:
+                info["excluded"] = flags
+        final = trial_dir(r.raw, trial) if rerun is None else interfered_dir(r.raw, trial, rerun)
         partial = partial_dir(final)
         if partial.exists():
             shutil.rmtree(partial)
@@ -554,9 +667,10 @@ class _Worker:
             "runner": trial.runner, "params": trial.params, "cell": trial.cell,
             "round": trial.round, "position": self.position, "plan_position": trial.position,
             "warmup": trial.warmup, "previous": self.previous, "attempt": attempt,
-            "client": env.bench.client if client else None,
+            "client": env.client_host if client else None,
             "target": env.target if client else None,
-            "status": "done", "started_at": started_at, "finished_at": _now(), **info,
+            "status": "done" if rerun is None else "interfered", "started_at": started_at,
+            "finished_at": _now(), **info,
         }
         try:
             with full_disk_is_disk_full(partial / TRIAL_JSON):
@@ -565,15 +679,30 @@ class _Worker:
         except DiskFull:
             shutil.rmtree(partial, ignore_errors=True)
             raise
+        if rerun is not None:
+            with full_disk_is_disk_full(final):
+                final.parent.mkdir(parents=True, exist_ok=True)
+            if final.exists():
+                shutil.rmtree(final)
         os.rename(partial, final)
         fsync_dir(final.parent)
-        r.listener.trial(trial.id, "done", attempt=attempt, environment=trial.environment,
+        state = "done" if rerun is None else "interfered"
+        r.listener.trial(trial.id, state, attempt=attempt, environment=trial.environment,
                          benchmark=trial.benchmark, round=trial.round, host=self.host_name,
-                         duration_s=info["duration_s"], noise_flags=info["noise_flags"])
+                         duration_s=info["duration_s"], noise_flags=info["noise_flags"],
+                         interference=info["interference"],
+                         **({"excluded": info["excluded"]} if "excluded" in info else {}),
+                         **({"kept": str(final.relative_to(r.raw))} if rerun else {}))
+        return state
 
     def teardown(self) -> None:
         """Stop every environment this worker started, then close the connection."""
         for env in self.envs.values():
+            try:
+                if env.paused:
+                    env.resume()  # a stopped server would not see the TERM that stops it
+            except (TrialFailed, SSHError, OverheadError):
+                pass
             try:
                 if env.started:
                     env.stop_servers()
@@ -669,6 +798,8 @@ def _cell_values(raw: Path, plan: Plan, campaign: Campaign) -> dict:
         path = trial_dir(raw, t)
         if t.warmup or not (path / META).exists():
             continue
+        if _excluded(path):
+            continue
         tr = read_trial(path)
         if tr.measurements is None:
             continue
@@ -684,6 +815,14 @@ def _cell_values(raw: Path, plan: Plan, campaign: Campaign) -> dict:
             values[(t.cell, i)] = Judged((*(old.values if old else ()), value),
                                          hib if old is None else old.higher_is_better)
     return values
+
+
+def _excluded(path: Path) -> bool:
+    """Whether a finished trial was kept flagged for interference (its values are not used)."""
+    try:
+        return bool(json.loads((path / TRIAL_JSON).read_text()).get("excluded"))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _stuck(workers, campaign: Campaign) -> list[_Worker]:
@@ -791,6 +930,11 @@ def _run_campaign(campaign: Campaign, raw: Path, *, retries: int = 0,
             by_id = plan.by_id()
             for tid, att in state.attempts.items():
                 run.attempts[tid] = att
+            run.interfered = {}
+            for rec in records:
+                if rec.get("state") == "interfered" and rec.get("trial") is not None:
+                    tid = rec["trial"]
+                    run.interfered[tid] = run.interfered.get(tid, 0) + 1
             failures.update(state.failed)
             todo = [by_id[t] for t in state.todo]
             planned_total = len(plan.trials)

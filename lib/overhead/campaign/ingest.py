@@ -18,7 +18,10 @@ trials.parquet (status ``unparsed``, the error naming file and line) and the oth
 A trial whose tool exited 0 but whose output shows no result is ``failed`` (its cause quotes
 the output); one whose output holds results and then a failure keeps its rows, with the
 failure as its cause and provenance status ``partial``.
-Failed trials that left no directory come from the manifest's last record of each trial.
+Failed trials that left no directory come from the manifest's last record of each trial. A
+trial kept flagged for interference after its re-runs (trial.json ``excluded``) is status
+``excluded`` with no rows in the measurements; the attempts moved to ``interfered/`` are rows of
+status ``interfered`` (run id ``<campaign>/interfered/<environment>/<benchmark>/<id>.<n>``).
 
 Incremental: ``ingest-state.json`` maps each ingested trial directory to a stamp (size,
 modification and change times and inode of its meta: trial directories are replaced, never
@@ -53,6 +56,7 @@ from pathlib import Path
 from overhead import locks
 from overhead.campaign.layout import (
     FACTS,
+    INTERFERED,
     MANIFEST,
     META,
     PARTIAL,
@@ -458,6 +462,21 @@ def _record_from_trial_json(tj: dict, record: dict, where: str, facts: dict) -> 
             raise ParseError(where, None, f"noise.{when} {sample!r} is not an object")
         for key, value in sample.items():
             record[f"noise_{when}_{key}"] = _noise_value(value)
+    placement = tj.get("placement") or {}
+    if not isinstance(placement, dict):
+        raise ParseError(where, None, f"placement {placement!r} is not an object")
+    record["client_host"] = _str(placement.get("client_host"))
+    record["client_cpus"] = _str(placement.get("client_cpus"))
+    record["server_cpus"] = _str(placement.get("server_cpus"))
+    idle = tj.get("idle")
+    if idle is not None and not isinstance(idle, dict):
+        raise ParseError(where, None, f"idle {idle!r} is not an object")
+    record["idle"] = (", ".join(f"{k} {v}" for k, v in sorted(idle.items())) or None) if idle else None
+    seen = tj.get("interference") or {}
+    if not isinstance(seen, dict):
+        raise ParseError(where, None, f"interference {seen!r} is not an object")
+    for key, value in seen.items():
+        record[f"noise_{key}"] = _noise_value(value)
     flags = tj.get("noise_flags")
     if isinstance(flags, list):
         record["noise_flags"] = ",".join(map(str, flags)) if flags else None
@@ -512,6 +531,13 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict):
     tj_status = tj.get("status")
     record["exit_status"] = trial.exit_status
     prov = _provenance_row(trial, record, facts, path / "output")
+    excluded = tj.get("excluded")
+    if excluded:
+        # disturbed, and out of re-runs: kept in the raw tree, its rows not in the statistics
+        record["status"] = prov["status"] = "excluded"
+        record["rows"] = 0
+        record["cause"] = prov["failure"] = _interference_cause(tj)
+        return record, None, prov
     if trial.ok and tj_status in (None, "done"):
         prov["status"] = "done"
         record["status"] = "done"
@@ -538,6 +564,46 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict):
     prov["status"] = "failed"
     prov["failure"] = record["cause"]
     return record, None, prov
+
+
+def _interference_cause(tj: dict) -> str:
+    """Say why a trial was excluded: its interference flags and figures."""
+    flags = tj.get("excluded")
+    seen = tj.get("interference") if isinstance(tj.get("interference"), dict) else {}
+    words = []
+    for flag in flags if isinstance(flags, list) else [flags]:
+        value = seen.get(f"{flag}_s")
+        words.append(f"{flag} {value} CPU-s" if value is not None else str(flag))
+    return "interference: " + ", ".join(words) + f" during {tj.get('duration_s')} s"
+
+
+def _interfered_rows(raw: Path, campaign: str, facts: dict) -> list[dict]:
+    """Return a trials row for each attempt kept under ``interfered/`` (status ``interfered``).
+
+    Their measurements are never read: they are what something outside the trial disturbed.
+    """
+    rows = []
+    base = raw / INTERFERED
+    if not base.is_dir():
+        return rows
+    for path in sorted(base.glob("*/*/*")):
+        if not path.is_dir() or PARTIAL in path.name:
+            continue
+        env_name, bench = path.parent.parent.name, path.parent.name
+        key = f"{INTERFERED}/{env_name}/{bench}/{path.name}"
+        record = {"run_id": f"{campaign}/{key}", "campaign": campaign,
+                  "trial_id": path.name.rsplit(".", 1)[0], "env_name": env_name,
+                  "benchmark": bench, "status": "interfered", "rows": 0,
+                  "kept": key}
+        try:
+            tj = _trial_json(path / TRIAL_JSON)
+            _record_from_trial_json(tj, record, str(path / TRIAL_JSON), facts)
+            record["cause"] = _interference_cause({**tj, "excluded": [
+                f for f in (tj.get("noise_flags") or []) if f in ("outside", "steal")]})
+        except (OverheadError, OSError) as exc:
+            record["cause"] = str(exc)
+        rows.append(record)
+    return rows
 
 
 #: Context columns added to every row: name -> (trials row field, Arrow type name).
@@ -997,6 +1063,8 @@ class _Ingest:
         present = {k.rsplit("/", 1)[1] for k in scan}
         from_manifest = [_manifest_row(self.campaign, tid, rec, facts) for tid, rec in sorted(view.items())
                          if tid not in present]
+        # the attempts moved aside for interference: few, read again each time, like the above
+        from_manifest += _interfered_rows(self.raw, self.campaign, facts)
         tables.append(_trials_table(rows + from_manifest))
         self.phase("trials table: new rows")
         table = _concat_trials(tables)

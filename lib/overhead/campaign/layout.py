@@ -7,6 +7,9 @@
                                              when, its meta exists
     <environment>/<benchmark>/<trial-id>.partial   a trial being fetched (never read)
     failed/<environment>/<benchmark>/<trial-id>.<attempt>/   a failed runner's files
+    interfered/<environment>/<benchmark>/<trial-id>.<n>/     the n-th attempt of a trial that
+                                             something outside it disturbed (trial.json says
+                                             what; run again, never ingested as a result)
     facts/<environment>.json                 provenance, once per environment
     manifest.jsonl                           every state change, one JSON object a line
     plan.json, campaign.yml                  the plan the last run made, the campaign file
@@ -30,9 +33,9 @@ from typing import Protocol
 
 from overhead.errors import ParseError
 
-__all__ = ["CAMPAIGN_COPY", "FACTS", "FAILED", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED",
+__all__ = ["CAMPAIGN_COPY", "FACTS", "FAILED", "INTERFERED", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED",
            "RUN_LOCK", "TRIAL_JSON",
-           "facts_path", "failed_dir", "last_records", "partial_dir", "read_manifest",
+           "facts_path", "failed_dir", "interfered_dir", "last_records", "partial_dir", "read_manifest",
            "read_records", "trial_dir"]
 
 #: The manifest's file name.
@@ -40,8 +43,10 @@ MANIFEST = "manifest.jsonl"
 #: Folder of the environments' facts, and of failed runners' files.
 FACTS = "facts"
 FAILED = "failed"
+#: Folder of the attempts excluded for interference (then run again).
+INTERFERED = "interfered"
 #: Folder names of a raw campaign tree that are not environments.
-RESERVED = (FACTS, FAILED)
+RESERVED = (FACTS, FAILED, INTERFERED)
 #: The file whose presence makes a trial directory finished, and the controller's record.
 META = "meta"
 TRIAL_JSON = "trial.json"
@@ -76,6 +81,11 @@ def partial_dir(final: Path) -> Path:
 def failed_dir(raw: Path, trial: _Trial, attempt: int) -> Path:
     """Return where a failed runner's files are kept: ``failed/<env>/<bench>/<id>.<attempt>``."""
     return raw / FAILED / trial.environment / trial.benchmark / f"{trial.id}.{attempt}"
+
+
+def interfered_dir(raw: Path, trial: _Trial, n: int) -> Path:
+    """Return where the n-th disturbed attempt of a trial is kept: ``interfered/<env>/<bench>/<id>.<n>``."""
+    return raw / INTERFERED / trial.environment / trial.benchmark / f"{trial.id}.{n}"
 
 
 def facts_path(raw: Path, environment: str) -> Path:
