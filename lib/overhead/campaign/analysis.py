@@ -62,7 +62,19 @@ FLAGS: tuple[str, ...] = ("load", "swap", "throttle")
 
 #: The fields :func:`noise_command` prints and :func:`parse_noise` returns, with their types.
 NOISE_FIELDS: dict[str, type] = {"load1": float, "pswpin": int, "pswpout": int,
-                                 "throttle": int, "nproc": int}
+                                 "throttle": int, "nproc": int, "cpu_busy": int, "cpu_irq": int,
+                                 "cpu_steal": int, "cg_ns": int}
+
+#: Flags of interference (:func:`interference`): a trial with one is excluded from statistics
+#: and run again; the flags of :data:`FLAGS` only inform.
+INTERFERENCE: tuple[str, ...] = ("outside", "steal")
+
+#: Defaults of :func:`interference`: a trial is flagged when what ran outside its cgroup, or
+#: the hypervisor's steal, took more than this fraction of the host's CPU time during it...
+INTERFERENCE_SHARE = 0.05
+#: ... and more than this many CPU-seconds (the floor keeps short trials from being flagged
+#: by the few tens of milliseconds the harness itself spends around a trial).
+INTERFERENCE_FLOOR_S = 0.5
 
 #: Default of ``load_threshold``: half a CPU's worth of queued tasks per CPU above the CPU count.
 LOAD_THRESHOLD = 0.5
@@ -78,7 +90,8 @@ ORDER_COLUMNS: tuple[str, ...] = (
 _LINE = re.compile(r"^\s*([a-z0-9_]+)=(\S*)\s*$")
 
 
-def noise_command(proc: str = "/proc", sys: str = "/sys", *, nproc: bool = True) -> str:
+def noise_command(proc: str = "/proc", sys: str = "/sys", *, nproc: bool = True,
+                  cgroup: str | None = None) -> str:
     """Return the POSIX sh command that samples the host's noise counters.
 
     The executor runs it on the measured host right before and right after each trial. It runs
@@ -97,6 +110,11 @@ def noise_command(proc: str = "/proc", sys: str = "/sys", *, nproc: bool = True)
         Print ``nproc`` too. The executor samples twice per trial and knows the host's cores
         from its facts, so it leaves this out: on a host where starting a process costs
         milliseconds, ``getconf`` is most of the command's time.
+    cgroup : str, optional
+        The trial's cgroup (:func:`overhead.environments.posix.cgroup_name`): its CPU time is
+        printed as ``cg_ns`` (nanoseconds; cgroup v1 ``cpuacct.usage``, v2 ``cpu.stat``
+        ``usage_usec``). Besides, ``cpu_busy`` (user + nice + system), ``cpu_irq`` (irq +
+        softirq) and ``cpu_steal`` are the host's totals from /proc/stat, in clock ticks.
 
     Returns
     -------
@@ -110,9 +128,24 @@ def noise_command(proc: str = "/proc", sys: str = "/sys", *, nproc: bool = True)
         't=; for f in "$S"/devices/system/cpu/cpu*/thermal_throttle/*_throttle_count; do '
         '[ -r "$f" ] && read v < "$f" && case $v in ""|*[!0-9]*) ;; *) t=$((${t:-0} + v));; esac; '
         'done; [ -n "$t" ] && echo "throttle=$t"; '
+        'read c u n s i w q sq st rest < "$P/stat" && [ "$c" = cpu ] && '
+        'echo "cpu_busy=$((u + n + s))" && echo "cpu_irq=$((q + sq))" && '
+        'echo "cpu_steal=$((${st:-0}))"; '
+        + (_cgroup_usage(cgroup) if cgroup else "")
         + ('n=$(getconf _NPROCESSORS_ONLN || nproc --all); echo "nproc=$n"' if nproc else "true")
         + ") 2>/dev/null"
     )
+
+
+def _cgroup_usage(cgroup: str) -> str:
+    """Return shell code printing ``cg_ns``, the CPU time of ``cgroup`` (nothing when unknown)."""
+    from overhead.environments.posix import CGROUP_ROOT
+
+    q = shlex.quote(cgroup)
+    return (f"{CGROUP_ROOT}; g=\"$cgr\"/{q}; if [ -n \"$cgr\" ] && [ -r \"$g/cpuacct.usage\" ]; "
+            'then read v < "$g/cpuacct.usage" && echo "cg_ns=$v"; '
+            'elif [ -n "$cgr" ] && [ -r "$g/cpu.stat" ]; then while read k v; do '
+            '[ "$k" = usage_usec ] && echo "cg_ns=${v}000"; done < "$g/cpu.stat"; fi; ')
 
 
 def parse_noise(text: str | None) -> dict[str, float | int | None]:
@@ -223,6 +256,84 @@ def noise_flags(before: Mapping | None, after: Mapping | None, *,
     if _rose(before, after, "throttle"):
         flags.append("throttle")
     return flags
+
+
+def interference(before: Mapping | None, after: Mapping | None, *, seconds: float,
+                 cores: int | None, clk_tck: int | None, share: float = INTERFERENCE_SHARE,
+                 steal_share: float = INTERFERENCE_SHARE,
+                 floor_s: float = INTERFERENCE_FLOOR_S) -> dict:
+    """Say how much CPU time went to something other than the trial while it ran.
+
+    Between the two samples the host's CPUs were busy (user + nice + system + irq + softirq,
+    /proc/stat) for ``busy`` seconds, of which the trial's cgroup (its runner, its
+    environment's servers, container or QEMU process, a load generator aimed at it: see
+    :func:`overhead.environments.posix.cgroup_name`) used ``measured``; the rest, ``outside``,
+    is what else ran: another environment, a forgotten job, a CPU hog. irq and softirq time
+    counts as busy because a cgroup's CPU time includes the softirqs its tasks ran (without
+    ``CONFIG_IRQ_TIME_ACCOUNTING``): a netperf trial through Docker's NAT here measured 2.14
+    s in its cgroup while /proc/stat said 1.16 s user + system and 0.91 s irq + softirq.
+    ``irq_s`` is also given on its own. ``steal`` is time the host's own hypervisor gave to
+    another guest (this host may be a VM). Small negative ``outside`` values are the two
+    clocks' granularity (ticks of 10 ms against nanoseconds).
+
+    Parameters
+    ----------
+    before, after : mapping or None
+        :func:`parse_noise` samples around the trial (``cpu_busy``, ``cpu_irq``,
+        ``cpu_steal`` in clock ticks, ``cg_ns`` in nanoseconds).
+    seconds : float
+        The trial's wall time.
+    cores : int or None
+        The host's CPUs.
+    clk_tck : int or None
+        Clock ticks per second of /proc/stat (``getconf CLK_TCK``).
+    share, steal_share : float
+        Fraction of the host's CPU time (``cores * seconds``) above which ``outside`` and
+        ``steal`` are flagged...
+    floor_s : float
+        ... provided it is also more than this many CPU-seconds.
+
+    Returns
+    -------
+    dict
+        ``busy_s``, ``measured_s``, ``outside_s``, ``irq_s``, ``steal_s`` (CPU-seconds; None
+        when a sample lacks what it needs: never 0 in its place; ``outside_s`` is None
+        without the cgroup's figure) and ``flags``, a list of :data:`INTERFERENCE` names.
+    """
+    for name, value in (("share", share), ("steal_share", steal_share), ("floor_s", floor_s)):
+        v = _number(value)
+        if v is None or v < 0:
+            raise StatsError(f"{name} must be a number >= 0, got {value!r}")
+    out: dict = dict.fromkeys(("busy_s", "measured_s", "outside_s", "irq_s", "steal_s"))
+    out["flags"] = []
+    tck = _number(clk_tck, int)
+
+    def ticks(name: str) -> float | None:
+        b, a = _get(before, name, int), _get(after, name, int)
+        if b is None or a is None or not tck or tck <= 0 or a < b:
+            return None
+        return (a - b) / tck
+
+    out["busy_s"], out["irq_s"], out["steal_s"] = ticks("cpu_busy"), ticks("cpu_irq"), ticks("cpu_steal")
+    b, a = _get(before, "cg_ns", int), _get(after, "cg_ns", int)
+    if b is not None and a is not None and a >= b:
+        out["measured_s"] = (a - b) / 1e9
+    if out["busy_s"] is not None and out["irq_s"] is not None:
+        out["busy_s"] += out["irq_s"]
+    else:
+        out["busy_s"] = None
+    if out["busy_s"] is not None and out["measured_s"] is not None:
+        out["outside_s"] = out["busy_s"] - out["measured_s"]
+    for key in ("busy_s", "measured_s", "outside_s", "irq_s", "steal_s"):
+        if out[key] is not None:
+            out[key] = round(out[key], 3)
+    capacity = (cores or 0) * max(float(seconds), 0.0)
+    if capacity > 0:
+        if out["outside_s"] is not None and out["outside_s"] > max(floor_s, share * capacity):
+            out["flags"].append("outside")
+        if out["steal_s"] is not None and out["steal_s"] > max(floor_s, steal_share * capacity):
+            out["flags"].append("steal")
+    return out
 
 
 def _rose(before: Mapping | None, after: Mapping | None, name: str) -> bool:
@@ -654,6 +765,7 @@ def report(measurements: pd.DataFrame, trials: pd.DataFrame, *, alpha: float = 0
     lines.append(f"analysis: {_plural(len(trials), 'trial')}"
                  + (f" ({'; '.join(parts)})" if parts else "") + (f" on {where}" if where else ""))
     lines += _noise_lines(trials)
+    lines += _isolation_lines(measurements, trials)
     lines += _order_lines(measurements, trials, alpha, min_trials, max_listed)
     if campaign is not None:
         lines += verdict_lines(measurements, trials, campaign, plan)
@@ -682,6 +794,130 @@ def _noise_lines(trials: pd.DataFrame) -> list[str]:
         if unmeasured:
             lines.append(f"  throttling not measured in {unmeasured} of {int(total['trials'])} "
                          "trials (no thermal throttle counters on the host)")
+    return lines
+
+
+#: Columns of :func:`cell_spread`.
+SPREAD_COLUMNS: tuple[str, ...] = ("env_name", "benchmark", "cell", "params", "metric", "unit",
+                                   "n", "mean", "sd", "cv", "multimodal", "modes")
+
+
+def cell_spread(measurements: pd.DataFrame, trials: pd.DataFrame,
+                metrics: Mapping[str, Sequence[str]] | None = None,
+                alpha: float = 0.05) -> pd.DataFrame:
+    """Return each cell's between-trial spread: the CV of its trial means, and whether they form two groups.
+
+    A trial's value is the mean of its rows of the metric; the done, non-warm-up trials of a
+    cell (excluded trials have no rows) give ``n`` values, their mean, SD and CV (SD / |mean|,
+    NaN for n < 2 or a zero mean), and :func:`overhead.stats.modes.gap_test` at ``alpha``:
+    ``multimodal`` True (two groups, in ``modes``), False (tested, none found), NA (n < 4).
+
+    Parameters
+    ----------
+    measurements, trials : pandas.DataFrame
+        The campaign's tidy measurements and trials.parquet.
+    metrics : mapping of benchmark to metric names, optional
+        Which metrics to report per benchmark (default: every metric).
+    alpha : float
+        The gap test's level.
+    """
+    from overhead.stats.modes import gap_test
+
+    df = _usable(measurements, trials, None)
+    if metrics is not None:
+        keep = np.zeros(len(df), dtype=bool)
+        bench = df["benchmark"].astype("string").to_numpy(dtype=object) if "benchmark" in df else None
+        met = df["metric"].astype("string").to_numpy(dtype=object)
+        for b, ms in metrics.items():
+            keep |= (bench == b) & np.isin(met, list(ms)) if bench is not None else np.isin(met, list(ms))
+        df = df[keep]
+    params = sorted(c for c in df.columns if c.startswith("p_"))
+    records = []
+    if len(df):
+        v = df["value"].to_numpy(dtype="float64", na_value=np.nan)
+        df = df[np.isfinite(v)]
+    # a cell is named by the parameters that tell its benchmark's cells apart (the parsers add
+    # many that every cell shares)
+    varying: dict = {}
+    if len(df) and "benchmark" in df:
+        for bench, rows in df.groupby("benchmark", sort=False, dropna=False):
+            varying[bench] = [c for c in params if rows[c].nunique(dropna=True) > 1]
+    for (cell, metric), rows in df.groupby(["cell", "metric"], sort=True, dropna=False):
+        per = rows.groupby("run_id", sort=False)["value"].mean().to_numpy(dtype="float64")
+        first = rows.iloc[0]
+        label_params = varying.get(first.get("benchmark"), params)
+        n = len(per)
+        mean = float(np.mean(per)) if n else math.nan
+        sd = float(np.std(per, ddof=1)) if n >= 2 else math.nan
+        cv = sd / abs(mean) if n >= 2 and mean != 0 else math.nan
+        test = gap_test(per, alpha)
+        label = ", ".join(f"{c[2:]}={first[c]}" for c in label_params if pd.notna(first[c]))
+        records.append({"env_name": first.get("env_name"), "benchmark": first.get("benchmark"),
+                        "cell": cell, "params": label, "metric": metric,
+                        "unit": first.get("unit") if "unit" in rows else None, "n": n,
+                        "mean": mean, "sd": sd, "cv": cv, "multimodal": test.multimodal,
+                        "modes": test.describe()})
+    out = pd.DataFrame.from_records(records, columns=list(SPREAD_COLUMNS))
+    out["n"] = out["n"].astype("Int64")
+    out["multimodal"] = out["multimodal"].astype("boolean")
+    return out.sort_values(["benchmark", "env_name", "params", "metric"], kind="stable",
+                           ignore_index=True)
+
+
+def isolation_summary(trials: pd.DataFrame) -> pd.DataFrame:
+    """Count per environment the trials flagged for interference, re-run and excluded.
+
+    ``flagged``: attempts with an ``outside`` or ``steal`` flag (re-run ones and excluded
+    ones); ``rerun``: attempts moved to ``interfered/`` (status ``interfered``), each run
+    again; ``excluded``: trials kept flagged after their re-runs (status ``excluded``), whose
+    rows are in no statistic; ``results``: done trials (the ones the statistics use).
+    """
+    require_columns(trials, ["env_name", "status"], "isolation_summary")
+    status = trials["status"].astype("string").fillna("unknown")
+    flags = [_split_flags(v) for v in trials["noise_flags"]] if "noise_flags" in trials else [
+        [] for _ in range(len(trials))]
+    flagged = np.array([any(f in INTERFERENCE for f in fs) for fs in flags], dtype=bool)
+    env = trials["env_name"].astype("string").fillna("<unknown>")
+    out = pd.DataFrame({"env_name": env, "flagged": flagged,
+                        "rerun": (status == "interfered").to_numpy(dtype=bool),
+                        "excluded": (status == "excluded").to_numpy(dtype=bool),
+                        "results": (status == "done").to_numpy(dtype=bool)})
+    g = out.groupby("env_name", sort=True)[["results", "flagged", "rerun", "excluded"]].sum()
+    return g.reset_index().astype({c: "Int64" for c in ("results", "flagged", "rerun", "excluded")})
+
+
+def _isolation_lines(measurements: pd.DataFrame, trials: pd.DataFrame) -> list[str]:
+    """Return the isolation part of :func:`report`: interference per environment, spread per cell."""
+    if "status" not in trials or "env_name" not in trials:
+        return []
+    s = isolation_summary(trials)
+    lines = [f"isolation: {int(s['flagged'].sum())} attempts flagged for interference (CPU time "
+             f"outside the trial's cgroup, or steal): {int(s['rerun'].sum())} re-run, "
+             f"{int(s['excluded'].sum())} excluded after their re-runs"]
+    for _, row in s.iterrows():
+        lines.append(f"  {row['env_name']}: {int(row['results'])} results, {int(row['flagged'])} "
+                     f"flagged, {int(row['rerun'])} re-run, {int(row['excluded'])} excluded")
+    try:
+        spread = cell_spread(measurements, trials)
+    except (KeyError, StatsError):
+        return lines
+    if len(spread):
+        cv = spread["cv"].dropna()
+        if len(cv):
+            lines.append(f"between-trial CV over {len(cv)} cell-metrics: median "
+                         f"{cv.median():.1%}, largest {cv.max():.1%} "
+                         f"({spread.loc[cv.idxmax(), 'env_name']} "
+                         f"{spread.loc[cv.idxmax(), 'benchmark']} "
+                         f"{spread.loc[cv.idxmax(), 'metric']})")
+        multi = spread[spread["multimodal"].fillna(False)]
+        untested = int(spread["multimodal"].isna().sum())
+        lines.append(f"two groups of trial means (gap test, 5% level; about 1 in 20 unimodal "
+                     f"cells is flagged by chance): {len(multi)} of "
+                     f"{len(spread) - untested} tested cell-metrics"
+                     + (f" ({untested} with fewer than 4 trials not tested)" if untested else ""))
+        for _, row in multi.iterrows():
+            lines.append(f"  {row['env_name']} {row['benchmark']} {row['params']} "
+                         f"{row['metric']}: {row['modes']}")
     return lines
 
 

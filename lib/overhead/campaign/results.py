@@ -24,7 +24,8 @@ from overhead.environments import order as env_order
 from overhead.errors import InputError
 from overhead.paths import FIGURES, ROOT, TIDY
 
-__all__ = ["Results", "campaign_name", "compare", "display_label", "open_results", "where"]
+__all__ = ["Results", "campaign_name", "compare", "display_label", "noise_html", "open_results",
+           "where"]
 
 
 @dataclass
@@ -269,3 +270,67 @@ def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: 
         table["cells"] = [cells.get((i, e, xv), "") for i, e, xv in
                           zip(table["item"], table["environment"], table["x"], strict=True)]
     return table
+
+
+def noise_html(live: Results, shown: int = 15) -> list[str]:
+    """Return the report's noise section (HTML parts); write ``<out>/cell_spread.csv``.
+
+    Per environment the trials flagged for interference (CPU time outside the trial's
+    cgroup, or steal), re-run and excluded (:func:`overhead.campaign.analysis.isolation_summary`);
+    then the between-trial spread of every cell and metric
+    (:func:`overhead.campaign.analysis.cell_spread`, all of it in the CSV): the ``shown``
+    largest CVs, and every cell whose trial means form two groups, which no mean describes.
+    """
+    import html
+
+    from overhead.campaign import analysis
+
+    parts = ["<h2>Noise: interference and the spread between trials</h2>"]
+    if "status" not in live.trials or live.trials.empty:
+        return [*parts, "<p>No trials.</p>"]
+    summary = analysis.isolation_summary(live.trials)
+    parts += ["<p>Before and after each trial the host's CPU time and the trial's own "
+              "cgroup's were read: a trial during which something else (or the host's "
+              "hypervisor, as steal) took more than the campaign's share of the CPUs was "
+              "flagged, kept under <code>interfered/</code> and run again; one still flagged "
+              "after its re-runs is excluded. The other environments of the host were paused "
+              "during each trial.</p>",
+              summary.to_html(index=False, na_rep="-")]
+    t = live.trials
+    if "client_cpus" in t and t["client_cpus"].notna().any():
+        placed = (t.dropna(subset=["client_cpus"]).groupby("env_name", sort=True)
+                  [["client_cpus", "server_cpus"]].agg(lambda c: ", ".join(sorted(set(map(str, c))))))
+        parts.append("<p>Load generators on their server's host ran on CPUs of their own "
+                     "(taskset; a VM's QEMU threads moved for the trial): " + "; ".join(
+                         f"{html.escape(str(env))}: client on CPU {html.escape(r.client_cpus)}, "
+                         f"server side on CPU {html.escape(r.server_cpus)}"
+                         for env, r in placed.iterrows()) + ".</p>")
+    try:
+        spread = analysis.cell_spread(live.rows, live.trials)
+    except KeyError as exc:
+        return [*parts, f"<p>The spread between trials is not computed: the tables lack the "
+                        f"column {html.escape(str(exc))}.</p>"]
+    live.out.mkdir(parents=True, exist_ok=True)
+    spread.to_csv(live.out / "cell_spread.csv", index=False)
+    if spread.empty:
+        return parts
+    cols = ["env_name", "benchmark", "params", "metric", "n", "mean", "sd", "cv"]
+    top = spread.dropna(subset=["cv"]).sort_values("cv", ascending=False).head(shown)
+    parts += [f"<p>Between-trial coefficient of variation (SD of the trial means over their "
+              f"mean) of {len(spread)} cell-metrics, median "
+              f"{spread['cv'].median():.1%}; the {len(top)} largest (all of them in "
+              f"<code>cell_spread.csv</code>):</p>",
+              top[cols].to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}")]
+    multi = spread[spread["multimodal"].fillna(False)]
+    untested = int(spread["multimodal"].isna().sum())
+    parts.append(f"<p>Two groups of trial means (gap test at the 5% level, on logarithms; about "
+                 f"one unimodal cell-metric in twenty is flagged by chance): {len(multi)} of "
+                 f"{len(spread) - untested} tested"
+                 + (f", {untested} with fewer than 4 trials not tested" if untested else "")
+                 + ". A cell so flagged is two states of the machine; its mean and interval "
+                 "describe neither.</p>")
+    if len(multi):
+        parts.append("<ul>" + "".join(
+            f"<li>{html.escape(f'{r.env_name} {r.benchmark} {r.params} {r.metric}: {r.modes}')}</li>"
+            for r in multi.itertuples()) + "</ul>")
+    return parts

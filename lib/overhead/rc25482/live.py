@@ -1122,6 +1122,7 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
              "<h2>What was measured where</h2>", w.to_html(index=False, na_rep="-", escape=True)]
     if w["accelerator"].fillna("").str.contains("tcg").any():
         parts.append(f"<p><b>The VM ran under TCG (software emulation).</b> {TCG_NOTE}.</p>")
+    parts += results.noise_html(live)
     words = truths.assign(holds=[{True: "holds", False: "DOES NOT HOLD"}.get(h, "not shown")
                                  for h in truths["holds"]])
     parts += ["<h2>Known truths</h2>",

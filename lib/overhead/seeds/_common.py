@@ -558,6 +558,7 @@ def report(study: Study, title: str, intro: str,
              "<h2>What was measured where</h2>", w.to_html(index=False, na_rep="-")]
     if "tcg" in accelerators(study):
         parts.append(f"<p><b>{html.escape(TCG_NOTE)}.</b></p>")
+    parts += results.noise_html(study.res)
     for note in study.notes:
         parts.append(f"<p>{html.escape(note)}</p>")
     used = margins_used(t for _, _, _, t in sections)
