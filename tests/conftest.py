@@ -130,6 +130,21 @@ def papermill_cli(src, dst, *, timeout: float = 1800, **params) -> subprocess.Co
     return r
 
 
+#: A campaign a test runs while the other pytest worker runs beside it would see that worker's
+#: CPU time outside its trials, and flag and re-run them (the campaign's ``isolation``). Tests
+#: that are not about isolation turn the judgement off with this line (a share of 1 of the
+#: host's CPU time is never exceeded); pausing and placement stay on. The isolation test
+#: itself (tests/test_isolation_hog.py) runs alone, after the parallel suite (make test).
+SHARED_MACHINE = "isolation: {outside: 1, steal: 1}\n"
+
+
+def shared_machine(campaign):
+    """Return ``campaign`` with interference judging off (see :data:`SHARED_MACHINE`)."""
+    from overhead.campaign.inventory import Isolation
+
+    return campaign.model_copy(update={"isolation": Isolation(outside=1, steal=1)})
+
+
 def free_ports(n: int) -> list[int]:
     """n distinct free TCP ports on loopback, for servers a live tool test starts itself.
 

@@ -287,6 +287,10 @@ def test_noise_command_on_a_fake_tree(tmp_path):
     proc.mkdir()
     (proc / "loadavg").write_text("1.25 0.50 0.25 2/300 4242\n")
     (proc / "vmstat").write_text("nr_free_pages 1\npswpin 17\npswpout 4\npgfault 9\n")
+    # the first lines of this machine's /proc/stat (user nice system idle iowait irq softirq
+    # steal guest guest_nice)
+    (proc / "stat").write_text("cpu  4675117 165386 876653 1977025 154825 0 89983 64331 31 0\n"
+                               "cpu0 2226235 73090 401239 1201083 33392 0 38697 32590 14 0\n")
     sys = tmp_path / "sys"
     for cpu, counts in (("cpu0", (5, 7)), ("cpu1", (3, 0))):
         d = sys / "devices/system/cpu" / cpu / "thermal_throttle"
@@ -296,17 +300,20 @@ def test_noise_command_on_a_fake_tree(tmp_path):
     parsed = analysis.parse_noise(run_sh(analysis.noise_command(str(proc), str(sys))))
     assert parsed["load1"] == 1.25 and parsed["pswpin"] == 17 and parsed["pswpout"] == 4
     assert parsed["throttle"] == 15
+    assert parsed["cpu_busy"] == 4675117 + 165386 + 876653
+    assert parsed["cpu_irq"] == 0 + 89983 and parsed["cpu_steal"] == 64331
     # nothing readable: fields absent, not 0
     empty = analysis.parse_noise(run_sh(analysis.noise_command(str(tmp_path / "x"),
                                                                str(tmp_path / "y"))))
     assert {k: v for k, v in empty.items() if k != "nproc"} == dict.fromkeys(
-        ["load1", "pswpin", "pswpout", "throttle"])
+        ["load1", "pswpin", "pswpout", "throttle", "cpu_busy", "cpu_irq", "cpu_steal", "cg_ns"])
 
 
 def test_parse_noise_is_lenient():
     text = "junk\nload1=0.5\nload1=0.75\npswpin=\npswpout=abc\nthrottle=3\nother=1\n"
     assert analysis.parse_noise(text) == {"load1": 0.75, "pswpin": None, "pswpout": None,
-                                          "throttle": 3, "nproc": None}
+                                          "throttle": 3, "nproc": None, "cpu_busy": None,
+                                          "cpu_irq": None, "cpu_steal": None, "cg_ns": None}
     assert analysis.parse_noise(None) == dict.fromkeys(analysis.NOISE_FIELDS)
 
 

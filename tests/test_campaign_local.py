@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import free_port
+from conftest import SHARED_MACHINE, free_port, shared_machine
 from sshd_helper import make_sshd, require_sshd
 
 from overhead.campaign import inventory, manifest, plan
@@ -27,7 +27,7 @@ SMOKE = ROOT / "data" / "campaigns" / "local-smoke.yml"
 
 
 def test_local_smoke_campaign_for_real(hosts, tmp_path):
-    campaign = inventory.load(SMOKE)
+    campaign = shared_machine(inventory.load(SMOKE))
     p = plan.make_plan(campaign)
     assert len(p.trials) == 24  # 4 environments x 2 benchmarks x 3 rounds
     result = run_campaign(campaign, raw_root=tmp_path / "raw", progress=False)
@@ -80,7 +80,7 @@ def _faults_campaign(tmp_path: Path, aux) -> Path:
     path = tmp_path / "faults.yml"
     path.write_text(f"""\
 name: faults
-seed: 5
+{SHARED_MACHINE}seed: 5
 trials: 2
 timeout: 120
 hosts:
@@ -198,7 +198,7 @@ def _three_environments(tmp_path: Path, name: str, *, seed: int, trials: int, vm
     path = tmp_path / f"{name}.yml"
     path.write_text(f"""\
 name: {name}
-seed: {seed}
+{SHARED_MACHINE}seed: {seed}
 trials: {trials}
 timeout: 120
 hosts:
@@ -317,7 +317,7 @@ def _vm_campaign(tmp_path: Path, name: str, vm_ssh_port: int) -> Path:
     path = tmp_path / f"{name}.yml"
     path.write_text(f"""\
 name: {name}
-seed: 5
+{SHARED_MACHINE}seed: 5
 trials: 2
 warmup: 0
 timeout: 120
@@ -434,7 +434,7 @@ def test_in_docker_a_term_ignoring_runner_is_a_timeout_and_setsid_children_die(h
     path = tmp_path / "dockerfaults.yml"
     path.write_text(f"""\
 name: dockerfaults
-seed: 6
+{SHARED_MACHINE}seed: 6
 trials: 1
 warmup: 0
 runners: {runners}

@@ -17,12 +17,13 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 import pytest
-from conftest import free_port, require
+from conftest import SHARED_MACHINE, free_port, require
 from sshd_helper import make_sshd, require_sshd
 
-from overhead.campaign import inventory, manifest, plan
+from overhead.campaign import execute, inventory, manifest, plan
 from overhead.campaign.execute import REMOTE_BASE, run_campaign, trial_dir
 from overhead.runners import read_trial
 
@@ -38,7 +39,7 @@ def sshd(tmp_path_factory):
 def campaign_file(tmp_path: Path, name: str, hosts: str, envs: str, benchmarks: str,
                   extra: str = "") -> Path:
     path = tmp_path / f"{name}.yml"
-    path.write_text(f"name: {name}\nseed: 11\ntimeout: 60\n{extra}"
+    path.write_text(f"name: {name}\nseed: 11\ntimeout: 60\n{SHARED_MACHINE}{extra}"
                     f"hosts:\n{textwrap.indent(hosts, '  ')}\n"
                     f"environments:\n{textwrap.indent(envs, '  ')}\n"
                     f"benchmarks:\n{textwrap.indent(benchmarks, '  ')}\n")
@@ -218,7 +219,7 @@ def test_a_server_left_by_an_interrupted_run_is_stopped_before_the_next_starts(t
     from overhead.campaign.execute import _Env
 
     files = (str(tmp_path / "server-native-redis.pid"), str(tmp_path / "server.log"))
-    env = SimpleNamespace(server_files=lambda _name: files)
+    env = SimpleNamespace(server_files=lambda _name: files, joins=None)
     start = _Env.server_command(env, "redis", "sleep 300")
     subprocess.run(["sh", "-c", start], check=True, timeout=30)
     deadline = time.monotonic() + 10
@@ -669,3 +670,93 @@ def test_plan_json_on_a_full_disk_is_one_line_and_the_old_file_is_kept(small_dis
         write_atomic(target, "x" * (2 << 20))
     assert target.read_text() == '{"old": true}'
     assert [f.name for f in small_disk.iterdir()] == ["plan.json"]
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 24: the load generator on another host (client: other), or on CPUs of its own beside
+# its server; the other environments of the host paused during a trial
+
+#: A runner that records where it ran: the SSH server it came through (its port tells the
+#: inventory host), the CPUs it may use and its cgroup.
+WHERE = """\
+    out=$1; shift
+    mkdir -p "$out"
+    { echo "ssh=$SSH_CONNECTION"; grep Cpus_allowed_list /proc/self/status;
+      grep cpuacct /proc/self/cgroup; } > "$out/output"
+    echo "tool=where" > "$out/meta"
+"""
+
+
+def _server_state(pidfile: Path) -> str:
+    pid = pidfile.read_text().split()[0]
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_client_other_runs_the_load_generator_on_the_other_host(sshd, tmp_path):
+    other = make_sshd(tmp_path / "other", free_port())
+    try:
+        runners = runners_dir(tmp_path, where=WHERE)
+        path = campaign_file(
+            tmp_path, "twohosts", f"a: {sshd.host_yaml()}\nb: {other.host_yaml()}",
+            "native: {kind: native, host: a}",
+            "probe: {runner: where, client: other, server: 'sleep 300', ready: 'true'}",
+            f"trials: 1\nrunners: {runners}\n")
+        c = inventory.load(path)
+        assert c.client_host("probe", "native") == "b"
+        result = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+        assert result.failures == {} and result.done == 1
+        d = next((tmp_path / "raw" / "twohosts" / "native" / "probe").iterdir())
+        info = json.loads((d / "trial.json").read_text())
+        assert info["client"] == "b"
+        assert info["placement"]["shares_host"] is False
+        assert info["placement"]["client_cpus"] is None  # not on the server's host: anywhere
+        ssh = (d / "output").read_text().split("ssh=", 1)[1].split()
+        assert ssh[3] == str(other.port)  # the runner came in through b's SSH server
+    finally:
+        other.stop()
+
+
+def test_a_client_beside_its_server_gets_cpus_of_its_own_and_idle_servers_stand_still(sshd, tmp_path):
+    if os.cpu_count() < 2:
+        pytest.skip("placement needs two CPUs")
+    runners = runners_dir(tmp_path, where=WHERE)
+    path = campaign_file(
+        tmp_path, "placed", f"local: {sshd.host_yaml()}",
+        "one: {kind: native, host: local}\ntwo: {kind: native, host: local}",
+        "probe: {runner: where, client: local, server: 'sleep 300', ready: 'true'}",
+        f"trials: 2\nrunners: {runners}\n")
+    c = inventory.load(path)
+    seen: dict[str, list[str]] = {}
+    folder = Path(f"{REMOTE_BASE}/placed/trials")
+    original = execute._Worker._execute
+
+    def spy(self, env, trial):
+        # while a trial of one environment runs, the other's server is stopped (state T)
+        other = "two" if trial.environment == "one" else "one"
+        pidfile = folder / f"server-{other}-probe.pid"
+        if pidfile.exists():
+            seen.setdefault(trial.environment, []).append(_server_state(pidfile))
+        return original(self, env, trial)
+
+    with mock.patch.object(execute._Worker, "_execute", spy):
+        result = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+    assert result.failures == {} and result.done == 4
+    assert seen and all(s == ["T"] * len(s) for s in seen.values()), seen
+    half = os.cpu_count() // 2
+    client_cpus = "0" if half == 1 else f"0-{half - 1}"
+    for d in (tmp_path / "raw" / "placed").glob("*/probe/*"):
+        info = json.loads((d / "trial.json").read_text())
+        assert info["placement"]["client_cpus"] == client_cpus
+        out = (d / "output").read_text()
+        assert f"Cpus_allowed_list:\t{client_cpus}" in out
+        # the load generator is accounted in its environment's cgroup, where cgroups exist
+        if info["interference"]["measured_s"] is not None:
+            assert f"/overhead/placed/{info['environment']}" in out
+        other = "two" if info["environment"] == "one" else "one"
+        assert info["idle"] == {other: "paused"} or info["round"] == 1
+    # the servers ran on the other half
+    events = [json.loads(x) for x in (tmp_path / "raw" / "placed" / "manifest.jsonl").read_text().splitlines()]
+    started = [e for e in events if e.get("event") == "server-started"]
+    assert len(started) == 2 and all(e["cpus"] == (str(half) if os.cpu_count() - half == 1
+                                                   else f"{half}-{os.cpu_count() - 1}")
+                                     for e in started)
