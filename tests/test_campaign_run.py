@@ -760,3 +760,65 @@ def test_a_client_beside_its_server_gets_cpus_of_its_own_and_idle_servers_stand_
     assert len(started) == 2 and all(e["cpus"] == (str(half) if os.cpu_count() - half == 1
                                                    else f"{half}-{os.cpu_count() - 1}")
                                      for e in started)
+
+
+#: A runner that burns two seconds of CPU in a child it moves out of its own cgroup (CPU time
+#: outside the trial, as another job beside it would spend; needs root and cgroups), then runs
+#: the project's sysbench runner for a second.
+ESCAPING_BURNER = """\
+    out=$1; shift
+    ( for d in /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup; do
+        [ -w "$d/cgroup.procs" ] && { echo $(sh -c 'echo $PPID') > "$d/cgroup.procs"; break; }
+      done 2>/dev/null
+      e=$(($(date +%s) + 2)); while [ "$(date +%s)" -lt "$e" ]; do :; done ) &
+    wait
+    exec sh RUNNERS/sysbench.sh "$out" test=cpu threads=1 time=1
+"""
+
+
+def test_a_disturbed_trial_is_rerun_then_excluded_and_ingest_leaves_its_rows_out(sshd, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("moving a process between cgroups needs root")
+    from overhead.runners import RUNNERS_DIR
+
+    runners = runners_dir(tmp_path, burner=ESCAPING_BURNER.replace("RUNNERS", str(RUNNERS_DIR)))
+    path = tmp_path / "disturbed.yml"
+    path.write_text(f"name: disturbed\nseed: 3\ntimeout: 60\ntrials: 1\nrunners: {runners}\n"
+                    "isolation: {reruns: 1}\n"
+                    f"hosts:\n  local: {sshd.host_yaml()}\n"
+                    "environments:\n  native: {kind: native, host: local}\n"
+                    "benchmarks:\n  burn: {runner: burner}\n")
+    c = inventory.load(path)
+    result = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+    raw = tmp_path / "raw" / "disturbed"
+    tid = plan.make_plan(c).trials[0].id
+    facts = json.loads((raw / "facts" / "native.json").read_text())
+    if facts.get("cgroup", "unavailable").startswith("unavailable"):
+        pytest.skip("no CPU-accounting cgroup on this host")
+    assert result.done == 1 and result.failures == {}
+    states = [r["state"] for r in manifest.read_records(raw / "manifest.jsonl")
+              if r.get("trial") == tid]
+    assert states == ["running", "interfered", "running", "done"]
+    moved = json.loads((raw / "interfered" / "native" / "burn" / f"{tid}.1" / "trial.json")
+                       .read_text())
+    assert moved["status"] == "interfered" and "outside" in moved["noise_flags"]
+    assert moved["interference"]["outside_s"] > 1.0  # about the 2 s it burned
+    kept = json.loads((trial_dir(raw, plan.make_plan(c).trials[0]) / "trial.json").read_text())
+    assert kept["excluded"] == ["outside"] and kept["attempt"] == 1
+    import pandas as pd
+
+    from overhead.campaign.ingest import ingest_campaign
+
+    ingest_campaign(raw, tmp_path / "tidy")
+    trials = pd.read_parquet(tmp_path / "tidy" / "trials.parquet").set_index("status")
+    assert sorted(trials.index) == ["excluded", "interfered"]
+    assert trials.loc["excluded", "rows"] == 0
+    assert trials.loc["excluded", "cause"].startswith("interference: outside ")
+    assert trials.loc["interfered", "run_id"] == f"disturbed/interfered/native/burn/{tid}.1"
+    # on request, the excluded trial's rows are kept (a full rebuild)
+    again = ingest_campaign(raw, tmp_path / "tidy", include_excluded=True)
+    assert "include_excluded changed" in again.describe()
+    trials = pd.read_parquet(tmp_path / "tidy" / "trials.parquet").set_index("status")
+    assert sorted(trials.index) == ["done", "interfered"]
+    assert trials.loc["done", "rows"] > 0
+    assert trials.loc["done", "cause"].startswith("interference: outside ")

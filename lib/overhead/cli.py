@@ -345,7 +345,7 @@ def run_cmd(
         raise typer.Exit(1)
 
 
-def _ingest_campaign(campaign, raw: Path | None):
+def _ingest_campaign(campaign, raw: Path | None, include_excluded: bool = False):
     """Ingest a campaign's raw tree into data/tidy/<campaign> (incremental); print counts."""
     from overhead.campaign.ingest import ingest_campaign
     from overhead.paths import DATA, TIDY
@@ -353,7 +353,7 @@ def _ingest_campaign(campaign, raw: Path | None):
     src = (raw or DATA / "raw") / campaign.name
     if not src.is_dir():
         raise InputError(f"{src}: no raw data yet; run `overhead run` first")
-    result = ingest_campaign(src, TIDY / campaign.name)
+    result = ingest_campaign(src, TIDY / campaign.name, include_excluded=include_excluded)
     typer.echo(f"ingested {result.trials_read} new trials ({result.rows} rows) into "
                f"{TIDY / campaign.name} in {result.seconds:.2f} s")
     return result
@@ -364,9 +364,12 @@ def ingest_cmd(
     campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
     raw: Annotated[Path | None, _RAW_OPT] = None,
     sets: Annotated[list[str] | None, _SET_OPT] = None,
+    include_excluded: Annotated[bool, typer.Option(
+        "--include-excluded", help="Keep the rows of trials excluded for interference (left "
+        "out by default; trials.parquet says what disturbed them).")] = False,
 ) -> None:
     """Ingest a campaign's raw tree into data/tidy/<campaign> (only new trials are read)."""
-    _ingest_campaign(_campaign(campaign_file, sets), raw)
+    _ingest_campaign(_campaign(campaign_file, sets), raw, include_excluded)
 
 
 @app.command("check")

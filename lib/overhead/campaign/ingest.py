@@ -512,7 +512,7 @@ def _provenance_row(trial, record: dict, facts: dict, output: Path) -> dict:
     return row
 
 
-def _read_one(raw: Path, campaign: str, key: str, facts: dict):
+def _read_one(raw: Path, campaign: str, key: str, facts: dict, include_excluded: bool = False):
     """Read one trial directory: (trials row, measurement frame or None, provenance row or None)."""
     from overhead import runners
 
@@ -532,7 +532,7 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict):
     record["exit_status"] = trial.exit_status
     prov = _provenance_row(trial, record, facts, path / "output")
     excluded = tj.get("excluded")
-    if excluded:
+    if excluded and not include_excluded:
         # disturbed, and out of re-runs: kept in the raw tree, its rows not in the statistics
         record["status"] = prov["status"] = "excluded"
         record["rows"] = 0
@@ -548,6 +548,8 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict):
             record["cause"] = trial.cut_short
             prov["status"] = "partial"
             prov["failure"] = trial.cut_short
+        if excluded:  # kept on request: its rows are in, the cause says what disturbed it
+            record["cause"] = _interference_cause(tj)
         return record, trial.measurements, prov
     record["status"] = "failed"
     record["rows"] = 0
@@ -635,7 +637,8 @@ def _measurement_table(frames: list, records: list[dict]):
     return table
 
 
-def _read_chunk(raw: str, campaign: str, keys: list[str], facts: dict, part: int, out: str) -> dict:
+def _read_chunk(raw: str, campaign: str, keys: list[str], facts: dict, part: int, out: str,
+                include_excluded: bool = False) -> dict:
     """Read a chunk of trials and write their part files under hidden names.
 
     Returns the trials rows (key -> row), the part number, its row counts and the pending
@@ -648,7 +651,7 @@ def _read_chunk(raw: str, campaign: str, keys: list[str], facts: dict, part: int
     raw_path, out_path = Path(raw), Path(out)
     records, frames, framed, prov = {}, [], [], []
     for key in keys:
-        record, df, prov_row = _read_one(raw_path, campaign, key, facts)
+        record, df, prov_row = _read_one(raw_path, campaign, key, facts, include_excluded)
         records[key] = record
         if df is not None and len(df):
             frames.append(df)
@@ -795,7 +798,8 @@ def _concat_trials(tables: list):
 
 
 def ingest_campaign(raw_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
-                    workers: int | None = None, force: bool = False) -> CampaignIngestResult:
+                    workers: int | None = None, force: bool = False,
+                    include_excluded: bool = False) -> CampaignIngestResult:
     """Ingest a campaign's raw tree into its tidy folder, reading only what is new.
 
     Parameters
@@ -809,6 +813,9 @@ def ingest_campaign(raw_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         POOL_MIN_TRIALS new trials are read in this process.
     force : bool
         Read every trial again (a full rebuild), e.g. after editing a raw file in place.
+    include_excluded : bool
+        Keep the rows of trials excluded for interference (status ``done``, their cause naming
+        the interference) instead of leaving them out; switching it makes a full rebuild.
 
     Returns
     -------
@@ -834,7 +841,7 @@ def ingest_campaign(raw_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
                              "folder (choose another output folder)")
     out.mkdir(parents=True, exist_ok=True)
     with locks.wait(out / LOCK):
-        result = _Ingest(raw, out, workers, force, started).run()
+        result = _Ingest(raw, out, workers, force, started, include_excluded).run()
         _copy_plan(raw, out)
         return result
 
@@ -858,9 +865,11 @@ def _copy_plan(raw: Path, out: Path) -> None:
 class _Ingest:
     """One ingest run (with the folder's lock held): plan, read, rewrite, commit."""
 
-    def __init__(self, raw: Path, out: Path, workers: int | None, force: bool, started: float):
+    def __init__(self, raw: Path, out: Path, workers: int | None, force: bool, started: float,
+                 include_excluded: bool = False):
         """Remember the folders, the options and when the run started."""
         self.raw, self.out, self.force, self.started = raw, out, force, started
+        self.include_excluded = include_excluded
         self.campaign = raw.resolve().name
         self.workers = workers if workers is not None else min(4, os.cpu_count() or 1)
         self.phases: dict[str, float] = {}
@@ -889,6 +898,8 @@ class _Ingest:
             return None, f"the raw folder changed (was {state.get('raw')})"
         if state.get("code") != self.code:
             return None, "the ingest or parser code changed"
+        if bool(state.get("include_excluded")) != self.include_excluded:
+            return None, "include_excluded changed"
         if _stat(str(self.out / TRIALS)) != state.get("trials_stamp"):
             return None, f"{TRIALS} is not the one the last ingest wrote"
         return state, ""
@@ -989,7 +1000,7 @@ class _Ingest:
         trials_stamp = _stat(str(self.out / TRIALS))
         _write_json(self.out / STATE, {
             "version": STATE_VERSION, "campaign": self.campaign, "raw": str(self.raw.resolve()),
-            "code": self.code, "next_part": next_part, "facts": fact_hashes, "manifest": manifest,
+            "code": self.code, "include_excluded": self.include_excluded, "next_part": next_part, "facts": fact_hashes, "manifest": manifest,
             "view": view, "manifest_runs": manifest_runs, "trials_stamp": trials_stamp,
             "summary": summary, "parts": new_parts,
             "trials": dict(sorted(new_trials.items())),
@@ -1016,7 +1027,8 @@ class _Ingest:
         (self.out / MEASUREMENTS).mkdir(exist_ok=True)
         (self.out / PROVENANCE).mkdir(exist_ok=True)
         if len(keys) < POOL_MIN_TRIALS or self.workers <= 1:
-            return [_read_chunk(str(self.raw), self.campaign, keys, facts, first_part, str(self.out))]
+            return [_read_chunk(str(self.raw), self.campaign, keys, facts, first_part, str(self.out),
+                                self.include_excluded)]
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -1030,7 +1042,8 @@ class _Ingest:
                                  initializer=locks.die_with_parent,
                                  initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(_read_chunk, str(self.raw), self.campaign, chunk, facts,
-                                   first_part + i, str(self.out)) for i, chunk in enumerate(chunks)]
+                                   first_part + i, str(self.out), self.include_excluded)
+                       for i, chunk in enumerate(chunks)]
             try:
                 return [f.result() for f in futures]
             except BaseException:
