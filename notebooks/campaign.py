@@ -12,7 +12,9 @@
 # Parameters: `campaign` (the YAML), `hosts` (overrides per host, e.g.
 # `{"local": {"address": "10.0.0.5"}}`), `trials` and `profile` (None: the file's), `raw`
 # (the folder of raw trees; default `data/raw`), `tidy` (the folder of tidy trees; default
-# `data/tidy`), `retries` (re-runs allowed for a failed trial). Another profile than the file's renames the campaign `<name>-<profile>`.
+# `data/tidy`), `retries` (re-runs allowed for a failed trial), `isolation` (fields of the
+# campaign's isolation replaced, e.g. `{"reruns": 0}`). Another profile than the file's renames
+# the campaign `<name>-<profile>`.
 
 # %% tags=["parameters"]
 campaign = "data/campaigns/local-quick.yml"
@@ -22,6 +24,7 @@ profile = None
 raw = ""
 tidy = ""
 retries = 1
+isolation = {}
 
 # %%
 from pathlib import Path
@@ -36,8 +39,8 @@ from overhead.campaign.ingest import ingest_campaign
 from overhead.campaign.plan import make_plan
 from overhead.paths import DATA, ROOT, TIDY
 
-overrides = {k: v for k, v in {"hosts": hosts or None, "trials": trials,
-                               "profile": profile}.items() if v is not None}
+overrides = {k: v for k, v in {"hosts": hosts or None, "trials": trials, "profile": profile,
+                               "isolation": isolation or None}.items() if v is not None}
 path = Path(campaign) if Path(campaign).is_absolute() else ROOT / campaign
 spec = inventory.load(path, overrides)
 raw_root = Path(raw) if raw else DATA / "raw"

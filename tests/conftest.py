@@ -124,7 +124,12 @@ def papermill_cli(src, dst, *, timeout: float = 1800, **params) -> subprocess.Co
 
     argv = [str(Path(sys.executable).parent / "papermill"), str(src), str(dst)]
     for name, val in params.items():
-        argv += ["-p", name, str(val)]
+        if isinstance(val, dict):  # a mapping: papermill's -y, YAML as a user types it
+            import json
+
+            argv += ["-y", f"{name}: {json.dumps(val)}"]
+        else:
+            argv += ["-p", name, str(val)]
     r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     assert r.returncode == 0, f"{' '.join(argv)} -> exit {r.returncode}:\n{r.stderr[-4000:]}"
     return r
@@ -136,6 +141,8 @@ def papermill_cli(src, dst, *, timeout: float = 1800, **params) -> subprocess.Co
 #: host's CPU time is never exceeded); pausing and placement stay on. The isolation test
 #: itself (tests/test_isolation_hog.py) runs alone, after the parallel suite (make test).
 SHARED_MACHINE = "isolation: {outside: 1, steal: 1}\n"
+#: The same as the campaign notebook's ``isolation`` parameter (an override).
+SHARED_ISOLATION = {"outside": 1, "steal": 1}
 
 
 def shared_machine(campaign):

@@ -11,6 +11,7 @@ import json
 import pandas as pd
 import papermill as pm
 import pytest
+from conftest import SHARED_ISOLATION
 from verdict_audit import audit
 
 from overhead.paths import ROOT
@@ -29,8 +30,9 @@ EXPECTED = {"pxz": "throughput", "hpcc": "flop_rate", "nuttcp": "goodput",
 @pytest.fixture(scope="module")
 def live(hosts, tmp_path_factory):
     work = tmp_path_factory.mktemp("live")
+    # beside the other pytest worker: interference not judged (conftest.SHARED_MACHINE)
     params = {"campaign": CAMPAIGN, "profile": "ci", "trials": 1, "raw": str(work / "raw"),
-              "tidy": str(work / "tidy"), "retries": 1}
+              "tidy": str(work / "tidy"), "retries": 1, "isolation": SHARED_ISOLATION}
     pm.execute_notebook(str(NOTEBOOK), str(work / "run1.ipynb"), parameters=params,
                         cwd=str(ROOT), progress_bar=False)
     return work, hosts
@@ -76,7 +78,7 @@ def test_every_benchmark_runs_and_parses_in_every_environment(live):
 def test_the_notebook_resumes_instead_of_starting_over(live):
     work, _ = live
     params = {"campaign": CAMPAIGN, "profile": "ci", "trials": 1, "raw": str(work / "raw"),
-              "tidy": str(work / "tidy")}
+              "tidy": str(work / "tidy"), "isolation": SHARED_ISOLATION}
     pm.execute_notebook(str(NOTEBOOK), str(work / "run2.ipynb"), parameters=params,
                         cwd=str(ROOT), progress_bar=False)
     text = _text(work / "run2.ipynb")

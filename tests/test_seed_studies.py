@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import FIXTURES, papermill_cli, unavailable
+from conftest import FIXTURES, SHARED_ISOLATION, papermill_cli, unavailable
 from scipy import stats as sps
 from verdict_audit import audit
 
@@ -34,7 +34,8 @@ def _measure_and_report(work, campaign: str, profile: str, notebook: str) -> tup
     """Measure the campaign (CI profile, one trial per cell), then run the study notebook."""
     # papermill's own command line, as a user types it (the notebooks name their kernel)
     papermill_cli(CAMPAIGN_NB, work / "campaign.ipynb", campaign=campaign, profile=profile,
-                  trials=1, raw=work / "raw", tidy=work / "tidy", retries=1)
+                  trials=1, raw=work / "raw", tidy=work / "tidy", retries=1,
+                  isolation=SHARED_ISOLATION)  # beside the other pytest worker
     name = next(p.name for p in (work / "tidy").iterdir() if p.is_dir())
     out = work / "figures"
     papermill_cli(ROOT / "notebooks" / notebook, work / notebook, campaign=name,

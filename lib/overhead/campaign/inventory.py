@@ -811,7 +811,8 @@ def _check_references(path: Path, node: yaml.Node, data: dict) -> None:
 
 
 #: Campaign fields a caller may override (the campaign notebook's parameters, ``--set``).
-OVERRIDABLE = ("name", "seed", "trials", "warmup", "timeout", "profile", "client", "hosts")
+OVERRIDABLE = ("name", "seed", "trials", "warmup", "timeout", "profile", "client", "hosts",
+               "isolation")
 
 
 def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
@@ -837,6 +838,10 @@ def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
                                      f"{', '.join(hosts) or 'none'})")
                 hosts[name] = {**hosts[name], **fields}
             data["hosts"] = hosts
+        elif key == "isolation" and isinstance(value, dict):
+            # field by field: --set isolation.reruns=0 keeps the file's thresholds
+            old = data.get("isolation")
+            data["isolation"] = {**(old if isinstance(old, dict) else {}), **value}
         elif value is not None:
             data[key] = value
             if key == "trials":
@@ -857,9 +862,10 @@ def overrides_from_sets(sets: list[str]) -> dict:
         if not sep or not key:
             raise InputError(f"--set {word!r}: expected field=value")
         parts = key.split(".")
-        if parts[0] not in OVERRIDABLE or (parts[0] == "hosts") != (len(parts) == 3):
+        depth = {"hosts": 3, "isolation": 2}.get(parts[0], 1)
+        if parts[0] not in OVERRIDABLE or len(parts) != depth:
             raise InputError(f"--set {word!r}: overridable are {', '.join(OVERRIDABLE)} "
-                             f"(hosts as hosts.NAME.FIELD)")
+                             f"(hosts as hosts.NAME.FIELD, isolation as isolation.FIELD)")
         node = out
         for part in parts[:-1]:
             node = node.setdefault(part, {})

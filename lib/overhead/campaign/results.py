@@ -237,8 +237,9 @@ def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: 
     Returns
     -------
     pandas.DataFrame
-        item, environment, x, the curve columns, unit, x_name and cells (the campaign cells the
-        point's trials come from); empty without values.
+        item, environment, x, the curve columns, unit, x_name, modes (the two groups when the
+        point's trial values form two, :func:`overhead.stats.modes.gap_test`; else empty) and
+        cells (the campaign cells the point's trials come from); empty without values.
     """
     from overhead import margins as margin_file
 
@@ -263,6 +264,14 @@ def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: 
                         bounds="percent" if unit == "%" else "auto",
                         order={"environment": env_order(d["environment"].unique())})
     table = table.assign(unit=unit, x_name=x or "")
+    # trial values in two groups are two states of the machine: said, not averaged away
+    from overhead.stats.modes import gap_test
+
+    modes = {key: gap_test(g["value"].to_numpy(dtype=float))
+             for key, g in d.groupby(["item", "environment", "x"], sort=False)}
+    table["modes"] = [
+        modes[(i, e, xv)].describe() if (i, e, xv) in modes and modes[(i, e, xv)].multimodal
+        else "" for i, e, xv in zip(table["item"], table["environment"], table["x"], strict=True)]
     if "cell" in rows:
         d["cell"] = rows["cell"].astype("string").to_numpy()
         cells = d.groupby(["item", "environment", "x"])["cell"].agg(

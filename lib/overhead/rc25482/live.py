@@ -918,10 +918,13 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         "x": [f"{x:g}" if isinstance(x, (int, float, np.integer, np.floating)) else str(x)
               for x in table["x"]],
         "environment": table["environment"],
-        "live mean [95% CI] (n)": [f"{num(m)} [{num(lo)}, {num(hi)}] ({int(n)}) {u}"
-                                   for m, lo, hi, n, u in zip(table["mean"], table["ci_low"],
-                                                              table["ci_high"], table["n"],
-                                                              table["unit"], strict=True)],
+        "live mean [95% CI] (n)": [
+            f"{md} {u}" if isinstance(md, str) and md else
+            f"{num(m)} [{num(lo)}, {num(hi)}] ({int(n)}) {u}"
+            for m, lo, hi, n, u, md in zip(table["mean"], table["ci_low"], table["ci_high"],
+                                           table["n"], table["unit"],
+                                           table.get("modes", pd.Series([""] * len(table))),
+                                           strict=True)],
         "% vs native [95% CI]: verdict (margin)": [
             "baseline" if e == BASELINE else
             f"{_fmt(p, 1)} [{_fmt(lo, 1)}, {_fmt(hi, 1)}]: {v} ({_margin_words(r)})"

@@ -403,10 +403,12 @@ def display(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
     for c in extra:
         out[c] = table[c]
     out["n"] = table["n"]
+    modes = table["modes"] if "modes" in table else pd.Series([""] * len(table), index=table.index)
     out[f"mean [{100 * level:g}% CI]"] = [
+        f"{md} {u}" if isinstance(md, str) and md else
         f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}] {u}" if pd.notna(lo) else f"{fmt(m)} {u}"
-        for m, lo, hi, u in zip(table["mean"], table["ci_low"], table["ci_high"], table["unit"],
-                                strict=True)]
+        for m, lo, hi, u, md in zip(table["mean"], table["ci_low"], table["ci_high"],
+                                    table["unit"], modes.fillna(""), strict=True)]
     is_base = table["verdict"].eq("baseline").fillna(False).to_numpy(dtype=bool)
     out[f"vs {base} [{100 * level:g}% CI of the ratio]"] = [
         "baseline" if b else "-" if pd.isna(p) else
