@@ -7,7 +7,9 @@
 #     stderr   the tool's standard error
 #     meta     name=value lines: runner, tool, parser, tool_version, command, exit_status,
 #              started_at/finished_at (UTC), kernel, cpu_model, nproc, mem_total_bytes,
-#              governor, mitigations, virtualization, and p_<name> for every parameter
+#              governor, mitigations, virt_vm and virt_container (systemd-detect-virt --vm
+#              and --container, or the evidence files; "unavailable" when neither tells),
+#              and p_<name> for every parameter
 #              that applied to the run (see rn_unused)
 # The trial is assembled in OUTDIR.partial.<pid> and renamed into place at the end, so OUTDIR
 # either does not exist or is complete; an existing OUTDIR is never overwritten. A tool that
@@ -157,14 +159,25 @@ rn_host_facts() {
     else
         rn_meta mitigations unavailable
     fi
-    # systemd-detect-virt says "none", "kvm", "qemu", "docker", ...; absent on minimal images
+    # what virtualization runs this host, asked twice (plain systemd-detect-virt names only the
+    # innermost layer: on a VM with a /.dockerenv it says "docker"); the same answers as
+    # lib/overhead/environments/posix.py's VIRT_SNIPPET (a test holds them together)
+    _vm=unavailable; _ct=unavailable
     if command -v systemd-detect-virt >/dev/null 2>&1; then
-        rn_meta virtualization "$(systemd-detect-virt 2>/dev/null || true)"
-    elif [ -f /.dockerenv ]; then
-        rn_meta virtualization docker
-    else
-        rn_meta virtualization unknown
+        _v=$(systemd-detect-virt --vm 2>/dev/null || true); [ -z "$_v" ] || _vm=$_v
+        _v=$(systemd-detect-virt --container 2>/dev/null || true); [ -z "$_v" ] || _ct=$_v
     fi
+    if [ "$_vm" = unavailable ] && grep -qw hypervisor /proc/cpuinfo 2>/dev/null; then
+        _vm=hypervisor  # a VM, its kind cannot be told
+    fi
+    if [ "$_ct" = unavailable ]; then
+        if [ -f /.dockerenv ]; then _ct=docker
+        elif [ -f /run/.containerenv ]; then _ct=podman
+        elif [ -s /run/systemd/container ]; then _ct=$(head -n 1 /run/systemd/container)
+        fi
+    fi
+    rn_meta virt_vm "$_vm"
+    rn_meta virt_container "$_ct"
 }
 
 # rn_params: every declared parameter as p_<name>, after the arguments were applied.

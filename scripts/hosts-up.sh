@@ -1,7 +1,9 @@
 #!/bin/sh
 # Bring up the local hosts that tests and the embedded campaigns measure on (as root; idempotent):
 #   - a private sshd on 127.0.0.1:${OVERHEAD_SSH_PORT:-2222}, root by key only (the native host)
-#   - a Docker engine (started here, with the crun runtime, when none answers)
+#   - a Docker engine (started here, with the crun runtime and the userland proxy off, when
+#     none answers; a running one with other settings is refused, or restarted if hosts-up
+#     started it, in one line naming the setting)
 #   - one Debian bookworm image built with debootstrap (images/debian/build.sh): the Docker
 #     image overhead/bench:<hash> (+ :latest) and the QEMU guest's disk, kernel and initrd
 #   - an NFS export on 127.0.0.1, nfs://127.0.0.1/overhead (scripts/nfs-server.sh: rpcbind and
@@ -74,17 +76,13 @@ docker_up() { timeout 20 docker info >/dev/null 2>&1; }
 dpid=$H/dockerd/dockerd.pid
 t_docker=$(now)
 docker_started=no
-if docker_up; then
-  if alive "$dpid" dockerd; then say "dockerd: running (started by hosts-up, pid $(cat "$dpid"))"
-  else say "dockerd: running (not started by hosts-up, left alone)"; rm -f "$dpid"; fi
-elif alive "$dpid" dockerd; then
-  say "dockerd: pid $(cat "$dpid") not answering yet, waiting"
-else
+start_dockerd() {
   # In a private mount namespace without the cgroup2 mount at /sys/fs/cgroup/unified: on this
   # hybrid cgroup layout crun fails to create containers while it is there.
   # --userland-proxy=false: a published port is reached through iptables NAT (the paper's
   # "Docker NAT" path), not through docker-proxy copying in user space; and no host socket
   # holds the port, so a native server that binds every address (nuttcp) can use it too.
+  # dockerd_differs (scripts/hostlib.sh) checks a running dockerd for these same settings.
   rm -f "$dpid"
   # shellcheck disable=SC2016
   setsid -f unshare -m --propagation private sh -c \
@@ -92,6 +90,28 @@ else
     sh "$dpid" >> "$H/dockerd/dockerd.log" 2>&1 < /dev/null 9>&-   # not the lock
   docker_started=yes
   say "dockerd: starting (log $H/dockerd/dockerd.log)"
+}
+if docker_up; then
+  # a running dockerd is used only with the settings the campaigns expect: with the userland
+  # proxy on, Docker NAT would silently go through docker-proxy
+  if alive "$dpid" dockerd; then p=$(cat "$dpid"); whose="started by hosts-up"
+  else rm -f "$dpid"; p=$(dockerd_default_pid); whose="not started by hosts-up"; fi
+  [ -n "$p" ] || die "dockerd: one answers, but no single dockerd process serving /var/run/docker.sock is seen, so its settings (--userland-proxy=false, crun) cannot be checked: stop it and run hosts-up again"
+  differs=$(dockerd_differs "/proc/$p/cmdline" "$(dockerd_config "/proc/$p/cmdline")" \
+    "/proc/$p/mountinfo" "$(timeout 20 docker info --format '{{json .Runtimes}}' 2>/dev/null)")
+  if [ -z "$differs" ]; then
+    say "dockerd: running (pid $p, $whose), settings as hosts-up starts it, left alone"
+  elif [ "$whose" = "started by hosts-up" ]; then
+    say "dockerd: pid $p (started by hosts-up) differs: $differs; restarting it"
+    stop dockerd "$dpid" dockerd 30
+    start_dockerd
+  else
+    die "dockerd: pid $p ($whose) differs: $differs; stop it (or restart it so) and run hosts-up again"
+  fi
+elif alive "$dpid" dockerd; then
+  say "dockerd: pid $(cat "$dpid") not answering yet, waiting"
+else
+  start_dockerd
 fi
 
 # --- sshd ------------------------------------------------------------------------------------

@@ -37,8 +37,45 @@ PROVENANCE_FROM_META = {
 }
 
 
-#: meta fields kept in the provenance notes (no column of their own).
-NOTE_FIELDS = ("runner", "virtualization", "machine", "nproc", "mem_total_bytes", "exit_status")
+#: meta fields kept in the provenance notes (no column of their own). ``virt_vm`` and
+#: ``virt_container`` are the host's two virtualization answers; ``virtualization`` (plain
+#: systemd-detect-virt: the innermost layer only, "docker" on a VM with a /.dockerenv) is what
+#: runners wrote before them, kept as said when a tree that old is read.
+NOTE_FIELDS = ("runner", "virt_vm", "virt_container", "virtualization", "machine", "nproc",
+               "mem_total_bytes", "exit_status")
+
+
+#: Provenance columns read from a trial's meta that describe the machine the runner ran on.
+HOST_COLUMNS = ("kernel", "cpu_model", "governor", "mitigations")
+#: Notes read from a trial's meta that describe that machine.
+HOST_NOTES = ("virt_vm", "virt_container", "virtualization", "machine", "nproc",
+              "mem_total_bytes")
+
+
+def client_provenance(provenance: dict, client: str) -> dict:
+    """Return a load generator's trial provenance with its machine's facts named as the client's.
+
+    A benchmark with a ``client`` runs its runner on the client host, so the trial's meta
+    describes that host, not the environment the server ran in (a VM's netperf trial recorded
+    the host's kernel as its own). The columns of :data:`HOST_COLUMNS` move into the notes as
+    ``client_<name>=`` (the environment's facts then fill the columns), the notes of
+    :data:`HOST_NOTES` are renamed ``client_<name>``, and ``client_host=<client>`` is added.
+
+    Parameters
+    ----------
+    provenance : dict
+        A :class:`Trial`'s provenance (columns and a ``notes`` string of ``name=value; ...``).
+    client : str
+        The client host's name in the campaign.
+    """
+    out = {k: v for k, v in provenance.items() if k not in HOST_COLUMNS and k != "notes"}
+    notes = [f"client_host={client}"]
+    notes += [f"client_{k}={provenance[k]}" for k in HOST_COLUMNS if provenance.get(k)]
+    for note in filter(None, str(provenance.get("notes") or "").split("; ")):
+        name = note.partition("=")[0]
+        notes.append(f"client_{note}" if name in HOST_NOTES else note)
+    out["notes"] = "; ".join(notes)
+    return out
 
 
 def available() -> list[str]:

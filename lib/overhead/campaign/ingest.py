@@ -486,9 +486,15 @@ def _record_from_trial_json(tj: dict, record: dict, where: str, facts: dict) -> 
         raise ParseError(where, None, "no tidy_environment (and none in the environment's facts)")
 
 
-def _provenance_row(trial, record: dict, facts: dict, output: Path) -> dict:
-    """Build a trial's provenance row: read_trial's record joined with the environment's facts."""
-    row = dict(trial.provenance)
+def _provenance_row(trial, record: dict, facts: dict, output: Path, client: str | None = None) -> dict:
+    """Build a trial's provenance row: read_trial's record joined with the environment's facts.
+
+    A load generator's trial (``client``: its runner ran on that host) keeps its meta's host
+    facts as the client's (:func:`overhead.runners.client_provenance`).
+    """
+    from overhead.runners import client_provenance
+
+    row = client_provenance(trial.provenance, client) if client else dict(trial.provenance)
     notes = [row.pop("notes")] if row.get("notes") else []
     for key, value in sorted(facts.get(record["env_name"], {}).items()):
         if value is None or key in _FACT_CONTEXT:
@@ -530,7 +536,7 @@ def _read_one(raw: Path, campaign: str, key: str, facts: dict, include_excluded:
         return record, None, None
     tj_status = tj.get("status")
     record["exit_status"] = trial.exit_status
-    prov = _provenance_row(trial, record, facts, path / "output")
+    prov = _provenance_row(trial, record, facts, path / "output", _str(tj.get("client")) or None)
     excluded = tj.get("excluded")
     if excluded and not include_excluded:
         # disturbed, and out of re-runs: kept in the raw tree, its rows not in the statistics

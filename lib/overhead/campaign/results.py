@@ -25,7 +25,7 @@ from overhead.errors import InputError
 from overhead.paths import FIGURES, ROOT, TIDY
 
 __all__ = ["Results", "campaign_name", "compare", "display_label", "noise_html", "open_results",
-           "where"]
+           "where", "where_notes"]
 
 
 @dataclass
@@ -155,9 +155,14 @@ def open_results(campaign: str | os.PathLike[str], *,
 def where(live: Results) -> pd.DataFrame:
     """Say what was measured where: one row per campaign environment.
 
-    Columns: env_name, label, environment, variant, host, accelerator (and its QEMU version),
-    Docker version and network mode, the VM's scratch disk (device, size, host cache mode),
-    the kernel and CPU model of the runs, trials done and failed.
+    Columns: env_name, label, environment, variant, host, virtualization (what ran the runs and
+    what the host itself is: "native, host is a VM (kvm), ..."), client (where the load
+    generators ran: "same host as the server", or the client host), nat_path (a Docker NAT
+    environment's path for that client, and its userland proxy), accelerator (and its QEMU
+    version), Docker version and network mode, the VM's scratch disk (device, size, host cache
+    mode) and network, the kernel of the runs (a VM's: the guest's) and the host's kernel
+    under a VM or container, the CPU model, trials done and failed. A fact older trees did
+    not record is None.
     """
     t = live.trials
     counts = t.groupby("env_name")["status"].value_counts().unstack(fill_value=0)
@@ -185,19 +190,96 @@ def where(live: Results) -> pd.DataFrame:
                      for m in re.finditer(rf"(?:^|; ){re.escape(name)}=([^;]*)", str(text))}
             return ", ".join(sorted(found)) or None
 
+        client = _client(note("client_host"), first["host"])
         out.append({"env_name": env_name,
                     "label": (display_label(first["environment"], first["variant"])
                               if isinstance(first["environment"], str) else str(env_name)),
                     "environment": first["environment"], "variant": first["variant"],
-                    "host": first["host"], "accelerator": fact("accelerator"),
+                    "host": first["host"],
+                    "virtualization": _virtualization(first["environment"], note),
+                    "client": client,
+                    "nat_path": _nat_path(note, client),
+                    "accelerator": fact("accelerator"),
                     "qemu_version": fact("qemu_version"), "docker_version": fact("docker_version"),
                     "docker_network_mode": fact("docker_network_mode"),
                     "vm_scratch_disk": note("vm_scratch_disk"),
                     "vm_network": note("vm_network"),
-                    "kernel": fact("kernel"), "cpu_model": fact("cpu_model"),
+                    "kernel": fact("kernel"), "host_kernel": note("host_kernel"),
+                    "cpu_model": fact("cpu_model"),
                     "done": int(counts.loc[env_name].get("done", 0)),
                     "failed": int(counts.loc[env_name].get("failed", 0))})
     return pd.DataFrame(out)
+
+
+def _client(clients: object, host: object) -> str | None:
+    """Say where a campaign environment's load generators ran, from the ``client_host`` notes."""
+    if not clients:
+        return None
+    said = ["same host as the server" if c == host else f"host {c}"
+            for c in str(clients).split(", ")]
+    return ", ".join(dict.fromkeys(said))
+
+
+def _virtualization(environment: object, note) -> str | None:
+    """Say what ran an environment's runs and what its host is (``native, host is a VM (kvm)``).
+
+    A native or static run's own ``virt_*`` facts are its host's; a container's or guest's
+    host is in its ``host_virt_*`` facts (the guest's own ``virt_vm`` names what it sees:
+    ``qemu`` under TCG, ``kvm`` under KVM).
+    """
+    from overhead.environments.posix import host_phrase
+
+    def facts(prefix: str) -> dict:
+        return {k: note(prefix + k) for k in ("virt_vm", "virt_container", "virt_how")
+                if note(prefix + k) is not None}
+
+    env = str(environment)
+    if env in ("docker", "vm", "kvm"):
+        host = host_phrase(facts("host_"))
+        own = {"docker": "in a Docker container"}.get(env)
+        if own is None:
+            guest = note("virt_vm")
+            own = f"in a VM (the guest sees {guest})" if guest else "in a VM"
+        return f"{own}, host is {host}" if host else None
+    host = host_phrase(facts(""))
+    return f"{env}, host is {host}" if host else None
+
+
+def _nat_path(note, client: str | None) -> str | None:
+    """Say a Docker NAT environment's path for its clients, and its userland proxy setting."""
+    remote = client is not None and any(c.startswith("host ") for c in client.split(", "))
+    path = note("docker_nat_remote" if remote else "docker_nat_local")
+    if path is None or str(path).startswith("none"):
+        return path
+    proxy = note("docker_userland_proxy")
+    return str(path) + (f", userland proxy {proxy}" if proxy else "")
+
+
+def _has_nat(path: object) -> bool:
+    """Whether a where-table ``nat_path`` states a NAT path (not None, not ``none: ...``)."""
+    return isinstance(path, str) and not path.startswith("none")
+
+
+def where_notes(table: pd.DataFrame) -> list[str]:
+    """Say in sentences what the where-table implies for reading the numbers.
+
+    A Docker NAT environment's path (the paper's client was another machine: its packets came
+    in through PREROUTING and were not masqueraded) and the load generators that shared the
+    server's host (and its CPUs).
+    """
+    out = []
+    for _, r in table.iterrows():
+        nat = r.get("nat_path")
+        if _has_nat(nat):
+            out.append(f"{r['label']}: {nat}; the paper's client was on another machine (its "
+                       "packets came in through PREROUTING, not masqueraded).")
+    shared = [str(r["label"]) for _, r in table.iterrows()
+              if isinstance(r.get("client"), str) and "same host" in r["client"]]
+    if shared:
+        out.append("The load generators ran on the same host as the servers they measured ("
+                   + ", ".join(shared) + "): client and server shared its CPUs, where the "
+                   "paper's client was another machine.")
+    return out
 
 
 def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: str | None = None,

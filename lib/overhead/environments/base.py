@@ -349,6 +349,14 @@ class Environment(Endpoint):
         status, out, _ = remote.exec(posix.facts_command(), 60)
         return posix.parse_facts(out) if status == 0 else {}
 
+    def host_facts(self, remote: Remote) -> dict:
+        """Collect the facts of the host under a VM or container, named ``host_kernel``...
+
+        A guest's or container's own facts say its kernel and what it sees; the host's kernel
+        and virtualization are recorded beside them (:func:`~overhead.environments.posix.host_facts`).
+        """
+        return posix.host_facts(self.endpoint_facts(remote))
+
     def facts_record(self) -> dict:
         """Return the environment's provenance: labels, host and the facts its start read."""
         return {"environment": self.name, "kind": self.spec.kind,

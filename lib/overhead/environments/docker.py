@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from overhead.environments import posix
+from overhead.environments import dockerfacts, posix
 from overhead.environments.base import (
     PID_LINE,
     Context,
@@ -152,17 +152,17 @@ def stop_command(name: str, storage: str) -> str:
 
 
 def facts_command(name: str) -> str:
-    """Return a command printing the Docker version, storage driver and network mode."""
-    q = shlex.quote(name)
-    return (f"printf 'docker_version=%s\\n' \"$(docker version --format '{{{{.Server.Version}}}}')\"; "
-            f"printf 'docker_storage_driver=%s\\n' \"$(docker info --format '{{{{.Driver}}}}')\"; "
-            f"printf 'docker_network_mode=%s\\n' \"$(docker inspect -f '{{{{.HostConfig.NetworkMode}}}}' {q})\"; "
-            f"printf 'docker_runtime=%s\\n' \"$(docker inspect -f '{{{{.HostConfig.Runtime}}}}' {q})\"")
+    """Return a command printing the Docker facts of container ``name`` and its host.
+
+    Docker version, storage driver, the container's network mode and runtime, and the evidence
+    of its NAT path (:func:`overhead.environments.dockerfacts.facts_command`).
+    """
+    return dockerfacts.facts_command(name)
 
 
 def parse_facts(text: str) -> dict[str, str]:
-    """Parse the ``name=value`` lines of :func:`facts_command`."""
-    return posix.parse_facts(text)
+    """Parse :func:`facts_command`'s output (:func:`overhead.environments.dockerfacts.parse_facts`)."""
+    return dockerfacts.parse_facts(text)
 
 
 class DockerEnv(EnvSpec):
@@ -224,6 +224,7 @@ class DockerEnvironment(Environment):
         self.facts["cgroup"] = (cgroup if parent else
                                 "unavailable: the container is not under the environment's "
                                 "cgroup (no cgroupfs driver, or no cgroup made)")
+        self.facts.update(self.host_facts(conn))  # the container sees the host's kernel, not its virtualization
         status, out, _ = conn.exec(facts_command(self.container), 60)
         if status == 0:
             self.facts.update(parse_facts(out))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 
-__all__ = ["CGROUP_ROOT", "FACT_FIELDS", "TRIAL_MARK", "cgroup_join", "cgroup_make_command",
-           "cgroup_name", "cgroup_remove_command", "facts_command", "in_cgroup", "parse_facts",
-           "prepare_command", "runner_command", "sweep_command", "taskset", "timeout_wrap"]
+__all__ = ["CGROUP_ROOT", "FACT_FIELDS", "HOST_FACT_FIELDS", "TRIAL_MARK", "VIRT_SNIPPET", "cgroup_join",
+           "cgroup_make_command", "cgroup_name", "cgroup_remove_command", "facts_command",
+           "host_facts", "host_phrase", "in_cgroup", "parse_facts", "prepare_command",
+           "runner_command", "sweep_command", "taskset", "timeout_wrap"]
 
 #: Seconds between the TERM that ``timeout`` sends and the KILL that follows.
 KILL_AFTER = 10
@@ -170,15 +171,52 @@ def _word(value: object) -> str:
 
 #: The facts :func:`facts_command` prints, in order.
 FACT_FIELDS = ("kernel", "cpu_model", "cpu_flags", "cores", "mem_total_bytes", "governor",
-               "mitigations", "virtualization")
+               "mitigations", "virt_vm", "virt_container", "virt_how")
+
+#: POSIX sh setting ``vm``, ``ct`` and ``how``: what virtualization runs the endpoint, asked
+#: twice, because one answer hides the other (plain ``systemd-detect-virt`` names the
+#: innermost layer: a container on a VM says only ``docker``).
+#:
+#: - ``vm``: ``systemd-detect-virt --vm`` (``kvm``, ``qemu``, ``none``...); without it
+#:   ``hypervisor`` when the CPU flag of that name says a hypervisor runs the endpoint (its kind
+#:   cannot be told), else ``unavailable``.
+#: - ``ct``: ``systemd-detect-virt --container`` (``docker``, ``podman``, ``lxc``, ``none``...);
+#:   without it ``docker`` for a /.dockerenv, ``podman`` for a /run/.containerenv, the name in
+#:   /run/systemd/container, else ``unavailable``.
+#: - ``how``: how each was told, with the evidence files present (systemd-detect-virt's
+#:   ``docker`` is itself read from /.dockerenv, which an image built from a Docker image keeps).
+#:
+#: ``runners/common.sh`` (rn_host_facts) answers the same way for a trial's meta; a test holds
+#: the two to the same answers.
+VIRT_SNIPPET = r"""
+vm=unavailable; ct=unavailable; how_vm='no evidence'; how_ct='no evidence'
+if command -v systemd-detect-virt >/dev/null 2>&1; then
+  v=$(systemd-detect-virt --vm 2>/dev/null); [ -n "$v" ] && vm=$v && how_vm='systemd-detect-virt --vm'
+  v=$(systemd-detect-virt --container 2>/dev/null); [ -n "$v" ] && ct=$v && how_ct='systemd-detect-virt --container'
+fi
+if [ "$vm" = unavailable ] && grep -qw hypervisor /proc/cpuinfo 2>/dev/null; then
+  vm=hypervisor; how_vm='cpu flag hypervisor (kind unavailable)'
+fi
+if [ "$ct" = unavailable ]; then
+  if [ -f /.dockerenv ]; then ct=docker; how_ct=/.dockerenv
+  elif [ -f /run/.containerenv ]; then ct=podman; how_ct=/run/.containerenv
+  elif [ -s /run/systemd/container ]; then ct=$(head -n 1 /run/systemd/container); how_ct=/run/systemd/container
+  fi
+fi
+ev=; for f in /.dockerenv /run/.containerenv; do [ -e $f ] && ev="$ev $f"; done
+grep -qw hypervisor /proc/cpuinfo 2>/dev/null && ev="$ev cpu-flag:hypervisor"
+how="vm: $how_vm, container: $how_ct, evidence present:${ev:- none}"
+""".strip()
 
 
 def facts_command() -> str:
     """Return a POSIX sh command printing the endpoint's facts as ``name=value`` lines.
 
     Kernel, CPU model and flags, online cores, memory, cpufreq governor, the kernel's
-    mitigations (from /sys/devices/system/cpu/vulnerabilities) and what systemd-detect-virt
-    says; a fact the endpoint cannot tell is printed as ``unavailable``.
+    mitigations (from /sys/devices/system/cpu/vulnerabilities) and the virtualization under
+    the endpoint as two answers, ``virt_vm`` and ``virt_container``, with ``virt_how`` saying
+    how each was told (:data:`VIRT_SNIPPET`); a fact the endpoint cannot tell is printed as
+    ``unavailable``.
     """
     return r"""
 printf 'kernel=%s\n' "$(uname -sr)"
@@ -190,8 +228,50 @@ g=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
 printf 'governor=%s\n' "$( [ -r $g ] && cat $g || echo unavailable)"
 v=/sys/devices/system/cpu/vulnerabilities
 printf 'mitigations=%s\n' "$( [ -d $v ] && for f in $v/*; do printf '%s: %s; ' "${f##*/}" "$(cat "$f")"; done || echo unavailable)"
-printf 'virtualization=%s\n' "$(systemd-detect-virt 2>/dev/null || { [ -f /.dockerenv ] && echo docker; } || echo unavailable)"
+""".strip() + "\n" + VIRT_SNIPPET + "\n" + r"""
+printf 'virt_vm=%s\nvirt_container=%s\nvirt_how=%s\n' "$vm" "$ct" "$how"
 """.strip()
+
+
+#: The facts of the host under a VM or a container recorded beside the endpoint's own, as
+#: ``host_<fact>`` (:func:`host_facts`).
+HOST_FACT_FIELDS = ("kernel", "virt_vm", "virt_container", "virt_how")
+
+
+def host_facts(facts: Mapping[str, str]) -> dict[str, str]:
+    """Return a host's facts (:func:`facts_command`'s) named as the host's: ``host_kernel``...
+
+    Only :data:`HOST_FACT_FIELDS`; one the host did not tell is ``unavailable``.
+    """
+    return {f"host_{k}": facts.get(k) or "unavailable" for k in HOST_FACT_FIELDS}
+
+
+def host_phrase(facts: Mapping[str, object]) -> str | None:
+    """Say in words what virtualization runs an endpoint, from ``virt_vm`` and ``virt_container``.
+
+    ``virt_vm=kvm, virt_container=docker`` (with /.dockerenv among ``virt_how``'s evidence)
+    -> ``"a VM (kvm), container: docker (/.dockerenv present)"``; ``none`` on both -> ``"not
+    a VM, not in a container"``; a side that cannot be told says ``unavailable``, never a
+    guess. None when neither fact is there (a record older than them).
+    """
+    vm, ct = facts.get("virt_vm"), facts.get("virt_container")
+    if vm is None and ct is None:
+        return None
+    if vm in ("", "unavailable", None):
+        said_vm = "VM: unavailable"
+    elif vm == "hypervisor":
+        said_vm = "a VM (kind unavailable: CPU flag hypervisor)"
+    else:
+        said_vm = "not a VM" if vm == "none" else f"a VM ({vm})"
+    if ct in ("", "unavailable", None):
+        said_ct = "container: unavailable"
+    elif ct == "none":
+        said_ct = "not in a container"
+    else:
+        files = [f for f in ("/.dockerenv", "/run/.containerenv")
+                 if f in str(facts.get("virt_how", "")).partition("evidence present:")[2]]
+        said_ct = f"container: {ct}" + (f" ({', '.join(files)} present)" if files else "")
+    return f"{said_vm}, {said_ct}"
 
 
 def parse_facts(text: str) -> dict[str, str]:

@@ -175,6 +175,9 @@ class VmEnvironment(Environment):
         self.runners = self.guest.ensure_runners(self.ctx.runners_dir)
         self.guest.exec(f"mkdir -p {self.ctx.folder}/trials", 60)
         self.facts = self.endpoint_facts(self.guest)
+        # the guest's kernel and the host's, both named (a client on the host runs the latter)
+        self.facts["guest_kernel"] = self.facts.get("kernel") or "unavailable"
+        self.facts.update(self.host_facts(conn))
         self.paused = False
         self._account(conn)
         status, out, _ = conn.exec(qemu.facts_command(), 60)

@@ -988,7 +988,9 @@ def caveats(live: Live) -> dict[str, str]:
     """Say where a live table measures something else than the paper's (stem -> sentence).
 
     The network figures (2, 3, 8-10, 12): a VM reached through QEMU's user-mode network is
-    not the paper's bridged virtio with vhost.
+    not the paper's bridged virtio with vhost; a Docker NAT environment's path (DNAT in the
+    nat OUTPUT chain plus a MASQUERADE, or docker-proxy, for a client on the same host) is not
+    the paper's, whose client was another machine.
 
     The block I/O figures (5-7): a fio file under 1 GiB is served largely from the caches
     under the file system, so the figures compare I/O paths rather than a device.
@@ -1008,6 +1010,14 @@ def caveats(live: Live) -> dict[str, str]:
                 "numbers include that user-space path.")
         for stem in ("fig02", "fig03", "fig08", "fig09", "fig10", "fig12"):
             out[stem] = said
+    nat = [f"{r['label']}: {r['nat_path']}" for _, r in vm.iterrows()
+           if isinstance(r.get("nat_path"), str) and not r["nat_path"].startswith("none")]
+    if nat:
+        said = ("The Docker NAT numbers took this path: " + "; ".join(nat) + ". The paper's "
+                "client was another machine, its packets DNATed in PREROUTING and not "
+                "masqueraded.")
+        for stem in ("fig02", "fig03", "fig08", "fig09", "fig10", "fig12"):
+            out[stem] = f"{out[stem]} {said}" if stem in out else said
     fio = live.rows[live.rows["benchmark"].astype("string").str.startswith("fio", na=False)]
     if "p_size" in fio and fio["p_size"].notna().any():
         from overhead.errors import ParseError
@@ -1123,6 +1133,7 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
              "authors' 32-core server do not compare; the percent differences from native do, "
              "as far as the workloads scale.</p>",
              "<h2>What was measured where</h2>", w.to_html(index=False, na_rep="-", escape=True)]
+    parts += [f"<p>{html.escape(said)}</p>" for said in results.where_notes(w)]
     if w["accelerator"].fillna("").str.contains("tcg").any():
         parts.append(f"<p><b>The VM ran under TCG (software emulation).</b> {TCG_NOTE}.</p>")
     parts += results.noise_html(live)

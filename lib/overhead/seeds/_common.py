@@ -558,6 +558,7 @@ def report(study: Study, title: str, intro: str,
              f"{html.escape(str(study.res.tidy))}; written "
              f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC. {html.escape(intro)}</p>",
              "<h2>What was measured where</h2>", w.to_html(index=False, na_rep="-")]
+    parts += [f"<p>{html.escape(said)}</p>" for said in results.where_notes(w)]
     if "tcg" in accelerators(study):
         parts.append(f"<p><b>{html.escape(TCG_NOTE)}.</b></p>")
     parts += results.noise_html(study.res)
