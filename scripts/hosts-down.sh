@@ -41,12 +41,23 @@ stop_servers() {
     sid=$(ps -o sid= -p "$p" 2>/dev/null | tr -d ' ')
     if [ "$now_st" = "$st" ] && [ "$sid" = "$p" ]; then
       kill -TERM "-$p" 2>/dev/null || true
+      kill -CONT "-$p" 2>/dev/null || true  # one a paused environment left stopped
       n=0
       while running "$p" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
       kill -KILL "-$p" 2>/dev/null || true
       say "server $(basename "$pidfile" .pid): stopped the session of pid $p"
       rm -f "$pidfile"
     fi
+  done
+}
+
+# remove_cgroups: the campaigns' cgroups (overhead/<campaign>/<environment>, where the engine
+# accounts each environment's processes), left when a campaign was killed before its teardown;
+# an empty one is removed, one that still holds a process stays.
+remove_cgroups() {
+  for root in /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup; do
+    [ -d "$root/overhead" ] || continue
+    find "$root/overhead" -depth -type d -exec rmdir {} \; 2>/dev/null || true
   done
 }
 
@@ -59,4 +70,5 @@ stop sshd "$H/sshd/sshd.pid" sshd 10
 stop dockerd "$H/dockerd/dockerd.pid" dockerd 60
 # after the guests (one may have its disk on the export, or the export mounted)
 sh scripts/nfs-server.sh down || say "nfs: scripts/nfs-server.sh down failed"
+remove_cgroups
 say "done in $(since "$t_all"); images kept in $H/image and docker images overhead/bench:*"

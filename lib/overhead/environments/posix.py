@@ -56,11 +56,18 @@ def cgroup_make_command(name: str) -> str:
 
 
 def cgroup_remove_command(name: str) -> str:
-    """Return the command removing cgroup ``name`` and its empty parents (best effort)."""
+    """Return the command removing cgroup ``name`` and its empty parents (best effort).
+
+    The cgroup itself is tried for up to 5 s: a process that just exited (QEMU, a container's
+    runc) leaves it a moment later. A parent that still holds another environment's stays.
+    """
     parts = name.split("/")
-    dirs = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
-    rm = "; ".join(f'rmdir "$cgr"/{shlex.quote(d)} 2>/dev/null' for d in dirs)
-    return f"{CGROUP_ROOT}; if [ -n \"$cgr\" ]; then {rm}; fi; true"
+    leaf = shlex.quote(name)
+    parents = ["/".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
+    rm = "; ".join(f'rmdir "$cgr"/{shlex.quote(d)} 2>/dev/null' for d in parents)
+    return (f"{CGROUP_ROOT}; if [ -n \"$cgr\" ]; then i=0; while [ -d \"$cgr\"/{leaf} ] && "
+            f"! rmdir \"$cgr\"/{leaf} 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; "
+            f"i=$((i+1)); done; {rm}; fi; true")
 
 
 def cgroup_join(name: str) -> str:
