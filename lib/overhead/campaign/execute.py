@@ -430,6 +430,7 @@ class _Worker:
             env = self.env(trial.environment)
             t_env = time.monotonic()
             idle = self.activate(env)
+            switch = time.monotonic() - t_env
             if env.ensure():
                 self.write_facts(env)
             where = self.target(env, trial)
@@ -445,6 +446,7 @@ class _Worker:
                 if held is not None:
                     env.release_cpus()
             info["idle"] = idle
+            info["switch_s"] = round(switch, 3)  # pausing the others, resuming this one
             if isinstance(where, ClientEndpoint):
                 info["placement"] = {"client_host": where.client_host,
                                      "shares_host": where.client_host == env.spec.host,
