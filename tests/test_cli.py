@@ -124,3 +124,21 @@ def test_auto_detection_refuses_unknown_text(tmp_path):
     f.write_text("just some words\nnothing measured here\n")
     r = run("parse", "auto", str(f))
     assert r.returncode == 2 and "no known tool" in r.stderr
+
+
+@pytest.mark.parametrize("args", [("parse",), ("parse", "auto"), ("parse", "fio"),
+                                  ("parse", "--bogus", "fio", "x.txt"), ("plan",)])
+def test_a_usage_error_is_one_line_and_exit_2(args):
+    # like every other user error: no five-line usage panel, no traceback
+    r = run(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    said = r.stderr.splitlines()
+    assert len(said) == 1, r.stderr
+    assert said[0].startswith(f"python -m overhead.cli {args[0]}: ")
+    assert ("Missing argument" in said[0]) or ("No such option: --bogus" in said[0])
+    assert said[0].endswith(f"(see 'python -m overhead.cli {args[0]} --help')")
+
+
+def test_help_still_prints_the_usage():
+    r = run("parse", "--help")
+    assert r.returncode == 0 and "TOOL" in r.stdout.upper() and r.stderr == ""

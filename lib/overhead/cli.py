@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
+from typer._click import Context  # typer 0.2x vendors click: its exceptions are these
+from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
 from overhead.errors import InputError, OverheadError
@@ -28,13 +29,41 @@ EXIT_USER = 2
 class _Commands(TyperGroup):
     """The command group: turns an OverheadError from any command into one line and exit 2."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: Context):
         """Run the command; an OverheadError becomes its message on stderr and exit status 2."""
         try:
             return super().invoke(ctx)
         except OverheadError as exc:
             typer.echo(str(exc), err=True)
             ctx.exit(EXIT_USER)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        """Run the command line, with usage errors reported like every other user error.
+
+        A missing argument or an unknown option is one line on stderr and exit status 2, not
+        a usage panel.
+
+        ``overhead`` alone still prints the help.
+        """
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click_errors.NoArgsIsHelpError as exc:
+            typer.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
+            sys.exit(EXIT_USER)
+        except click_errors.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx else "overhead"
+            typer.echo(f"{where}: {exc.format_message()} (see '{where} --help')", err=True)
+            sys.exit(EXIT_USER)
+        except click_errors.ClickException as exc:
+            typer.echo(exc.format_message(), err=True)
+            sys.exit(exc.exit_code)
+        except click_errors.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 app = typer.Typer(
