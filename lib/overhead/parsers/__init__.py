@@ -122,7 +122,9 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
     UnknownTool
         When ``tool`` is not registered.
     """
-    df = module(tool).parse(text, path)
+    # a byte-order mark left in a string (read without overhead.parsers.read_text) is not text
+    # the tool wrote: every format accepts it, once, here
+    df = module(tool).parse(text.removeprefix("\ufeff"), path)
     if df.empty:
         # the backstop of "failed runs never vanish": a parser that found the tool's output
         # but no result in it says what it saw (RunFailed); one that returns no rows at all
@@ -131,6 +133,48 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
         raise RunFailed(path, None, f"no {tool} result in the output ({lines} line"
                         f"{'' if lines == 1 else 's'}, none of them a result)")
     return df
+
+
+#: Byte-order marks and the encodings they announce (UTF-16 is what Windows PowerShell's ``>``
+#: and ``Out-File`` write; Notepad and PowerShell's ``-Encoding utf8`` put a BOM before UTF-8).
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def decode(data: bytes, path: str) -> str:
+    """Decode a raw output file's bytes: UTF-8, or UTF-8/UTF-16 after a byte-order mark.
+
+    The byte-order mark is dropped, so every parser (JSON, CSV and text alike) sees the text
+    the tool wrote; CRLF line ends are left to the parsers (``splitlines`` handles them).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    path : str
+        Its name, for the error message.
+
+    Returns
+    -------
+    str
+        The text, without a byte-order mark.
+
+    Raises
+    ------
+    ParseError
+        When the bytes are not text in that encoding (naming the line).
+    """
+    encoding, skip = "utf-8", 0
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            encoding, skip = enc, len(bom)
+            break
+    body = data[skip:]
+    try:
+        return body.decode(encoding)
+    except UnicodeDecodeError as exc:
+        before = body[: exc.start].decode(encoding, errors="replace")
+        what = "UTF-8" if encoding == "utf-8" else "UTF-16 after its byte-order mark"
+        raise ParseError(path, before.count("\n") + 1, f"not a text file (invalid {what})") from None
 
 
 def read_text(path: str | Path) -> str:
@@ -144,19 +188,14 @@ def read_text(path: str | Path) -> str:
     Returns
     -------
     str
-        Its content, decoded as UTF-8.
+        Its content, decoded by :func:`decode` (UTF-8, or UTF-8/UTF-16 with a byte-order mark).
 
     Raises
     ------
     ParseError
-        When the bytes are not UTF-8 (naming the line), rather than a crash.
+        When the bytes are not text (naming the line), rather than a crash.
     """
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParseError(str(path), line, "not a text file (invalid UTF-8)") from None
+    return decode(Path(path).read_bytes(), str(path))
 
 
 def parse_file(tool: str, path: str | Path, *, name: str | None = None):
@@ -203,6 +242,7 @@ def detect(text: str) -> str:
         When no parser recognizes the text, or when several do with equal confidence (the
         message names them).
     """
+    text = text.removeprefix("\ufeff")
     scores: dict[str, float] = {}
     for tool in PARSERS:
         try:
@@ -221,5 +261,5 @@ def detect(text: str) -> str:
     return winners[0]
 
 
-__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short_of", "detect", "module",
-           "parse_file", "parse_text"]
+__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short_of", "decode", "detect",
+           "module", "parse_file", "parse_text", "read_text"]
