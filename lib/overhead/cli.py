@@ -60,7 +60,7 @@ class _Commands(TyperGroup):
         except click_errors.ClickException as exc:
             typer.echo(exc.format_message(), err=True)
             sys.exit(exc.exit_code)
-        except click_errors.Abort:
+        except typer.Abort:
             typer.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
