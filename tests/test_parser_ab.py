@@ -274,7 +274,7 @@ def test_a_report_cut_before_its_longest_request_line_is_cut_short(fixtures, cut
     lines = (fixtures / "ab" / "n200_c4.txt").read_text().splitlines(keepends=True)
     assert "(longest request)" in lines[46]
     df = parse_text("ab", "".join(lines[:cut]), "c")
-    assert cut_short_of(df) == ("c: the run did not finish: the report ends before ab's closing "
+    assert cut_short_of(df) == ("c: the run was cut short: the report ends before ab's closing "
                                 "line (the '100% ... (longest request)' line, or the Connection "
                                 "Times 'Total:' row under -d): the capture is cut short; the "
                                 "lines read are kept")

@@ -345,7 +345,7 @@ def test_a_report_cut_before_its_elapsed_line_is_cut_short(d, name):
     lines = (d / name).read_text().splitlines(keepends=True)
     last = max(i for i, line in enumerate(lines) if "seconds time elapsed" in line)
     df = parse_text(TOOL, "".join(lines[:last]), "cut")
-    assert cut_short_of(df).startswith("cut: the run did not finish: ")
+    assert cut_short_of(df).startswith("cut: the run was cut short: ")
     assert "no 'seconds time elapsed' line" in cut_short_of(df)
     # the counters read are kept (their values as in the whole file); the last elapsed is not
     full = parse_file(TOOL, d / name, name="cut")

@@ -430,7 +430,7 @@ def test_a_report_cut_before_threads_fairness_is_cut_short(fixtures, name):
     for cut in (end, end - 3, end - 6):  # before the last line, inside the statistics
         df = parse_text("sysbench", "".join(lines[:cut]), name)
         last = df.p_report.max()  # v1_memory.txt holds five reports: the last one is cut
-        assert re.match(rf"^{name}: the run did not finish: report {last} \(statistics from line "
+        assert re.match(rf"^{name}: the run was cut short: report {last} \(statistics from line "
                         r"\d+\) ends before its 'execution time \(avg/stddev\)' line",
                         cut_short_of(df)), cut_short_of(df)
         assert not df[df.p_report == last].p_complete.any() and 0 < len(df) < len(full)

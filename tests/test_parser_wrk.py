@@ -222,6 +222,6 @@ def test_a_wrk2_run_cut_before_transfer_sec_is_cut_short(cut):
     except ParseError as exc:  # nothing complete yet: the run did not finish
         assert cut < 144 and "the run did not finish" in str(exc)
         return
-    assert cut_short_of(df) == ("c: the run did not finish: the run that starts at line 3 has "
+    assert cut_short_of(df) == ("c: the run was cut short: the run that starts at line 3 has "
                                 "no 'Transfer/sec:' line: the capture ends before wrk's closing "
                                 "lines; what it printed is kept")

@@ -139,7 +139,7 @@ def parse_cmd(
         cut = parsers.cut_short_of(df)
         if cut:
             # the complete part of a run that then failed: its rows, and the failure on stderr
-            typer.echo(f"{cut} (the rows before it follow)", err=True)
+            typer.echo(f"{cut} (the rows read follow)", err=True)
         _write_rows(df, out)
 
 
@@ -182,7 +182,7 @@ def read_trial_cmd(
                 typer.echo(trial.failure, err=True)
             continue
         if trial.cut_short:
-            typer.echo(f"{trial.cut_short} (the rows before it follow)", err=True)
+            typer.echo(f"{trial.cut_short} (the rows read follow)", err=True)
         _write_rows(trial.measurements, sys.stdout)
     if failed:
         raise typer.Exit(1)

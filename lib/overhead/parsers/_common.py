@@ -45,8 +45,10 @@ def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.Da
     A redis-benchmark whose server died during its second test, an HPL run interrupted after
     two of its tests, a qperf whose second test lost its server: the tests that finished are
     real results and are kept, but the run did not finish, and that must not vanish either.
-    The rows carry :class:`RunFailed`'s message (``path:line: the run did not finish: what``)
-    in ``df.attrs``; ingest records the run as ``partial`` with it, the command line prints it.
+    The rows carry the message ``path:line: the run was cut short: what`` in ``df.attrs``;
+    ingest records the run as ``partial`` with it, the command line prints it on stderr with
+    the rows on stdout (exit 0). A run that failed without any result raises
+    :class:`RunFailed` instead (``path:line: the run did not finish: what``).
 
     Parameters
     ----------
@@ -55,7 +57,8 @@ def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.Da
     path, line, what
         As for :class:`RunFailed`: the file, the line that shows the failure, what it shows.
     """
-    df.attrs[CUT_SHORT] = str(RunFailed(path, line, what))
+    where = f"{path}:{line}" if line is not None else path
+    df.attrs[CUT_SHORT] = f"{where}: the run was cut short: {what}"
     return df
 
 
