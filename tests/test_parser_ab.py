@@ -275,9 +275,8 @@ def test_a_report_cut_before_its_longest_request_line_is_cut_short(fixtures, cut
     assert "(longest request)" in lines[46]
     df = parse_text("ab", "".join(lines[:cut]), "c")
     assert cut_short_of(df) == ("c: the run was cut short: the report ends before ab's closing "
-                                "line (the '100% ... (longest request)' line, or the Connection "
-                                "Times 'Total:' row under -d): the capture is cut short; the "
-                                "lines read are kept")
+                                "line, '100% ... (longest request)': the capture is cut short; "
+                                "the lines read are kept")
     # what was read is kept: :20 "Complete requests:      200"
     assert df.loc[df.metric == "complete_requests", "value"].tolist() == [200.0]
     assert cut_short_of(parse_text("ab", "".join(lines), "c")) is None

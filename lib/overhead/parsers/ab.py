@@ -64,10 +64,10 @@ end) is a failed run without a line. A file whose reports are complete keeps the
 error line is there too. Text that is none of the three layouts raises ParseError.
 
 **Cut short.** ab's text report ends with the "100% ... (longest request)" line of its
-percentile table, or, under ``-d`` (no percentile table), with the Connection Times "Total:"
-row. A report without that closing line is a capture cut short: the rows read are kept and the
-frame is marked cut short (:func:`~overhead.parsers._common.cut_short`). (A cut right after
-the "Total:" row cannot be told from a ``-d`` report.)
+percentile table. A report without that closing line is a capture cut short: the rows read are
+kept and the frame is marked cut short (:func:`~overhead.parsers._common.cut_short`). A report
+made with ``-d`` (no percentile table) is marked so too: a cut right after the Connection Times
+table cannot be told from it, and a visible note is better than a silent complete run.
 """
 
 from __future__ import annotations
@@ -229,7 +229,6 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
             if len(tokens) != len(table_cols):
                 raise ParseError(path, lineno, f"expected {len(table_cols)} numbers ({' '.join(table_cols)}) after {c.group(1)}:, found {c.group(2)!r}")
             phase = c.group(1).lower()
-            closed = phase == "total"  # the last line of a report printed with -d
             for col, tok in zip(table_cols, tokens, strict=True):
                 ms = number(tok, path, lineno, f"{c.group(1)} {col}")
                 rows.add(lineno, f"{phase}_time_{col}", ms / 1e3, "s",
@@ -288,9 +287,8 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
         rows.fill("tool_version", version)
     df = rows.frame()
     if not closed and not df.empty:
-        return cut_short(df, path, None, "the report ends before ab's closing line (the '100% ... "
-                         "(longest request)' line, or the Connection Times 'Total:' row under -d): "
-                         "the capture is cut short; the lines read are kept")
+        return cut_short(df, path, None, "the report ends before ab's closing line, '100% ... "
+                         "(longest request)': the capture is cut short; the lines read are kept")
     return df
 
 

@@ -75,7 +75,7 @@ started_at and parameters, and ``p_report`` (1, 2, ...) tells them apart when th
 than one.
 
 **Cut short.** perf ends every text report with "seconds time elapsed" (also when the command
-is interrupted). A report whose counters are not followed by that line is a capture cut
+is interrupted), followed by "seconds user" and "seconds sys" when it ran a command. A report whose counters are not followed by that line is a capture cut
 short: the counters read are kept and the frame is marked cut short
 (:func:`~overhead.parsers._common.cut_short`), never returned as a complete run. A report
 with a header and nothing after it (perf failed to start the command) gives no rows.
@@ -388,7 +388,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, lineno, "perf stat interval mode (-I) is not supported")
         if not reports:
             continue
-        if _SEPARATOR.match(stripped) and reports[-1][4]:
+        if _SEPARATOR.match(stripped) and reports[-1][4] is True:
             continue  # "---" between two reports
         e = _ELAPSED.match(line)
         if e:
@@ -401,12 +401,15 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             continue
         u = _USERSYS.match(line)
         if u:
+            # perf prints "seconds user" then "seconds sys" after the elapsed line: the report
+            # ends with "sys" when it has "user"
+            reports[-1][4] = u.group("which") == "sys" or ("user", lineno)
             rows.add(lineno, f"{u.group('which')}_time",
                      _num(u.group("value"), path, lineno, f"seconds {u.group('which')}", style),
                      "s", False, f"{u.group('value')} seconds", params)
             continue
         k = _CONTINUATION.match(line)
-        if k and last_counter is not None and not reports[-1][4]:
+        if k and last_counter is not None and reports[-1][4] is False:
             what = k.group("what").strip()
             if what in _NOTES:
                 name, hib = _NOTES[what]
@@ -421,7 +424,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, lineno, f"expected '<count> [unit] <event>  # ...', found {stripped!r}")
         if c.group("event")[0].isdigit():
             raise ParseError(path, lineno, "perf stat interval mode (-I) or per-CPU output (-A) is not supported")
-        if reports[-1][4]:
+        if reports[-1][4] is not False:
             raise ParseError(path, lineno, "a counter after 'seconds time elapsed' (expected a new "
                              "'Performance counter stats for' header)")
         reports[-1][3] = reports[-1][3] or lineno
@@ -436,10 +439,14 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         if several:
             rows.fill("p_report", i + 1, first, stop)
     df = rows.frame()
-    unfinished = [r for r in reports if r[3] is not None and not r[4]]
+    unfinished = [r for r in reports if r[3] is not None and r[4] is not True]
     if unfinished and not df.empty:
         header, _, _, counter, _ = unfinished[0]
         which = f"the report of line {header}" if several else "the report"
+        if isinstance(unfinished[0][4], tuple):
+            return cut_short(df, path, unfinished[0][4][1], f"{which} has 'seconds user' but no "
+                             "'seconds sys' line after it: the capture ends before perf's "
+                             "closing lines; the rest is kept")
         return cut_short(df, path, None, f"{which} has counters (from line {counter}) but no "
                          "'seconds time elapsed' line: the capture ends before perf's closing "
                          "lines; the counters read are kept")

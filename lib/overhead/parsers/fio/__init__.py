@@ -113,7 +113,8 @@ Runs cut short keep their rows, and the frame is marked cut short
   stopped at 1.7 s), so the frame says it was interrupted, quoting that line;
 - a text report whose job summaries are not followed by their ``Run status group`` lines
   (fio prints every job's summary, then every group's status: a capture that ends before them
-  was cut short).
+  was cut short), a ``Disk stats`` header without its device lines, or a last line without
+  its line end (a capture stopped mid-write; the line is not read).
 """
 
 
@@ -209,6 +210,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         line, what = run.interrupted
         return cut_short(df, path, line, f"{what}: the jobs were interrupted; their report after "
                          "this line is kept, but it measures a run stopped early")
+    if run.disk_head is not None:
+        return cut_short(df, path, run.disk_head, "'Disk stats' with no device line after it: the "
+                         "capture ends before fio's closing lines; the report read is kept")
+    if complete < len(lines) and lines[-1].strip():
+        return cut_short(df, path, len(lines), "the last line has no line end: the capture stopped "
+                         "while fio was writing it (the line is not read); the rest is kept")
     if run.open_groups:
         group, line = min(run.open_groups.items(), key=lambda kv: kv[1])
         return cut_short(df, path, None, f"the job summary at line {line} (group {group}) is not "

@@ -100,6 +100,7 @@ class Run:
         self.interrupted: tuple[int, str] | None = None  # "fio: terminating on signal N"
         #: text job reports' groups whose "Run status group" lines were not read yet: line
         self.open_groups: dict[int, int] = {}
+        self.disk_head: int | None = None  # a "Disk stats" header without its device lines yet
 
     def fail(self, line: int, what: str) -> None:
         """Record that the run failed at ``line`` (a job with err != 0, a fatal signal).

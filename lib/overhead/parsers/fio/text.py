@@ -257,6 +257,7 @@ class TextReader:
         if self.run.trial == 0:
             self.run.new_run_if_needed()
         self.block, self.section = None, "disk"
+        self.run.disk_head = lineno  # its device lines follow
 
     def _block_context(self, block: _Block) -> dict:
         """Collect the parameters of ``block``'s rows (Run.context)."""
@@ -493,6 +494,7 @@ class TextReader:
 
     def _disk_line(self, line: str, lineno: int) -> None:
         """Read a line of the ``Disk stats`` section (one per device)."""
+        self.run.disk_head = None
         m = _DISK.match(line)
         if not m:
             return
