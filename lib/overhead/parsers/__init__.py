@@ -19,6 +19,23 @@ particular to it):
 ``detect(text: str) -> float``
     Returns the confidence that ``text`` is this tool's output, from 0 (not it) to 1;
     :func:`detect` below asks every parser and picks the most confident.
+The four outcomes (issue 26): every parse ends in exactly one of them, and says which.
+
+1. **Finished**: the output holds the tool's closing lines; rows, nothing on stderr, exit 0.
+2. **Cut short with results**: some results are complete but the run (or the capture) ended
+   before the tool's own closing section (a server that died during a later test, Ctrl-C, a
+   file cut mid-report): the rows read are returned, marked with :func:`cut_short`
+   (``path:line: the run was cut short: what``); the command line prints the rows and that
+   line on stderr (exit 0), ingest records the run ``partial``. A capture that ends before
+   the closing section is never returned as a finished run.
+3. **Failed without results**: the output is the tool's, but no result is in it (the tool's
+   error, a header only): :class:`RunFailed` (``path:line: the run did not finish: what``,
+   quoting the tool's message); exit 2, ingest records the run ``failed``.
+4. **Not a run of this tool**: another tool's output, garbage, a malformed line, or a step of
+   the tool that measures nothing (sysbench ``prepare``): :class:`ParseError`
+   (``path:line: message``), exit 2.
+
+The table of what each parser does for each outcome is in ``docs/parser-outcomes.md``.
 """
 
 from __future__ import annotations
@@ -28,7 +45,7 @@ from pathlib import Path
 from types import ModuleType
 
 from overhead.errors import OverheadError
-from overhead.parsers._common import ParseError, RunFailed, cut_short_of
+from overhead.parsers._common import ParseError, RunFailed, cut_short, cut_short_of
 
 #: TOOL name -> module that parses its output.
 PARSERS: dict[str, str] = {
@@ -261,5 +278,5 @@ def detect(text: str) -> str:
     return winners[0]
 
 
-__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short_of", "decode", "detect",
-           "module", "parse_file", "parse_text", "read_text"]
+__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short", "cut_short_of", "decode",
+           "detect", "module", "parse_file", "parse_text", "read_text"]
