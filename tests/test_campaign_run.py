@@ -472,7 +472,7 @@ def test_a_second_run_of_a_running_campaign_refuses_in_one_line_naming_the_first
     runners = runners_dir(tmp_path, sleepy=SLEEPY)
     path = campaign_file(tmp_path, "twice", f"local: {sshd.host_yaml()}",
                          "native: {kind: native, host: local}",
-                         "nap: {runner: sleepy, params: {secs: 2}}",
+                         "nap: {runner: sleepy, params: {secs: 4}}",
                          f"trials: 3\nwarmup: 0\nrunners: {runners}\n")
     raw_root = tmp_path / "raw"
     argv = [sys.executable, "-m", "overhead.cli", "run", str(path), "--raw", str(raw_root),
@@ -484,6 +484,10 @@ def test_a_second_run_of_a_running_campaign_refuses_in_one_line_naming_the_first
         while not (mfile.exists() and '"state": "running"' in mfile.read_text()):
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
+        from overhead import locks
+
+        # the lock file names the first run while it runs (read now: it ends in about 12 s)
+        assert locks.holder(raw_root / "twice" / ".run.lock")["pid"] == first.pid
         before = mfile.read_bytes()
         second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert first.poll() is None  # the first still runs: the refusal came at once
@@ -494,9 +498,6 @@ def test_a_second_run_of_a_running_campaign_refuses_in_one_line_naming_the_first
         assert lines[0].startswith(str(raw_root / "twice" / ".run.lock")), lines[0]
         # it wrote nothing: the manifest is the first run's alone so far
         assert mfile.read_bytes().startswith(before)
-        from overhead import locks
-
-        assert locks.holder(raw_root / "twice" / ".run.lock")["pid"] == first.pid
     finally:
         _, err = first.communicate(timeout=120)
     assert first.returncode == 0, err

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from overhead.errors import DiskFull
 
-__all__ = ["DISK_FULL", "disk_full", "full_disk_is_disk_full", "write_atomic"]
+__all__ = ["DISK_FULL", "disk_full", "fsync_dir", "full_disk_is_disk_full", "sync_tree",
+           "write_atomic"]
 
 #: The errors of a full disk or quota.
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -45,6 +46,26 @@ def full_disk_is_disk_full(path: str | os.PathLike[str]) -> Iterator[None]:
         raise
 
 
+def fsync_dir(path: str | os.PathLike[str]) -> None:
+    """Fsync a directory, so that a rename inside it is durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_tree(path: Path) -> None:
+    """Fsync every file in a folder and the folder itself."""
+    for f in path.iterdir():
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    fsync_dir(path)
+
+
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all: temporary file, fsync, rename, fsync dir.
 
@@ -68,11 +89,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
             finally:
                 os.close(fd)
             os.replace(tmp, path)
-            dfd = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+            fsync_dir(path.parent)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from overhead import locks
 from overhead.campaign import analysis
-from overhead.campaign.durable import full_disk_is_disk_full, write_atomic
+from overhead.campaign.durable import fsync_dir, full_disk_is_disk_full, sync_tree, write_atomic
 from overhead.campaign.inventory import Campaign, Host
 from overhead.campaign.layout import (
     CAMPAIGN_COPY,
@@ -103,26 +103,6 @@ def _git_sha() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
-
-
-def _fsync_dir(path: Path) -> None:
-    """Fsync a directory, so that a rename inside it is durable."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _sync_tree(path: Path) -> None:
-    """Fsync every file in a folder and the folder itself."""
-    for f in path.iterdir():
-        fd = os.open(f, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    _fsync_dir(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -581,12 +561,12 @@ class _Worker:
         try:
             with full_disk_is_disk_full(partial / TRIAL_JSON):
                 (partial / TRIAL_JSON).write_text(json.dumps(record, indent=1, default=str))
-                _sync_tree(partial)
+                sync_tree(partial)
         except DiskFull:
             shutil.rmtree(partial, ignore_errors=True)
             raise
         os.rename(partial, final)
-        _fsync_dir(final.parent)
+        fsync_dir(final.parent)
         r.listener.trial(trial.id, "done", attempt=attempt, environment=trial.environment,
                          benchmark=trial.benchmark, round=trial.round, host=self.host_name,
                          duration_s=info["duration_s"], noise_flags=info["noise_flags"])
@@ -739,10 +719,10 @@ def run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: i
     raw = (raw_root or DATA / "raw") / campaign.name
     raw.mkdir(parents=True, exist_ok=True)
     with locks.hold(raw / RUN_LOCK, f"campaign {campaign.name}"):
-        return _run_campaign(campaign, raw_root=raw_root, retries=retries, progress=progress)
+        return _run_campaign(campaign, raw, retries=retries, progress=progress)
 
 
-def _run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: int = 0,
+def _run_campaign(campaign: Campaign, raw: Path, *, retries: int = 0,
                   progress: bool = True) -> RunResult:
     """Start or resume a campaign (its lock held).
 
@@ -750,8 +730,8 @@ def _run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: 
     ----------
     campaign : Campaign
         The campaign (:func:`overhead.campaign.inventory.load`).
-    raw_root : path, optional
-        Where raw trees go (default data/raw); the campaign's is ``raw_root/<name>``.
+    raw : Path
+        The campaign's raw folder (made, locked by :func:`run_campaign`).
     retries : int
         Re-runs allowed for a failed trial (over every ``run`` of the campaign).
     progress : bool
@@ -764,10 +744,6 @@ def _run_campaign(campaign: Campaign, *, raw_root: Path | None = None, retries: 
     """
     from tqdm import tqdm
 
-    from overhead.paths import DATA
-
-    raw = (raw_root or DATA / "raw") / campaign.name
-    raw.mkdir(parents=True, exist_ok=True)
     if campaign.path is not None:
         write_atomic(raw / CAMPAIGN_COPY, Path(campaign.path).read_bytes())
     t_start = time.monotonic()
