@@ -30,7 +30,7 @@ from overhead.schema import MEASUREMENT_COLUMNS, PARSER_REQUIRED, SchemaError, c
 
 __all__ = [
     "BINARY_PREFIXES", "DECIMAL_PREFIXES", "JSON_DECODER", "JsonNumber", "ParseError", "Rows", "RunFailed",
-    "CUT_SHORT", "cut_short", "cut_short_of", "integer", "json_line_map", "number", "numbered",
+    "CUT_SHORT", "cut_short", "cut_short_of", "end_cut_mid_line", "integer", "json_line_map", "number", "numbered",
     "percent", "si_number", "size_bytes",
 ]
 
@@ -65,6 +65,41 @@ def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.Da
 def cut_short_of(df: pd.DataFrame) -> str | None:
     """Return what a parser's rows say of a run cut short after them (None: it finished)."""
     return df.attrs.get(CUT_SHORT)
+
+
+def end_cut_mid_line(df: pd.DataFrame, text: str, path: str) -> pd.DataFrame | None:
+    """Mark rows read from an unterminated last line: the capture stopped in that line.
+
+    Every tool ends its lines; a file whose last line has no line end was cut while the tool
+    wrote it, and a number in that line may have lost its last digits ("465.75" read as
+    "46"). The rows read from that line are dropped and the rest is returned, marked cut short
+    (:func:`cut_short`). A last line without its end that gave no row (a colour reset, a
+    wrapper's "Done:" line) changes nothing.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The rows of the whole text (``source`` is "path:line").
+    text : str
+        The text they were read from.
+    path : str
+        Its name.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        The rows without that line's, marked; None when the last line is whole or gave no row.
+    """
+    if not text or text.endswith(("\n", "\r")) or df.empty:
+        return None
+    last = len(text.splitlines())
+    cut = df["source"].astype(str).str.endswith(f":{last}")
+    if not cut.any():
+        return None
+    kept = df.loc[~cut].reset_index(drop=True)
+    kept.attrs.update(df.attrs)
+    return cut_short(kept, path, last, "the last line has no line end (the capture stopped "
+                     "mid-line): its values are not kept, the rows before it are")
 
 
 def numbered(text: str) -> Iterator[tuple[int, str]]:
