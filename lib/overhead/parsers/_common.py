@@ -67,14 +67,16 @@ def cut_short_of(df: pd.DataFrame) -> str | None:
     return df.attrs.get(CUT_SHORT)
 
 
-def end_cut_mid_line(df: pd.DataFrame, text: str, path: str) -> pd.DataFrame | None:
+def end_cut_mid_line(df: pd.DataFrame, text: str, path: str, *, always: bool = False
+                     ) -> pd.DataFrame | None:
     """Mark rows read from an unterminated last line: the capture stopped in that line.
 
     Every tool ends its lines; a file whose last line has no line end was cut while the tool
     wrote it, and a number in that line may have lost its last digits ("465.75" read as
     "46"). The rows read from that line are dropped and the rest is returned, marked cut short
     (:func:`cut_short`). A last line without its end that gave no row (a colour reset, a
-    wrapper's "Done:" line) changes nothing.
+    wrapper's "Done:" line) changes nothing, unless ``always``: for outputs whose every line
+    ends (a wrapper's log), such a file was cut whatever the line held.
 
     Parameters
     ----------
@@ -84,17 +86,20 @@ def end_cut_mid_line(df: pd.DataFrame, text: str, path: str) -> pd.DataFrame | N
         The text they were read from.
     path : str
         Its name.
+    always : bool
+        Mark the rows even when the unterminated last line gave none.
 
     Returns
     -------
     pandas.DataFrame or None
-        The rows without that line's, marked; None when the last line is whole or gave no row.
+        The rows without that line's, marked; None when the last line is whole, or gave no
+        row and not ``always``.
     """
     if not text or text.endswith(("\n", "\r")) or df.empty:
         return None
     last = len(text.splitlines())
     cut = df["source"].astype(str).str.endswith(f":{last}")
-    if not cut.any():
+    if not cut.any() and not always:
         return None
     kept = df.loc[~cut].reset_index(drop=True)
     kept.attrs.update(df.attrs)

@@ -90,7 +90,7 @@ import shlex
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, end_cut_mid_line, number, numbered
 
 TOOL = "netperf"
 BENCHMARK = "netperf"
@@ -300,7 +300,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                             f"{seen[0]})")
         raise ParseError(path, None, "no netperf result found (no test banner with a result "
                          "table, -P 0 result lines, omni CSV/columns, or key=value selectors)")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path)  # a last line cut while it was written
+    return df if cut is None else cut
 
 
 def _command(line: str) -> dict | None:

@@ -43,7 +43,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, number, numbered
+from overhead.parsers._common import ParseError, Rows, end_cut_mid_line, number, numbered
 
 TOOL = "vmstat"
 BENCHMARK = "vmstat"
@@ -144,4 +144,6 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         raise ParseError(path, None, "not vmstat's report (no 'procs ---memory---' header)")
     if first_stamp is not None and zone in _UTC:
         rows.fill("started_at", pd.Timestamp(first_stamp, tz="UTC"))
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path, always=True)  # a sample line cut while written
+    return df if cut is None else cut
