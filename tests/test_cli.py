@@ -115,8 +115,18 @@ def test_auto_detection_on_the_authors_files(ibm, rel):
         expected = "dstat"
     r = run("parse", "auto", str(ibm / rel))
     assert r.returncode == 0, r.stderr
-    assert r.stderr.strip() == f"{ibm / rel}: detected {expected}"
+    said = [f"{ibm / rel}: detected {expected}"]
+    if rel in _AUTHORS_CUT:
+        said.append(f"{ibm / rel}:{_AUTHORS_CUT[rel]} (the rows read follow)")
+    assert r.stderr.strip().splitlines() == said
     assert r.stdout.count("\n") > 0
+
+
+#: The authors' files that hold a run stopped before its end (issue 26): vm.log:91 "Running
+#: linpack, started at Tue Aug 19 14:47:09 CDT 2014" is followed at :93 by the next "Running
+#: linpack" line with no output and no "Done:" between them.
+_AUTHORS_CUT = {"linpack/results/vm.log": "91: the run was cut short: block 3 (from this line) "
+                "ends before the wrapper's closing 'Done:' line: the trials read are kept"}
 
 
 def test_auto_detection_refuses_unknown_text(tmp_path):
