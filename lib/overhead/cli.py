@@ -113,16 +113,31 @@ def _json_value(v):
 def parse_cmd(
     tool: Annotated[str, typer.Argument(help="Tool name, or 'auto' to detect it from the content.")],
     files: Annotated[list[Path], typer.Argument(help="Raw output files.", exists=False)],
+    unit: Annotated[str | None, typer.Option(
+        "--unit", help="netperf: the unit of -P 0 result lines' rate when the file does not "
+        "show the command line (netperf's -f: 10^6bits/s, KBytes/s, Trans/s, ... or the -f "
+        "letter).")] = None,
 ) -> None:
     """Parse raw tool output and print one JSON object per tidy row.
 
     A run that failed after some results were complete (a server that died during a later
-    test) prints those rows, and the failure on stderr; a run with no result exits 2.
+    test) prints those rows, and the failure on stderr; a run with no result exits 2. Values
+    read but not kept (a netperf -P 0 rate of unknown unit) are named on stderr, with how to
+    give what they lack.
     """
     from overhead import parsers
 
     if tool != "auto":
         parsers.module(tool)  # an unknown tool fails before any file is read
+    if unit is not None:
+        if tool not in ("netperf", "auto"):
+            raise InputError(f"--unit applies to netperf output only, not {tool}")
+        from overhead.parsers import netperf
+
+        try:
+            netperf.rate_unit(unit)
+        except ValueError as exc:
+            raise InputError(f"--unit {unit!r}: {exc}") from None
     out = sys.stdout
     for path in files:
         text = _read(path)
@@ -131,7 +146,10 @@ def parse_cmd(
             if tool == "auto":
                 name = parsers.detect(text)
                 typer.echo(f"{path}: detected {name}", err=True)
-            df = parsers.parse_text(name, text, str(path))
+            if unit is not None and name != "netperf":
+                raise InputError(f"{path}: --unit applies to netperf output only, not {name}")
+            options = {"unit": unit} if unit is not None else {}
+            df = parsers.parse_text(name, text, str(path), **options)
         except parsers.ParseError as exc:
             if exc.path == "<input>":
                 exc.path = str(path)
@@ -140,6 +158,8 @@ def parse_cmd(
         if cut:
             # the complete part of a run that then failed: its rows, and the failure on stderr
             typer.echo(f"{cut} (the rows read follow)", err=True)
+        for message in parsers.notes_of(df):
+            typer.echo(message, err=True)
         _write_rows(df, out)
 
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from types import ModuleType
 
 from overhead.errors import OverheadError
-from overhead.parsers._common import ParseError, RunFailed, cut_short, cut_short_of
+from overhead.parsers._common import ParseError, RunFailed, cut_short, cut_short_of, notes_of
 
 #: TOOL name -> module that parses its output.
 PARSERS: dict[str, str] = {
@@ -110,7 +110,7 @@ def module(tool: str) -> ModuleType:
     return importlib.import_module(name)
 
 
-def parse_text(tool: str, text: str, path: str = "<string>"):
+def parse_text(tool: str, text: str, path: str = "<string>", **options):
     """Parse ``text`` as output of ``tool``.
 
     Parameters
@@ -121,6 +121,9 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
         The whole output.
     path : str
         Its name, used in ``source`` and in errors.
+    **options
+        What the file cannot say and the user gives (netperf's ``unit``: see
+        :mod:`overhead.parsers.netperf`); passed to the parser only when given.
 
     Returns
     -------
@@ -141,7 +144,7 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
     """
     # a byte-order mark left in a string (read without overhead.parsers.read_text) is not text
     # the tool wrote: every format accepts it, once, here
-    df = module(tool).parse(text.removeprefix("\ufeff"), path)
+    df = module(tool).parse(text.removeprefix("\ufeff"), path, **options)
     if df.empty:
         # the backstop of "failed runs never vanish": a parser that found the tool's output
         # but no result in it says what it saw (RunFailed); one that returns no rows at all
@@ -278,5 +281,5 @@ def detect(text: str) -> str:
     return winners[0]
 
 
-__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short", "cut_short_of", "decode",
+__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short", "cut_short_of", "notes_of", "decode",
            "detect", "module", "parse_file", "parse_text", "read_text"]

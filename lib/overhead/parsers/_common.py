@@ -30,7 +30,7 @@ from overhead.schema import MEASUREMENT_COLUMNS, PARSER_REQUIRED, SchemaError, c
 
 __all__ = [
     "BINARY_PREFIXES", "DECIMAL_PREFIXES", "JSON_DECODER", "JsonNumber", "ParseError", "Rows", "RunFailed",
-    "CUT_SHORT", "cut_short", "cut_short_of", "end_cut_mid_line", "integer", "json_line_map", "number", "numbered",
+    "CUT_SHORT", "NOTES", "cut_short", "cut_short_of", "end_cut_mid_line", "note", "notes_of", "integer", "json_line_map", "number", "numbered",
     "percent", "si_number", "size_bytes",
 ]
 
@@ -65,6 +65,28 @@ def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.Da
 def cut_short_of(df: pd.DataFrame) -> str | None:
     """Return what a parser's rows say of a run cut short after them (None: it finished)."""
     return df.attrs.get(CUT_SHORT)
+
+
+#: The ``DataFrame.attrs`` key under which a parser lists values of a finished run it read but
+#: could not keep, and how to give what they lack (see :func:`note`).
+NOTES = "notes"
+
+
+def note(df: pd.DataFrame, message: str) -> pd.DataFrame:
+    """Say that values in the file were not kept, and how to keep them.
+
+    A value is never dropped silently: a netperf ``-P 0`` rate whose unit (``-f``) is not in
+    the file gives no row, and this message (``path:line: what was dropped; how to give
+    it``), which the command line prints on stderr. The rows returned are still a finished
+    run (this is not :func:`cut_short`).
+    """
+    df.attrs[NOTES] = [*df.attrs.get(NOTES, []), message]
+    return df
+
+
+def notes_of(df: pd.DataFrame) -> list[str]:
+    """Return the notes of values a parser read but did not keep (see :func:`note`)."""
+    return list(df.attrs.get(NOTES, []))
 
 
 def end_cut_mid_line(df: pd.DataFrame, text: str, path: str, *, always: bool = False
