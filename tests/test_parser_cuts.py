@@ -24,10 +24,7 @@ from overhead import parsers
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 #: Parsers whose every cut is not yet a clean error or cut short, and why (issue 26, left).
-LEFT: dict[str, str] = {
-    "netperf": "an omni -O all report cut between its blocks (or mid-line in a block that "
-               "still parses) is not marked: the blocks have no closing line",
-}
+LEFT: dict[str, str] = {}  # none left (netperf's omni -O all now checks its command line)
 
 #: Outputs that are a series of whole results with nothing after the last one: a monitor's
 #: samples (no closing section: vmstat, dstat and iostat stop silently at their count, when

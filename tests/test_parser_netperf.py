@@ -426,3 +426,25 @@ def test_cli_unit_option(fx):
     assert r.returncode == 2 and r.stderr.strip() == "--unit applies to netperf output only, not wrk"
     r = run("parse", "netperf", str(fx / "p0_tcp_rr.txt"), "--unit", "Mbit/s")
     assert r.returncode == 2 and r.stderr.startswith("--unit 'Mbit/s': not a netperf unit")
+
+
+@pytest.mark.parametrize("name", ["omni_tcp_rr_human_all.txt", "omni_all_csv.txt"])
+def test_omni_all_closes_with_its_command_line(fx, name):
+    from overhead.parsers import cut_short_of
+
+    text = (fx / name).read_text()
+    # the last value of -O all / -o all is the quoted command line, e.g. omni_all_csv.txt line 3
+    # ends '"netperf -H 127.0.0.1 -p 43177 -l 1 -t omni -- -o all"'
+    assert text.rstrip().endswith(' -- -O all"' if "human" in name else ' -- -o all"')
+    df = parse_text(TOOL, text, name)
+    assert cut_short_of(df) is None and len(df)
+    # the same output without its closing command line (cut in it, or before its group)
+    cut = text[:text.rindex('"netperf') + 10] + "\n"
+    short = parse_text(TOOL, cut, name)
+    assert cut_short_of(short).startswith(f"{name}:{len(cut.splitlines())}: the run was cut "
+                                          "short: omni -")
+    if "human" in name:  # line 19 is the blank line before the last group of columns
+        lines = text.splitlines(keepends=True)
+        before = parse_text(TOOL, "".join(lines[:19]), name)
+        assert "without its closing command line" in cut_short_of(before)
+        assert len(before) == len(df[df.source.str.rsplit(":", n=1).str[1].astype(int) <= 18])

@@ -92,7 +92,7 @@ import shlex
 import pandas as pd
 
 from overhead.parsers._common import (
-    ParseError, Rows, RunFailed, end_cut_mid_line, note, number, numbered)
+    ParseError, Rows, RunFailed, cut_short, end_cut_mid_line, note, number, numbered)
 
 TOOL = "netperf"
 BENCHMARK = "netperf"
@@ -305,6 +305,7 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
                 dtypes={"p_percentile": "Float64", "p_test": "string"})
     trials: dict[str | None, int] = {}
     dropped: list[tuple[int, str]] = []  # -P 0 rates not kept (line, what): their unit is unknown
+    cuts: list[tuple[int, str]] = []  # omni "all" output without its closing command line
     for title_line, title_text, lines, cmd in blocks:
         ctx: dict = {}
         if title_text is not None:
@@ -319,7 +320,7 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
         elif cmd is not None:
             ctx["p_test"] = cmd["test"]
         start = len(rows)
-        if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped):
+        if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped, cuts):
             continue  # -P 0 lines: _bare counted the trials of its results
         if len(rows) > start:
             key = ctx.get("p_test")
@@ -343,6 +344,8 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
              f"response without -f, 10^6bits/s for streams without -f), or keep the netperf "
              f"command line in the capture (sh -x)")
     cut = end_cut_mid_line(df, text, path)  # a last line cut while it was written
+    if cut is None and cuts:
+        cut = cut_short(df, path, *cuts[0])
     return df if cut is None else cut
 
 
@@ -393,11 +396,12 @@ def _stray(line: str) -> bool:
 
 
 def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None,
-           trials: dict, banner: bool, given: str | None, dropped: list) -> bool:
+           trials: dict, banner: bool, given: str | None, dropped: list, cuts: list) -> bool:
     """Add the rows of one test's output (the lines after its banner, or a part without one).
 
     ``cmd`` is the last command line shown before the part (or None), ``given`` the
-    ``--unit`` (or None); -P 0 rates not kept are appended to ``dropped``. Returns True when
+    ``--unit`` (or None); -P 0 rates not kept are appended to ``dropped``, an omni ``all``
+    output without its closing command line to ``cuts`` (line, what). Returns True when
     the part was read as ``-P 0`` lines, whose trials are counted here.
     """
     body = [(n, ln) for n, ln in lines if not _stray(ln)]
@@ -419,7 +423,7 @@ def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None
     elif first.startswith("Socket") and "Messages" in first:
         _classic(rows, body, ctx, "udp_stream")
     elif "," in first and any(h.strip() in _HEADERS for h in first.split(",")):
-        _omni_csv(rows, content, ctx)
+        _omni_csv(rows, content, ctx, cuts)
     elif not banner and cmd is not None and cmd["output"] is not None:
         _omni_bare(rows, content, ctx, cmd, trials)  # omni -P 0: values without their header
         return True
@@ -427,7 +431,7 @@ def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None
         _bare(rows, content, ctx, cmd, trials, given, dropped)
         return True
     else:
-        _omni_human(rows, body, ctx)
+        _omni_human(rows, body, ctx, cuts)
     return False
 
 
@@ -873,9 +877,28 @@ def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
             rows.fill("trial", trials[key], start)
 
 
-def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict) -> None:
-    """Add the rows of omni CSV output (header line, value line; repeated)."""
+#: The first columns of omni's ``-o all`` / ``-O all`` output (netperf 2.7.0), whose last
+#: column is the quoted command line ("Command Line", COMMAND_LINE): its closing value.
+_ALL_FIRST = ["Socket Type", "Protocol", "Direction", "Elapsed Time (sec)", "Throughput",
+              "Throughput Units", "Local Send Socket Size Requested"]
+_CLOSED_COMMAND = re.compile(r'"[^"]*netperf[^"]*"\s*$')
+
+
+def _all_closed(value_line: str) -> bool:
+    """Tell whether an omni ``all`` value line ends with its whole quoted command line."""
+    return bool(_CLOSED_COMMAND.search(value_line))
+
+
+def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+    """Add the rows of omni CSV output (header line, value line; repeated).
+
+    ``-o all`` output (its header begins as :data:`_ALL_FIRST`) ends its value line with the
+    quoted command line; without it (a capture cut in that line, or before it) the rows are
+    kept and the cut is appended to ``cuts``.
+    """
     path = rows.path
+    if len(content) % 2 and content[-1][1].split(",")[0].strip() in _HEADERS:
+        cuts.append((content[-1][0], "an omni CSV header without its value line"))
     i = 0
     while i + 1 < len(content):
         (hn, header), (vn, values) = content[i], content[i + 1]
@@ -884,6 +907,8 @@ def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict) -> None:
         if len(tokens) != len(names):
             raise ParseError(path, vn, f"omni CSV line has {len(tokens)} fields, its header "
                              f"(line {hn}) {len(names)}")
+        if names[:len(_ALL_FIRST)] == _ALL_FIRST and not _all_closed(values):
+            cuts.append((vn, "omni -o all values without their closing command line"))
         picked = {}
         for name, tok in zip(names, tokens, strict=True):
             sel = _HEADERS.get(name)
@@ -906,9 +931,19 @@ def _columns(lines: list[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in zip(starts, [*starts[1:], width], strict=True)]
 
 
-def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict) -> None:
-    """Add the rows of omni column output (``-O``)."""
+def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+    """Add the rows of omni column output (``-O``).
+
+    Each group of columns is four header lines and a value line; a group cut before its value
+    line is appended to ``cuts``. ``-O all`` output (its first group begins as
+    :data:`_ALL_FIRST`) ends with the quoted command line ("Command Line"); a capture without
+    it is appended to ``cuts`` too (the rows read are kept).
+    """
     path = rows.path
+    filled = [ln for _, ln in body if ln.strip()]
+    everything = len(filled) >= 4 and filled[0].split()[:6] == [
+        "Socket", "Protocol", "Direction", "Elapsed", "Throughput", "Throughput"] \
+        and "Requested" in filled[3]
     merged: dict = {}  # selector -> value over all groups (-O prints wide output in groups)
     i = 0
     while i < len(body):
@@ -916,7 +951,8 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict) -> None:
             i += 1
             continue
         group = body[i:i + 5]
-        if len(group) < 5:
+        if len(group) < 5 or not all(ln.strip() for _, ln in group):
+            cuts.append((group[-1][0], "an omni -O group of columns without its value line"))
             break  # cut off before the value line
         texts = [ln for _, ln in group]
         spans = _columns(texts)
@@ -937,6 +973,10 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict) -> None:
         for sel, val in picked.items():
             merged.setdefault(sel, val)
         i += 5
+    if everything and not cuts and not (body and _all_closed(
+            next(ln for _, ln in reversed(body) if ln.strip()))):
+        last = next(n for n, ln in reversed(body) if ln.strip())
+        cuts.append((last, "omni -O all output without its closing command line"))
     if not merged and i >= 5:
         raise ParseError(path, body[0][0], "unrecognized netperf output: expected a classic "
                          "result table, omni CSV, omni columns (-O) or key=value lines")
