@@ -93,7 +93,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, cut_short, integer, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, integer, number, numbered
 
 TOOL = "perf-stat"
 BENCHMARK = "perf-stat"
@@ -147,7 +147,24 @@ def detect(text: str) -> float:
         return 1.0
     if lines and all(_csv_split(line) is not None for line in lines):
         return 0.8
+    if lines and (lines[0].startswith("Workload failed: ") or (
+            lines[0].startswith("event syntax error: ") and "perf list" in head)):
+        return 0.5  # perf stat's own failure, before any report
     return 0.0
+
+
+#: How perf stat says it measured nothing: the workload did not start ("Workload failed: No
+#: such file or directory"), an event it cannot count ("event syntax error: 'x'"), or its
+#: "Error:" block (e.g. perf_event_paranoid)
+_FAILED = re.compile(r"^(?:Workload failed: .*|event syntax error: .*|Error:.*)$")
+
+
+def _failure(text: str) -> tuple[int, str] | None:
+    """Find perf stat's own failure message in ``text``: (line, message) or None."""
+    for lineno, line in numbered(text):
+        if _FAILED.match(line.strip()):
+            return lineno, line.strip()
+    return None
 
 
 def metric_name(event: str) -> str:
@@ -431,6 +448,9 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         last_counter = (_counter_rows(rows, c.group("value"), c.group("unit") or "", c.group("event"),
                                       c.group("rest"), None, lineno, params, style=style), lineno)
     if not reports:
+        failed = _failure(text)
+        if failed is not None:  # perf's own message: the workload or an event could not start
+            raise RunFailed(path, *failed)
         raise ParseError(path, None, "no perf stat output found (no 'Performance counter stats for' line)")
     several = len(reports) > 1
     for i, (_, stamp, first, _, _) in enumerate(reports):

@@ -58,7 +58,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, cut_short, integer, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, integer, number, numbered
 
 TOOL = "pg_test_fsync"
 BENCHMARK = "pg_test_fsync"
@@ -143,9 +143,13 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             run = {}
             section = None
 
+    error: tuple[int, str] | None = None  # pg_test_fsync's own error ("pg_test_fsync: error: ...")
     for lineno, line in lines:
         stripped = line.strip()
         if not stripped:
+            continue
+        if stripped.startswith("pg_test_fsync: ") and error is None:
+            error = (lineno, stripped)
             continue
         m = _SECONDS.match(stripped)
         if m:
@@ -207,6 +211,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if not seen:
         raise ParseError(path, None, "no pg_test_fsync output found (no 'seconds per test', 'O_DIRECT' or 'Compare ...' line)")
     df = rows.frame()
+    if not len(df) and error is not None:  # it stopped before any test: its own message says why
+        raise RunFailed(path, *error)
     if rows_in_trial and not closed and unclosed is None:
         unclosed = trial
     if unclosed is not None and len(df):
