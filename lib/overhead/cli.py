@@ -203,6 +203,10 @@ def read_trial_cmd(
             continue
         if trial.cut_short:
             typer.echo(f"{trial.cut_short} (the rows read follow)", err=True)
+        from overhead.parsers import notes_of
+
+        for message in notes_of(trial.measurements):  # values read but not kept, and why
+            typer.echo(message, err=True)
         _write_rows(trial.measurements, sys.stdout)
     if failed:
         raise typer.Exit(1)

@@ -69,8 +69,25 @@ themselves is read: the shape tells request/response (6 or 10 fields, then the 2
 socket sizes), stream (5 or 9) and UDP_STREAM (6 or 8, then the receive side), and gives
 elapsed time, CPU utilization, socket/message/request sizes and stream service demand (always
 per KB); the rate/throughput and request/response service demand are not read, as their unit
-(``-f``) is not in the file (``-f k`` and Trans/s print alike). A 6-field line with no second
-line is not read. Several -P 0 results in a row are trials 1, 2, ...
+(``-f``) is not in the file (``-f k`` and Trans/s print alike), unless ``parse(..., unit=...)``
+(``overhead parse netperf FILE --unit 10^6bits/s``; netperf's unit as printed or its -f
+letter) gives it. Without it they are never dropped silently: a note
+(:func:`overhead.parsers._common.note`, printed on stderr by ``overhead parse``) names the
+first line and value not kept and says how to give the unit. A ``--unit`` that contradicts a
+command line shown is an error. A 6-field line with no second line is not read. Several -P 0
+results in a row are trials 1, 2, ...
+
+**Omni with -P 0** prints values without their header: ``-o SEL`` one CSV line, ``-O SEL`` one
+line of columns. With a shell trace of the command before them, its ``-o``/``-O`` list names
+the values (one trial per line). Without one nothing names them: a line of CSV values is a
+ParseError naming it and saying to keep the command line (``sh -x``) or drop -P 0; so is
+``-o all`` with -P 0 (every selector's value, the names in no line).
+
+**Closing line of omni "all" output.** ``-O all`` / ``-o all`` end with the COMMAND_LINE
+selector, the quoted command line (``"netperf ... -- -O all"``) as the last column: output
+whose header begins as "all" does (Socket Type, Protocol, Direction, Elapsed Time, Throughput,
+Throughput Units, Local Send Socket Size Requested) without that closing value, or an -O group
+of columns without its value line, keeps its rows marked cut short.
 
 **Stray lines** are skipped: netperf's warnings such as "enable_enobufs failed:
 getprotobyname" (printed after the banner by UDP_STREAM when /etc/protocols is missing, as in
@@ -92,7 +109,15 @@ import shlex
 import pandas as pd
 
 from overhead.parsers._common import (
-    ParseError, Rows, RunFailed, cut_short, end_cut_mid_line, note, number, numbered)
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    end_cut_mid_line,
+    note,
+    number,
+    numbered,
+)
 
 TOOL = "netperf"
 BENCHMARK = "netperf"

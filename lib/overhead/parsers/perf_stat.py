@@ -93,7 +93,15 @@ from datetime import datetime
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "perf-stat"
 BENCHMARK = "perf-stat"

@@ -58,7 +58,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "pg_test_fsync"
 BENCHMARK = "pg_test_fsync"

@@ -58,7 +58,15 @@ import shlex
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "xz"
 BENCHMARK = "compression"
