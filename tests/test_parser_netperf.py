@@ -448,3 +448,18 @@ def test_omni_all_closes_with_its_command_line(fx, name):
         before = parse_text(TOOL, "".join(lines[:19]), name)
         assert "without its closing command line" in cut_short_of(before)
         assert len(before) == len(df[df.source.str.rsplit(":", n=1).str[1].astype(int) <= 18])
+
+
+def test_p0_omni_columns_named_by_the_command_line(fx):
+    # line 1: "+ timeout 10 netperf ... -t TCP_RR -P 0 -- -O MIN_LATENCY,MEAN_LATENCY,P99_LATENCY,
+    # TRANSACTION_RATE,THROUGHPUT_UNITS,ELAPSED_TIME,PROTOCOL,DIRECTION"
+    # line 2: "12           18.03        30           55114.116   Trans/s    1.00    TCP      Send|Recv"
+    text = (fx / "sh_x_p0_omni_tcp_rr_human.txt").read_text()
+    assert detect(text) == TOOL
+    df = parse_text(TOOL, text, "h")
+    assert set(df.source) == {"h:2"} and set(df.p_protocol) == {"TCP"}
+    pct = df[df.metric == "latency_percentile"]
+    assert pct.p_percentile.tolist() == [99.0] and pct.value.tolist() == pytest.approx([30e-6])
+    m = by_metric(df[df.metric != "latency_percentile"])
+    assert m.value.to_dict() == pytest.approx({"latency_min": 12e-6, "latency_mean": 18.03e-6,
+                                               "transaction_rate": 55114.116, "elapsed_time": 1.00})

@@ -213,8 +213,9 @@ def detect(text: str) -> float:
     if "are you sure there is a netserver listening" in head:
         return 0.5  # netperf's own error: let its parser say so
     lines = [ln.strip() for ln in head.splitlines() if ln.strip()]
-    if any(_command(ln) is not None for ln in lines[:50]) and any(
-            _is_numbers(ln.split()) or _headerless_csv(ln) for ln in lines):
+    commands = [c for c in map(_command, lines[:50]) if c is not None]
+    if commands and (any(c["output"] is not None for c in commands) or any(
+            _is_numbers(ln.split()) or _headerless_csv(ln) for ln in lines)) and len(lines) > 1:
         return 0.9  # a shell trace of a netperf command, then -P 0 result lines (or omni's)
     if lines and _headerless_csv(lines[0]) and '"netperf ' in lines[0]:
         return 0.5  # omni -o all -P 0: its last value is the command line
