@@ -5,6 +5,11 @@
 - a prefix never yields a value the whole file does not yield at the same place;
 - a 0 is only ever reported where the output printed a zero;
 - random bytes give rows or a ParseError, never another exception.
+
+The failed-run rule (the library's words are in :mod:`overhead.parsers`): a parse is finished
+(rows), cut short with results (rows and :func:`overhead.parsers.cut_short_of`), failed without
+results (RunFailed) or not a run of this tool (ParseError). ``tests/test_parser_cuts.py``
+checks on genuine outputs that a cut is never a finished run.
 """
 
 from __future__ import annotations

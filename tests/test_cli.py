@@ -115,8 +115,18 @@ def test_auto_detection_on_the_authors_files(ibm, rel):
         expected = "dstat"
     r = run("parse", "auto", str(ibm / rel))
     assert r.returncode == 0, r.stderr
-    assert r.stderr.strip() == f"{ibm / rel}: detected {expected}"
+    said = [f"{ibm / rel}: detected {expected}"]
+    if rel in _AUTHORS_CUT:
+        said.append(f"{ibm / rel}:{_AUTHORS_CUT[rel]} (the rows read follow)")
+    assert r.stderr.strip().splitlines() == said
     assert r.stdout.count("\n") > 0
+
+
+#: The authors' files that hold a run stopped before its end (issue 26): vm.log:91 "Running
+#: linpack, started at Tue Aug 19 14:47:09 CDT 2014" is followed at :93 by the next "Running
+#: linpack" line with no output and no "Done:" between them.
+_AUTHORS_CUT = {"linpack/results/vm.log": "91: the run was cut short: block 3 (from this line) "
+                "ends before the wrapper's closing 'Done:' line: the trials read are kept"}
 
 
 def test_auto_detection_refuses_unknown_text(tmp_path):
@@ -124,3 +134,21 @@ def test_auto_detection_refuses_unknown_text(tmp_path):
     f.write_text("just some words\nnothing measured here\n")
     r = run("parse", "auto", str(f))
     assert r.returncode == 2 and "no known tool" in r.stderr
+
+
+@pytest.mark.parametrize("args", [("parse",), ("parse", "auto"), ("parse", "fio"),
+                                  ("parse", "--bogus", "fio", "x.txt"), ("plan",)])
+def test_a_usage_error_is_one_line_and_exit_2(args):
+    # like every other user error: no five-line usage panel, no traceback
+    r = run(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    said = r.stderr.splitlines()
+    assert len(said) == 1, r.stderr
+    assert said[0].startswith(f"python -m overhead.cli {args[0]}: ")
+    assert ("Missing argument" in said[0]) or ("No such option: --bogus" in said[0])
+    assert said[0].endswith(f"(see 'python -m overhead.cli {args[0]} --help')")
+
+
+def test_help_still_prints_the_usage():
+    r = run("parse", "--help")
+    assert r.returncode == 0 and "TOOL" in r.stdout.upper() and r.stderr == ""

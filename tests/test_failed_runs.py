@@ -159,7 +159,7 @@ def test_a_run_cut_short_keeps_its_results_and_says_so(tool):
     name, line, what, tests = CUT_SHORT[tool]
     path = FIXTURES / tool / name
     df = parsers.parse_file(tool, path, name=name)
-    assert parsers.cut_short_of(df) == f"{name}:{line}: the run did not finish: {what}"
+    assert parsers.cut_short_of(df) == f"{name}:{line}: the run was cut short: {what}"
     if tests is not None:
         assert set(df["p_test"]) == tests
     # no kept row comes from the failure's line or after it
@@ -172,8 +172,7 @@ def test_a_run_cut_short_keeps_its_results_and_says_so(tool):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.splitlines()) == len(df)
-    assert r.stderr.strip() == (f"{path}:{line}: the run did not finish: {what} (the rows before "
-                                "it follow)")
+    assert r.stderr.strip() == f"{path}:{line}: the run was cut short: {what} (the rows read follow)"
     # a finished run of the same tool says nothing of the kind
     good = {"redis-benchmark": "default_set_get_c50.txt", "qperf": "lat_bw_v.txt",
             "hpl": "hpl21_asc_report.out", "iperf3": "tcp.json"}[tool]
@@ -190,7 +189,7 @@ def test_an_error_reply_printed_before_the_report_still_cuts_the_run_short():
     # :41 "  throughput summary: 11976.05 requests per second"
     assert df.loc[df["metric"] == "throughput", "value"].tolist() == [11976.05]
     assert parsers.cut_short_of(df) == (
-        "oom_set.txt:1: the run did not finish: redis-benchmark printed \"Error from server: OOM "
+        "oom_set.txt:1: the run was cut short: redis-benchmark printed \"Error from server: OOM "
         "command not allowed when used memory > 'maxmemory'.\"; the tests that finished are "
         "kept: PING_INLINE")
 
@@ -210,7 +209,7 @@ def test_ingest_records_runs_cut_short_as_partial(tmp_path):
     for tool, (name, line, what, _) in CUT_SHORT.items():
         rel = f"docker/{tool}/{name}"
         assert prov.loc[rel, "status"] == "partial"
-        assert prov.loc[rel, "failure"] == f"{rel}:{line}: the run did not finish: {what}"
+        assert prov.loc[rel, "failure"] == f"{rel}:{line}: the run was cut short: {what}"
         kept = rows[rows["run_id"] == run_id(rel, "cut")]
         assert len(kept) == len(parsers.parse_file(tool, FIXTURES / tool / name))
     assert not result.failed and sorted(result.partial) == sorted(

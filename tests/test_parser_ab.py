@@ -265,3 +265,18 @@ def test_live_ab_refused_is_a_failed_run():
     with pytest.raises(RunFailed, match=r"^live:\d+: the run did not finish: apr_socket_\w+: "
                                         r"Connection refused \(111\)$"):
         parse_text(TOOL, out.stdout + out.stderr, "live")
+
+
+@pytest.mark.parametrize("cut", [20, 25, 33, 40, 46])
+def test_a_report_cut_before_its_longest_request_line_is_cut_short(fixtures, cut):
+    # issue 26: n200_c4.txt ends with :47 " 100%      4 (longest request)"
+    from overhead.parsers import cut_short_of
+    lines = (fixtures / "ab" / "n200_c4.txt").read_text().splitlines(keepends=True)
+    assert "(longest request)" in lines[46]
+    df = parse_text("ab", "".join(lines[:cut]), "c")
+    assert cut_short_of(df) == ("c: the run was cut short: the report ends before ab's closing "
+                                "line, '100% ... (longest request)': the capture is cut short; "
+                                "the lines read are kept")
+    # what was read is kept: :20 "Complete requests:      200"
+    assert df.loc[df.metric == "complete_requests", "value"].tolist() == [200.0]
+    assert cut_short_of(parse_text("ab", "".join(lines), "c")) is None

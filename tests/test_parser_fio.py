@@ -519,9 +519,6 @@ FAILED = {
     "partial-enospc.json-normal.txt": "partial-enospc.json-normal.txt:265: the run did not "
     "finish: job 'full' (group 0) reports \"error\" : 28; fio printed at line 8: fio: "
     "pid=14110, err=28/file:io_u.c:1876, func=io_u error, error=No space left on device",
-    # SIGINT after 2 s of a 10 s job: fio prints this, then summaries of the cut run (err= 0)
-    "sigint.normal.txt": "sigint.normal.txt:5: the run did not finish: fio: terminating on signal 2",
-    "sigint.json": "sigint.json:2: the run did not finish: fio: terminating on signal 2",
     # SIGKILL after 2 s: only the job line, "fio-3.33" and "Starting 1 process"
     "sigkill.normal.txt": "sigkill.normal.txt: the run did not finish: fio printed its header "
     "(job lines, version, 'Starting ...') but no job summary: the jobs never finished",
@@ -646,3 +643,36 @@ def test_live_fio_json_and_text_agree(tmp_path):
     assert assert_json_matches_text(df) > 40
     assert set(df[df.metric == "iops"].p_direction) == {"read", "write"}
     assert latency_bins(out.read_text()).groupby("direction").ecdf.max().tolist() == pytest.approx([1.0, 1.0])
+
+
+@pytest.mark.parametrize(("name", "line", "runtime"), [
+    # SIGINT after 2 s of a 10 s job: fio prints "fio: terminating on signal 2", then its whole
+    # report of the cut run (err= 0): kept, marked interrupted (issue 26)
+    ("sigint.normal.txt", 5, None),
+    ("sigint.json", 2, 2.462),  # :2 "fio: terminating on signal 2", '"runtime" : 2462'
+])
+def test_a_report_written_after_ctrl_c_is_kept_and_marked_interrupted(fixtures, name, line,
+                                                                     runtime):
+    from overhead.parsers import cut_short_of
+    path = fixtures / "fio" / name
+    df = parse_file("fio", path, name=name)
+    assert len(df) > 0
+    assert cut_short_of(df) == (f"{name}:{line}: the run was cut short: fio: terminating on "
+                                "signal 2: the jobs were interrupted; their report after this "
+                                "line is kept, but it measures a run stopped early")
+    assert path.read_text().splitlines()[line - 1] == "fio: terminating on signal 2"
+    if runtime is not None:
+        assert df.loc[df.metric == "runtime", "value"].tolist() == [runtime]
+
+
+def test_a_text_report_cut_before_its_run_status_group_is_cut_short(fixtures):
+    from overhead.parsers import cut_short_of
+    lines = (fixtures / "fio" / "numjobs2.normal.txt").read_text().splitlines(keepends=True)
+    status = next(i for i, s in enumerate(lines) if s.startswith("Run status group 0"))
+    full = parse_text("fio", "".join(lines), "n")
+    assert cut_short_of(full) is None
+    for cut in (status // 2, status, status + 1):
+        df = parse_text("fio", "".join(lines[:cut]), "n")
+        assert re.match(r"^n: the run was cut short: the job summary at line \d+ \(group 0\) is "
+                        r"not followed by 'Run status group 0'", cut_short_of(df)), cut_short_of(df)
+        assert 0 < len(df) < len(full)

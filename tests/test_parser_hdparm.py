@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
@@ -113,14 +115,6 @@ def test_failed_timing_beside_a_result_keeps_the_result(d):
     assert set(df.metric) == {"cached_read_rate", "cached_read_bytes", "cached_read_time"}
 
 
-def test_not_permitted_is_a_parse_error():
-    # the genuine output of "hdparm -tT /dev/vda" in this container: no timing at all, so
-    # nothing says it is hdparm's (no line is wrong either: none is named)
-    with pytest.raises(ParseError, match=r"^vda\.txt: no hdparm timing") as exc:
-        parse_text(TOOL, "/dev/vda: Operation not permitted\n", "vda.txt")
-    assert type(exc.value) is ParseError
-
-
 def test_bad_value_deep_in_a_file_names_its_line(d):
     # two_loops_t.txt:6 " Timing buffered disk reads: 128 MB in  0.30 seconds = 433.78 MB/sec"
     lines = (d / "two_loops_t.txt").read_text().splitlines(keepends=True)
@@ -149,3 +143,16 @@ def test_every_prefix(d, name):
 
 def test_random_bytes():
     hypothesis_random_bytes(TOOL)()
+
+
+def test_device_not_permitted_is_a_failed_run():
+    """Issue 26: ``hdparm -tT /dev/vda`` without the right to open the device (made here,
+    see the README) prints one line, ":1 /dev/vda: Operation not permitted", and exits 1:
+    the failed-run form, not "no hdparm timing found"; auto-detection picks hdparm."""
+    path = Path(__file__).parent / "fixtures" / "hdparm" / "vda_tT_not_permitted.txt"
+    text = path.read_text()
+    assert text == "/dev/vda: Operation not permitted\n"
+    with pytest.raises(RunFailed) as exc:
+        parse_text(TOOL, text, "v.txt")
+    assert str(exc.value) == "v.txt:1: the run did not finish: /dev/vda: Operation not permitted"
+    assert detect(text) == TOOL

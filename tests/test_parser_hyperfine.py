@@ -10,7 +10,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
 TOOL = "hyperfine"
@@ -128,9 +128,12 @@ def test_text_units_single_run_and_warnings(fx):
     assert pd.isna(one(failing, "wall_time_mean", p_command="sleep 0.01").p_nonzero_exit)
 
 
-def test_aborted_run_is_an_error(fx):
-    with pytest.raises(ParseError, match=r"failing_aborted\.txt:2: hyperfine reported an error.*"
-                                         r"non-zero exit code: 1"):
+def test_aborted_run_is_a_failed_run(fx):
+    """The failed-run form (issue 26): RunFailed 'the run did not finish', quoting line 2
+    ("Error: Command terminated with non-zero exit code: 1. ..."). The empty export hyperfine
+    left holds nothing that says whose it is: a plain ParseError."""
+    with pytest.raises(RunFailed, match=r"failing_aborted\.txt:2: the run did not finish: "
+                                        r"hyperfine reported an error.*non-zero exit code: 1"):
         parse_file(TOOL, fx / "failing_aborted.txt")
     with pytest.raises(ParseError, match=r"failing_aborted\.json: no hyperfine result"):  # empty file: no line
         parse_file(TOOL, fx / "failing_aborted.json")  # hyperfine left an empty export

@@ -346,7 +346,7 @@ def test_an_interrupted_client_keeps_its_summary_and_says_it_was_cut_short(
     df = parsed(fx, name)
     error = "iperf3: interrupt" if name.endswith(".txt") else "interrupt"
     assert cut_short_of(df) == (
-        f"{name}:{line}: the run did not finish: {error} - the client has terminated; after a "
+        f"{name}:{line}: the run was cut short: {error} - the client has terminated; after a "
         f"summary, which is kept; the receiver summary{extra} never came from the server "
         "(iperf3 prints 0): left out")
     s = summary(df, "sender")
@@ -365,7 +365,7 @@ def test_an_interrupted_client_keeps_its_summary_and_says_it_was_cut_short(
 def test_an_interrupted_client_through_the_cli(fx):
     result = CliRunner().invoke(app, ["parse", "auto", str(fx / "interrupted.json")])
     assert result.exit_code == 0
-    assert "interrupted.json:148: the run did not finish: interrupt - the client has terminated" \
+    assert "interrupted.json:148: the run was cut short: interrupt - the client has terminated" \
         in result.stderr
     assert "goodput" in result.stdout
 

@@ -341,3 +341,125 @@ def test_live_netperf():
     assert by_metric(parse_text(TOOL, classic.stdout, "classic")).value["transaction_rate"] > 0
     df = parse_text(TOOL, omni.stdout, "omni")
     assert len(df[df.metric == "latency_percentile"]) == 3
+
+
+# ------------------------------------------------------------------ issue 26: -P 0 without -f
+
+
+def test_p0_rate_of_unknown_unit_is_named_not_dropped_silently(fx):
+    from overhead.parsers import notes_of
+
+    # p0_tcp_rr.txt line 1: "16384  131072 1        1       2.00     34421.50"
+    df = parse_file(TOOL, fx / "p0_tcp_rr.txt")
+    assert "transaction_rate" not in set(df.metric)
+    (msg,) = notes_of(df)
+    assert msg.startswith(f"{fx / 'p0_tcp_rr.txt'}:1: netperf -P 0 result: the rate ('34421.50', field 6)")
+    assert "--unit" in msg and "sh -x" in msg
+    # given its unit, the rate is kept and nothing is said
+    df = parse_text(TOOL, (fx / "p0_tcp_rr.txt").read_text(), "p0", unit="Trans/s")
+    assert by_metric(df).value.to_dict() == pytest.approx({"elapsed_time": 2.00,
+                                                           "transaction_rate": 34421.50})
+    assert notes_of(df) == []
+
+
+def test_p0_unit_option_letter_and_text(fx):
+    # p0_tcp_stream_fk.txt (netperf ... -P 0 -f k): "131072  16384  16384    1.00     18632273.18"
+    text = (fx / "p0_tcp_stream_fk.txt").read_text()
+    for unit in ("k", "10^3bits/s", "10^3bits/sec"):
+        m = by_metric(parse_text(TOOL, text, "fk", unit=unit))
+        assert m.value["throughput"] == pytest.approx(18632273.18 * 1e3 / 8)
+        assert m.value["elapsed_time"] == 1.00
+    with pytest.raises(ParseError, match=r"fk:1: --unit Trans/s: this -P 0 result line is a stream"):
+        parse_text(TOOL, text, "fk", unit="Trans/s")
+    with pytest.raises(ValueError, match="not a netperf unit"):
+        parse_text(TOOL, text, "fk", unit="Mbit/s")
+
+
+def test_p0_unit_option_contradicting_the_command_line(fx):
+    # sh_x_p0_tcp_stream_fg.txt line 1: "+ timeout 10 netperf ... -t TCP_STREAM -P 0 -f g"
+    with pytest.raises(ParseError, match=r":2: --unit 10\^6bits contradicts .*10\^9bits/s"):
+        parse_text(TOOL, (fx / "sh_x_p0_tcp_stream_fg.txt").read_text(), "fg", unit="m")
+
+
+def test_p0_omni_csv_named_by_the_command_line(fx):
+    # line 1: "+ timeout 10 netperf -H 127.0.0.1 -p 43177 -l 1 -t TCP_RR -P 0 -- -o MIN_LATENCY,..."
+    # line 2: "14,15.77,15,16,34,2229,16.95,62815.272,62815.27,Trans/s,1,1,1.00,TCP,Send|Recv"
+    df = parse_file(TOOL, fx / "sh_x_p0_omni_tcp_rr_csv.txt")
+    assert set(df.source.str.rsplit(":", n=1).str[1]) == {"2"}
+    assert set(df.p_test) == {"TCP_RR"} and set(df.p_protocol) == {"TCP"}
+    assert set(df.p_data_direction) == {"Send|Recv"} and set(df.trial) == {1}
+    pct = df[df.metric == "latency_percentile"].set_index("p_percentile").value.to_dict()
+    assert pct == pytest.approx({50.0: 15e-6, 90.0: 16e-6, 99.0: 34e-6})
+    rates = df[df.metric == "transaction_rate"].set_index("p_selector").value.to_dict()
+    assert rates == pytest.approx({"TRANSACTION_RATE": 62815.272, "THROUGHPUT": 62815.27})
+    m = by_metric(df[~df.metric.isin(["transaction_rate", "latency_percentile"])])
+    assert m.value.to_dict() == pytest.approx({
+        "latency_min": 14e-6, "latency_mean": 15.77e-6, "latency_max": 2229e-6,
+        "latency_sd": 16.95e-6, "elapsed_time": 1.00})
+    assert set(df.p_request_size) == {1} and set(df.p_response_size) == {1}
+    # line 2: "19236.69,10^6bits/s,1.00,16384,16384,131072,TCP,Send"
+    m = by_metric(parse_file(TOOL, fx / "sh_x_p0_omni_tcp_stream_csv.txt"))
+    assert m.value.to_dict() == pytest.approx({"throughput": 19236.69e6 / 8, "elapsed_time": 1.00})
+    assert m.p_message_size.tolist() == [16384, 16384] and m.p_send_socket.tolist() == [16384] * 2
+    assert m.p_remote_recv_socket.tolist() == [131072] * 2
+    assert detect((fx / "sh_x_p0_omni_tcp_rr_csv.txt").read_text()) == TOOL
+
+
+@pytest.mark.parametrize("name", ["p0_omni_tcp_rr_csv.txt", "p0_omni_tcp_stream_csv.txt",
+                                  "p0_omni_all_csv.txt"])
+def test_p0_omni_csv_without_the_command_line_is_refused_clearly(fx, name):
+    # the same runs without a shell trace: values only, nothing names them
+    with pytest.raises(ParseError, match=rf"{name}:1: netperf omni CSV values without their "
+                       r"header \(-P 0 with -o\).*sh -x"):
+        parse_file(TOOL, fx / name)
+
+
+def test_cli_unit_option(fx):
+    from test_cli import run
+
+    r = run("parse", "netperf", str(fx / "p0_tcp_rr.txt"))
+    assert r.returncode == 0 and "elapsed_time" in r.stdout and "transaction_rate" not in r.stdout
+    assert r.stderr.count("\n") == 1 and ":1: netperf -P 0 result: the rate ('34421.50'" in r.stderr
+    r = run("parse", "netperf", str(fx / "p0_tcp_rr.txt"), "--unit", "Trans/s")
+    assert r.returncode == 0 and r.stderr == "" and '"value": 34421.5' in r.stdout
+    r = run("parse", "wrk", str(fx / "p0_tcp_rr.txt"), "--unit", "Trans/s")
+    assert r.returncode == 2 and r.stderr.strip() == "--unit applies to netperf output only, not wrk"
+    r = run("parse", "netperf", str(fx / "p0_tcp_rr.txt"), "--unit", "Mbit/s")
+    assert r.returncode == 2 and r.stderr.startswith("--unit 'Mbit/s': not a netperf unit")
+
+
+@pytest.mark.parametrize("name", ["omni_tcp_rr_human_all.txt", "omni_all_csv.txt"])
+def test_omni_all_closes_with_its_command_line(fx, name):
+    from overhead.parsers import cut_short_of
+
+    text = (fx / name).read_text()
+    # the last value of -O all / -o all is the quoted command line, e.g. omni_all_csv.txt line 3
+    # ends '"netperf -H 127.0.0.1 -p 43177 -l 1 -t omni -- -o all"'
+    assert text.rstrip().endswith(' -- -O all"' if "human" in name else ' -- -o all"')
+    df = parse_text(TOOL, text, name)
+    assert cut_short_of(df) is None and len(df)
+    # the same output without its closing command line (cut in it, or before its group)
+    cut = text[:text.rindex('"netperf') + 10] + "\n"
+    short = parse_text(TOOL, cut, name)
+    assert cut_short_of(short).startswith(f"{name}:{len(cut.splitlines())}: the run was cut "
+                                          "short: omni -")
+    if "human" in name:  # line 19 is the blank line before the last group of columns
+        lines = text.splitlines(keepends=True)
+        before = parse_text(TOOL, "".join(lines[:19]), name)
+        assert "without its closing command line" in cut_short_of(before)
+        assert len(before) == len(df[df.source.str.rsplit(":", n=1).str[1].astype(int) <= 18])
+
+
+def test_p0_omni_columns_named_by_the_command_line(fx):
+    # line 1: "+ timeout 10 netperf ... -t TCP_RR -P 0 -- -O MIN_LATENCY,MEAN_LATENCY,P99_LATENCY,
+    # TRANSACTION_RATE,THROUGHPUT_UNITS,ELAPSED_TIME,PROTOCOL,DIRECTION"
+    # line 2: "12           18.03        30           55114.116   Trans/s    1.00    TCP      Send|Recv"
+    text = (fx / "sh_x_p0_omni_tcp_rr_human.txt").read_text()
+    assert detect(text) == TOOL
+    df = parse_text(TOOL, text, "h")
+    assert set(df.source) == {"h:2"} and set(df.p_protocol) == {"TCP"}
+    pct = df[df.metric == "latency_percentile"]
+    assert pct.p_percentile.tolist() == [99.0] and pct.value.tolist() == pytest.approx([30e-6])
+    m = by_metric(df[df.metric != "latency_percentile"])
+    assert m.value.to_dict() == pytest.approx({"latency_min": 12e-6, "latency_mean": 18.03e-6,
+                                               "transaction_rate": 55114.116, "elapsed_time": 1.00})

@@ -274,3 +274,81 @@ def test_live_perf_stat(csv):
         pytest.skip(f"perf stat not permitted here: {out.stderr.strip()[:200]}")
     df = parse_text(TOOL, out.stderr, "live")
     assert "task_clock" in set(df.metric) and (df.value >= 0).all()
+
+
+# ---- issue 26: public perf stat files (tests/fixtures/perf-stat/README.md) ------------------
+
+def test_stalled_cycles_continuation_line(d):
+    # AMD: stalled-cycles-frontend is counted, so perf prints the metric on a line of its own
+    df = parse_file(TOOL, d / "amd_frontend_stalled_per_insn_598ape_hw3.txt", name="hw3")
+    from overhead.parsers import cut_short_of
+    assert cut_short_of(df) is None
+    m = by_metric(df)
+    # :12 "    49,678,248,668      instructions    #    1.71  insn per cycle"
+    assert m["instructions"] == 49_678_248_668 and m["instructions_per_cycle"] == 1.71
+    # :13 "                        #    0.03  stalled cycles per insn" (no count, no event)
+    row = df[df.metric == "stalled_cycles_per_instruction"].iloc[0]
+    assert row.value == 0.03 and row.source == "hw3:13" and row.p_event == "instructions"
+    assert row.unit == "ratio" and not row.higher_is_better
+    # :11 "     1,622,458,662      stalled-cycles-frontend   #    5.58% frontend cycles idle"
+    assert m["stalled_cycles_frontend"] == 1_622_458_662
+    # :6 "5,576.08 msec task-clock", :17 "5.576858768 seconds time elapsed"
+    assert m["task_clock"] == pytest.approx(5.57608) and m["elapsed_time"] == 5.576858768
+    assert str(df.started_at.iloc[0]) == "2025-04-14 13:41:37+00:00"  # :1 "# started on ..."
+    assert set(df.p_command) == {"./main.exe 1000 5000"}
+    assert "p_report" not in df.columns
+
+
+def test_continuation_line_without_thousands_separators(d):
+    m = by_metric(parse_file(TOOL, d / "amd_frontend_stalled_per_insn_598ape_hw1.txt"))
+    # :11 "         320344407      stalled-cycles-frontend ...", :13 "#    0.03  stalled cycles per insn"
+    assert m["stalled_cycles_frontend"] == 320344407
+    assert m["stalled_cycles_per_instruction"] == 0.03
+    # :6 "           1068.06 msec task-clock", :17 "       1.068702673 seconds time elapsed"
+    assert m["task_clock"] == pytest.approx(1.06806) and m["elapsed_time"] == 1.068702673
+
+
+def test_reports_joined_by_dashes(d):
+    df = parse_file(TOOL, d / "three_reports_dash_separated_topdown.txt", name="two_sum")
+    assert sorted(set(df.p_report)) == [1, 2, 3]
+    el = df[df.metric == "elapsed_time"]
+    # :17, :40 "      61.511974955 seconds time elapsed", :63 "       8.557783540 seconds ..."
+    assert el.value.tolist() == [60.248690210, 61.511974955, 8.557783540]
+    assert el.p_report.tolist() == [1, 2, 3]
+    assert list(dict.fromkeys(df.p_command)) == [
+        "./target/release/two_sum 300 l", "./target/release/two_sum 300 m",
+        "./target/release/two_sum 300 s"]
+    # :12 "   267,075,091,601      topdown-retiring          #     73.8% retiring"
+    r = df[(df.metric == "topdown_retiring") & (df.p_report == 1)].iloc[0]
+    assert r.value == 267_075_091_601 and r.source == "two_sum:12"
+    assert not any(s.endswith((":22", ":45")) for s in df.source)  # the "---" lines
+
+
+def test_eleven_reports_appended_each_with_its_start(d):
+    df = parse_file(TOOL, d / "eleven_reports_append_o.txt", name="e")
+    assert sorted(set(df.p_report)) == list(range(1, 12))
+    first, last = df[df.p_report == 1], df[df.p_report == 11]
+    # :1 "# started on Wed Dec  7 13:26:32 2022", :6 "14,402,543  dTLB-load-misses"
+    assert set(first.started_at.astype(str)) == {"2022-12-07 13:26:32+00:00"}
+    assert by_metric(first)["dtlb_load_misses"] == 14_402_543
+    assert by_metric(first)["elapsed_time"] == 8.830057942  # :12
+    # :134 " Performance counter stats for './test 10 3 0':", :142 "15.769330332 seconds time elapsed"
+    assert set(last.p_command) == {"./test 10 3 0"}
+    assert by_metric(last)["elapsed_time"] == 15.769330332
+    assert len(set(df.started_at)) == 11
+
+
+@pytest.mark.parametrize("name", ["amd_frontend_stalled_per_insn_598ape_hw3.txt", "gzip.txt",
+                                  "three_reports_dash_separated_topdown.txt"])
+def test_a_report_cut_before_its_elapsed_line_is_cut_short(d, name):
+    from overhead.parsers import cut_short_of
+    lines = (d / name).read_text().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if "seconds time elapsed" in line)
+    df = parse_text(TOOL, "".join(lines[:last]), "cut")
+    assert cut_short_of(df).startswith("cut: the run was cut short: ")
+    assert "no 'seconds time elapsed' line" in cut_short_of(df)
+    # the counters read are kept (their values as in the whole file); the last elapsed is not
+    full = parse_file(TOOL, d / name, name="cut")
+    assert 0 < len(df) < len(full)
+    assert df.value.tolist() == full.value.tolist()[:len(df)]
+    assert (df.metric == "elapsed_time").sum() == (full.metric == "elapsed_time").sum() - 1

@@ -6,6 +6,7 @@ tool's own summaries where it prints more than one view of the same thing.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -398,13 +399,42 @@ def test_v1_fileio_prepare_alone(fixtures):
 def test_v1_oltp_point_select_and_empty_outputs(fixtures):
     ps = parse_file("sysbench", fixtures / "sysbench/v1_oltp_point_select.txt")
     assert one(ps, "transaction_rate") == one(ps, "query_rate") == 65997.96
-    # prepare and --version print no statistic: valid sysbench output, no rows from the
-    # parser; the registry reports a file without any result as a run without result
-    for name in ("v1_oltp_prepare.txt", "v1_version.txt"):
+    # prepare and --version print no statistic: steps that finished, not failed runs (issue 26):
+    # a ParseError saying which step, never RunFailed ("the run did not finish")
+    cases = {"v1_oltp_prepare.txt": ("3", "an OLTP 'prepare' step (line 3: \"Creating table "
+                                     "'sbtest1'...\"), which finished but measures nothing"),
+             "v1_version.txt": ("1", "only the sysbench version (sysbench --version)")}
+    for name, (line, what) in cases.items():
         text = read_text(fixtures / "sysbench" / name)
-        assert sb.parse(text, name).empty
-        with pytest.raises(RunFailed, match=rf"^{name}: the run did not finish: no sysbench result"):
+        with pytest.raises(ParseError) as info:
             parse_text("sysbench", text, name)
+        assert not isinstance(info.value, RunFailed)
+        assert str(info.value).startswith(f"{name}:{line}: {what}")
+
+
+def test_a_fatal_error_before_any_statistic_is_a_failed_run():
+    # the header, then sysbench's own error (what 1.0.20 prints without a MySQL server)
+    text = ("sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\n"
+            "FATAL: unable to connect to MySQL server on host 'localhost', port 3306, aborting...\n")
+    with pytest.raises(RunFailed, match=r"^f:3: the run did not finish: FATAL: unable to connect"):
+        parse_text("sysbench", text, "f")
+
+
+@pytest.mark.parametrize("name", ["v1_cpu.txt", "v1_oltp_read_write.txt", "v1_memory.txt"])
+def test_a_report_cut_before_threads_fairness_is_cut_short(fixtures, name):
+    from overhead.parsers import cut_short_of
+    lines = read_text(fixtures / "sysbench" / name).splitlines(keepends=True)
+    end = max(i for i, line in enumerate(lines) if "execution time (avg/stddev)" in line)
+    full = parse_text("sysbench", "".join(lines), name)
+    assert cut_short_of(full) is None
+    for cut in (end, end - 3, end - 6):  # before the last line, inside the statistics
+        df = parse_text("sysbench", "".join(lines[:cut]), name)
+        last = df.p_report.max()  # v1_memory.txt holds five reports: the last one is cut
+        assert re.match(rf"^{name}: the run was cut short: report {last} \(statistics from line "
+                        r"\d+\) ends before its 'execution time \(avg/stddev\)' line",
+                        cut_short_of(df)), cut_short_of(df)
+        assert not df[df.p_report == last].p_complete.any() and 0 < len(df) < len(full)
+        assert df[df.p_report < last].p_complete.all()
 
 
 def test_concatenated_versions(fixtures):
@@ -454,12 +484,13 @@ def test_detect(ibm, fixtures):
 
 
 FIXTURES = sorted(p.name for p in (Path(__file__).parent / "fixtures/sysbench").glob("*.txt")
-                  if p.name not in ("v1_oltp_prepare.txt", "v1_version.txt"))  # no rows at all
+                  if p.name not in ("v1_oltp_prepare.txt", "v1_version.txt",  # no rows at all
+                                    "v1_unknown_test.txt", "v1_fileio_no_prepare.txt"))
 
 
 @pytest.mark.parametrize("name", FIXTURES)
 def test_every_prefix(fixtures, name):
-    check_all_prefixes("sysbench", (fixtures / "sysbench" / name).read_text(), limit=40)
+    check_all_prefixes("sysbench", read_text(fixtures / "sysbench" / name), limit=40)
 
 
 def test_every_prefix_ibm(ibm):

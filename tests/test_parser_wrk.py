@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import value
 
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "wrk"
 
 TOOL = "wrk"
 KB, MB = 1024, 1024**2
@@ -161,3 +165,63 @@ def test_every_prefix(fx, name):
 
 def test_random_bytes():
     hypothesis_random_bytes(TOOL)()
+
+
+# ---- issue 26: wrk2 with its HdrHistogram (tests/fixtures/wrk/README.md) ---------------------
+
+def test_wrk2_hdrhistogram_and_spectrum():
+    from overhead.parsers import cut_short_of
+    name = "play_graalvmce1_jsonget_t4_R105000_L.txt"
+    df = parse_file(TOOL, FIXTURES / name, name="g")
+    assert cut_short_of(df) is None
+    pct = df[df.metric == "latency_percentile"]
+    # :13 " 50.000%    1.05ms" ... :16 " 99.000%    4.49ms" ... :20 "100.000%   30.93ms"
+    assert dict(zip(pct.p_percentile, pct.value, strict=True)) == pytest.approx({
+        50.0: 1.05e-3, 75.0: 1.58e-3, 90.0: 2.19e-3, 99.0: 4.49e-3, 99.9: 13.78e-3,
+        99.99: 20.67e-3, 99.999: 27.68e-3, 100.0: 30.93e-3})
+    assert set(pct.p_histogram) == {"recorded"}
+    m = df[df.p_percentile.isna()].set_index("metric").value
+    # :10 "    Latency     1.24ms    1.08ms  30.91ms   90.40%"
+    assert m["latency_mean"] == pytest.approx(1.24e-3) and m["latency_within_sd"] == 90.40
+    # :144 "  6296859 requests in 1.00m, 2.30GB read", :145 "Requests/sec: 104948.68"
+    assert m["complete_requests"] == 6296859 and m["test_time"] == 60.0
+    assert m["total_transferred"] == pytest.approx(2.30 * 1024**3)
+    assert m["request_rate"] == 104948.68
+    assert set(df.p_threads) == {4} and set(df.p_connections) == {50}
+    # no row from the spectrum (lines 22-142)
+    lines = df.source.str.rsplit(":", n=1).str[1].astype(int)
+    assert not ((lines >= 22) & (lines <= 142)).any()
+
+
+def test_wrk2_four_runs_in_a_terminal_log():
+    df = parse_file(TOOL, FIXTURES / "play_four_runs_prompt_log_L.txt", name="p")
+    rates = df[df.metric == "request_rate"]
+    # :131 "Requests/sec:   9994.68" (run 1) ... :528 "Requests/sec:  54568.92" (run 4)
+    assert rates.value.iloc[0] == 9994.68 and rates.value.iloc[-1] == 54568.92
+    assert rates.trial.tolist() == [1, 2, 3, 4]
+    p99 = df[(df.metric == "latency_percentile") & (df.p_percentile == 99.0)]
+    # :14 " 99.000%    9.28ms" (run 1), :278 " 99.000%    1.28s" (run 3, overloaded)
+    assert p99.value.iloc[0] == pytest.approx(9.28e-3) and p99.value.iloc[2] == 1.28
+    assert p99.source.iloc[0] == "p:14" and p99.source.iloc[2] == "p:278"
+
+
+def test_a_broken_spectrum_line_names_its_line():
+    lines = (FIXTURES / "play_graalvmce1_jsonget_t4_R105000_L.txt").read_text().splitlines(True)
+    lines[30] = "       1.447     0.7000x0      3671087         3.33\n"
+    with pytest.raises(ParseError, match=r"^x:31: expected a line of wrk2's Detailed Percentile "
+                                         r"spectrum \(from line 22\)"):
+        parse_text(TOOL, "".join(lines), "x")
+
+
+@pytest.mark.parametrize("cut", [20, 100, 143, 145])
+def test_a_wrk2_run_cut_before_transfer_sec_is_cut_short(cut):
+    from overhead.parsers import cut_short_of
+    lines = (FIXTURES / "play_graalvmce1_jsonget_t4_R105000_L.txt").read_text().splitlines(True)
+    try:
+        df = parse_text(TOOL, "".join(lines[:cut]), "c")
+    except ParseError as exc:  # nothing complete yet: the run did not finish
+        assert cut < 144 and "the run did not finish" in str(exc)
+        return
+    assert cut_short_of(df) == ("c: the run was cut short: the run that starts at line 3 has "
+                                "no 'Transfer/sec:' line: the capture ends before wrk's closing "
+                                "lines; what it printed is kept")

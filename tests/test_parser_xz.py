@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from overhead.parsers import ParseError, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from overhead.parsers import xz as xzparser
 from parser_contract import check_all_prefixes, check_rows, hypothesis_random_bytes
 
@@ -72,15 +72,34 @@ def test_pixz(fx):
 
 
 def test_failure_is_reported(fx):
-    df = parse_file(TOOL, fx / "xz_missing_input.txt")
-    # "Command exited with non-zero status 1" ... "Exit status: 1"
-    assert set(df.p_exit_status) == {1}
-    failed = xzparser.parse((fx / "xz_missing_input.txt").read_text(), "m", input_bytes=INPUT)
-    assert "throughput" not in set(failed.metric)  # no rate for a run that did not compress
-    killed = parse_file(TOOL, fx / "xz_T2_killed.txt")
-    # "Command terminated by signal 9" while GNU time still says "Exit status: 0"
-    assert set(killed.p_signal) == {9} and set(killed.p_exit_status) == {0}
-    assert values(killed)["elapsed_time"] == pytest.approx(2.12)
+    # xz_missing_input.txt :1 "xz: /nonexistent: No such file or directory", :2 "Command exited
+    # with non-zero status 1", :3 'Command being timed: "xz -T2 -k -c /nonexistent"'
+    with pytest.raises(RunFailed) as exc:
+        xzparser.parse((fx / "xz_missing_input.txt").read_text(), "m", input_bytes=INPUT)
+    assert str(exc.value) == ("m:1: the run did not finish: xz: /nonexistent: No such file or "
+                              "directory ('xz -T2 -k -c /nonexistent': Command exited with "
+                              "non-zero status 1)")
+    # xz_T2_killed.txt :1 "Command terminated by signal 9" (GNU time still says "Exit status: 0"
+    # at :24): the time report of a killed xz measured no compression
+    with pytest.raises(RunFailed) as exc:
+        parse_file(TOOL, fx / "xz_T2_killed.txt")
+    assert str(exc.value) == (f"{fx / 'xz_T2_killed.txt'}:1: the run did not finish: "
+                              "'xz -T2 -k -c input.txt': Command terminated by signal 9")
+
+
+def test_killed_after_a_finished_run_is_cut_short(fx):
+    from overhead.parsers import cut_short_of
+
+    # xz_then_pixz_killed.txt: an xz run that finished (:1-23, "Elapsed ...: 0:27.66" at :5,
+    # "Exit status: 0" at :23), then :24 "Command terminated by signal 9" above the report of
+    # 'pixz -p 2 input.txt /dev/null' (killed with kill -9 after 1.5 s)
+    df = parse_file(TOOL, fx / "xz_then_pixz_killed.txt")
+    assert cut_short_of(df) == (f"{fx / 'xz_then_pixz_killed.txt'}:24: the run was cut short: "
+                                "'pixz -p 2 input.txt /dev/null': Command terminated by signal 9")
+    assert set(df.p_compressor) == {"xz"} and set(df.trial) == {1}
+    assert values(df)["elapsed_time"] == pytest.approx(27.66)
+    assert values(df)["max_rss"] == 262212 * 1024  # :10 "Maximum resident set size (kbytes): 262212"
+    assert "p_signal" not in df.columns or df.p_signal.isna().all()
 
 
 @pytest.mark.parametrize(("command", "expected"), [
@@ -100,7 +119,8 @@ def test_command_parameters(command, expected):
 
 def test_errors_name_the_line(fx):
     text = (fx / "xz_T2.txt").read_text()
-    with pytest.raises(ParseError, match=r"^c\.txt:22: GNU time -v report cut off"):
+    with pytest.raises(RunFailed, match=r"^c\.txt:1: the run did not finish: the GNU time -v "
+                       r"report of 'xz -T2 -k -c input\.txt' is cut off before its 'Exit status'"):
         parse_text(TOOL, "".join(text.splitlines(keepends=True)[:22]), "c.txt")
     with pytest.raises(ParseError, match=r"^b\.txt:5: elapsed time"):
         parse_text(TOOL, text.replace("0:08.61", "0:xx.61"), "b.txt")
@@ -144,8 +164,7 @@ def test_detect(fx):
     assert xzparser.detect((fx / "xz_T2.txt").read_text().replace("xz -T2", "gzip -9")) == 0.5
 
 
-@pytest.mark.parametrize("name", ["xz_T2.txt", "pixz_p2.txt", "xz_missing_input.txt",
-                                  "xz_T2_killed.txt", "xz_T2_sidecar_3runs.txt"])
+@pytest.mark.parametrize("name", ["xz_T2.txt", "pixz_p2.txt", "xz_T2_sidecar_3runs.txt"])
 def test_every_prefix(fx, name):
     check_all_prefixes(TOOL, (fx / name).read_text())
 

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
+from typer._click import Context  # typer 0.2x vendors click: its exceptions are these
+from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
 from overhead.errors import InputError, OverheadError
@@ -28,13 +29,41 @@ EXIT_USER = 2
 class _Commands(TyperGroup):
     """The command group: turns an OverheadError from any command into one line and exit 2."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: Context):
         """Run the command; an OverheadError becomes its message on stderr and exit status 2."""
         try:
             return super().invoke(ctx)
         except OverheadError as exc:
             typer.echo(str(exc), err=True)
             ctx.exit(EXIT_USER)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        """Run the command line, with usage errors reported like every other user error.
+
+        A missing argument or an unknown option is one line on stderr and exit status 2, not
+        a usage panel.
+
+        ``overhead`` alone still prints the help.
+        """
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click_errors.NoArgsIsHelpError as exc:
+            typer.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
+            sys.exit(EXIT_USER)
+        except click_errors.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx else "overhead"
+            typer.echo(f"{where}: {exc.format_message()} (see '{where} --help')", err=True)
+            sys.exit(EXIT_USER)
+        except click_errors.ClickException as exc:
+            typer.echo(exc.format_message(), err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 app = typer.Typer(
@@ -84,16 +113,31 @@ def _json_value(v):
 def parse_cmd(
     tool: Annotated[str, typer.Argument(help="Tool name, or 'auto' to detect it from the content.")],
     files: Annotated[list[Path], typer.Argument(help="Raw output files.", exists=False)],
+    unit: Annotated[str | None, typer.Option(
+        "--unit", help="netperf: the unit of -P 0 result lines' rate when the file does not "
+        "show the command line (netperf's -f: 10^6bits/s, KBytes/s, Trans/s, ... or the -f "
+        "letter).")] = None,
 ) -> None:
     """Parse raw tool output and print one JSON object per tidy row.
 
     A run that failed after some results were complete (a server that died during a later
-    test) prints those rows, and the failure on stderr; a run with no result exits 2.
+    test) prints those rows, and the failure on stderr; a run with no result exits 2. Values
+    read but not kept (a netperf -P 0 rate of unknown unit) are named on stderr, with how to
+    give what they lack.
     """
     from overhead import parsers
 
     if tool != "auto":
         parsers.module(tool)  # an unknown tool fails before any file is read
+    if unit is not None:
+        if tool not in ("netperf", "auto"):
+            raise InputError(f"--unit applies to netperf output only, not {tool}")
+        from overhead.parsers import netperf
+
+        try:
+            netperf.rate_unit(unit)
+        except ValueError as exc:
+            raise InputError(f"--unit {unit!r}: {exc}") from None
     out = sys.stdout
     for path in files:
         text = _read(path)
@@ -102,7 +146,10 @@ def parse_cmd(
             if tool == "auto":
                 name = parsers.detect(text)
                 typer.echo(f"{path}: detected {name}", err=True)
-            df = parsers.parse_text(name, text, str(path))
+            if unit is not None and name != "netperf":
+                raise InputError(f"{path}: --unit applies to netperf output only, not {name}")
+            options = {"unit": unit} if unit is not None else {}
+            df = parsers.parse_text(name, text, str(path), **options)
         except parsers.ParseError as exc:
             if exc.path == "<input>":
                 exc.path = str(path)
@@ -110,7 +157,9 @@ def parse_cmd(
         cut = parsers.cut_short_of(df)
         if cut:
             # the complete part of a run that then failed: its rows, and the failure on stderr
-            typer.echo(f"{cut} (the rows before it follow)", err=True)
+            typer.echo(f"{cut} (the rows read follow)", err=True)
+        for message in parsers.notes_of(df):
+            typer.echo(message, err=True)
         _write_rows(df, out)
 
 
@@ -153,7 +202,11 @@ def read_trial_cmd(
                 typer.echo(trial.failure, err=True)
             continue
         if trial.cut_short:
-            typer.echo(f"{trial.cut_short} (the rows before it follow)", err=True)
+            typer.echo(f"{trial.cut_short} (the rows read follow)", err=True)
+        from overhead.parsers import notes_of
+
+        for message in notes_of(trial.measurements):  # values read but not kept, and why
+            typer.echo(message, err=True)
         _write_rows(trial.measurements, sys.stdout)
     if failed:
         raise typer.Exit(1)

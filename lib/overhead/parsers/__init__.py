@@ -19,6 +19,23 @@ particular to it):
 ``detect(text: str) -> float``
     Returns the confidence that ``text`` is this tool's output, from 0 (not it) to 1;
     :func:`detect` below asks every parser and picks the most confident.
+The four outcomes (issue 26): every parse ends in exactly one of them, and says which.
+
+1. **Finished**: the output holds the tool's closing lines; rows, nothing on stderr, exit 0.
+2. **Cut short with results**: some results are complete but the run (or the capture) ended
+   before the tool's own closing section (a server that died during a later test, Ctrl-C, a
+   file cut mid-report): the rows read are returned, marked with :func:`cut_short`
+   (``path:line: the run was cut short: what``); the command line prints the rows and that
+   line on stderr (exit 0), ingest records the run ``partial``. A capture that ends before
+   the closing section is never returned as a finished run.
+3. **Failed without results**: the output is the tool's, but no result is in it (the tool's
+   error, a header only): :class:`RunFailed` (``path:line: the run did not finish: what``,
+   quoting the tool's message); exit 2, ingest records the run ``failed``.
+4. **Not a run of this tool**: another tool's output, garbage, a malformed line, or a step of
+   the tool that measures nothing (sysbench ``prepare``): :class:`ParseError`
+   (``path:line: message``), exit 2.
+
+The table of what each parser does for each outcome is in ``docs/parser-outcomes.md``.
 """
 
 from __future__ import annotations
@@ -28,7 +45,7 @@ from pathlib import Path
 from types import ModuleType
 
 from overhead.errors import OverheadError
-from overhead.parsers._common import ParseError, RunFailed, cut_short_of
+from overhead.parsers._common import ParseError, RunFailed, cut_short, cut_short_of, notes_of
 
 #: TOOL name -> module that parses its output.
 PARSERS: dict[str, str] = {
@@ -93,7 +110,7 @@ def module(tool: str) -> ModuleType:
     return importlib.import_module(name)
 
 
-def parse_text(tool: str, text: str, path: str = "<string>"):
+def parse_text(tool: str, text: str, path: str = "<string>", **options):
     """Parse ``text`` as output of ``tool``.
 
     Parameters
@@ -104,6 +121,9 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
         The whole output.
     path : str
         Its name, used in ``source`` and in errors.
+    **options
+        What the file cannot say and the user gives (netperf's ``unit``: see
+        :mod:`overhead.parsers.netperf`); passed to the parser only when given.
 
     Returns
     -------
@@ -122,7 +142,9 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
     UnknownTool
         When ``tool`` is not registered.
     """
-    df = module(tool).parse(text, path)
+    # a byte-order mark left in a string (read without overhead.parsers.read_text) is not text
+    # the tool wrote: every format accepts it, once, here
+    df = module(tool).parse(text.removeprefix("\ufeff"), path, **options)
     if df.empty:
         # the backstop of "failed runs never vanish": a parser that found the tool's output
         # but no result in it says what it saw (RunFailed); one that returns no rows at all
@@ -131,6 +153,48 @@ def parse_text(tool: str, text: str, path: str = "<string>"):
         raise RunFailed(path, None, f"no {tool} result in the output ({lines} line"
                         f"{'' if lines == 1 else 's'}, none of them a result)")
     return df
+
+
+#: Byte-order marks and the encodings they announce (UTF-16 is what Windows PowerShell's ``>``
+#: and ``Out-File`` write; Notepad and PowerShell's ``-Encoding utf8`` put a BOM before UTF-8).
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def decode(data: bytes, path: str) -> str:
+    """Decode a raw output file's bytes: UTF-8, or UTF-8/UTF-16 after a byte-order mark.
+
+    The byte-order mark is dropped, so every parser (JSON, CSV and text alike) sees the text
+    the tool wrote; CRLF line ends are left to the parsers (``splitlines`` handles them).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    path : str
+        Its name, for the error message.
+
+    Returns
+    -------
+    str
+        The text, without a byte-order mark.
+
+    Raises
+    ------
+    ParseError
+        When the bytes are not text in that encoding (naming the line).
+    """
+    encoding, skip = "utf-8", 0
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            encoding, skip = enc, len(bom)
+            break
+    body = data[skip:]
+    try:
+        return body.decode(encoding)
+    except UnicodeDecodeError as exc:
+        before = body[: exc.start].decode(encoding, errors="replace")
+        what = "UTF-8" if encoding == "utf-8" else "UTF-16 after its byte-order mark"
+        raise ParseError(path, before.count("\n") + 1, f"not a text file (invalid {what})") from None
 
 
 def read_text(path: str | Path) -> str:
@@ -144,19 +208,14 @@ def read_text(path: str | Path) -> str:
     Returns
     -------
     str
-        Its content, decoded as UTF-8.
+        Its content, decoded by :func:`decode` (UTF-8, or UTF-8/UTF-16 with a byte-order mark).
 
     Raises
     ------
     ParseError
-        When the bytes are not UTF-8 (naming the line), rather than a crash.
+        When the bytes are not text (naming the line), rather than a crash.
     """
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParseError(str(path), line, "not a text file (invalid UTF-8)") from None
+    return decode(Path(path).read_bytes(), str(path))
 
 
 def parse_file(tool: str, path: str | Path, *, name: str | None = None):
@@ -203,6 +262,7 @@ def detect(text: str) -> str:
         When no parser recognizes the text, or when several do with equal confidence (the
         message names them).
     """
+    text = text.removeprefix("\ufeff")
     scores: dict[str, float] = {}
     for tool in PARSERS:
         try:
@@ -221,5 +281,5 @@ def detect(text: str) -> str:
     return winners[0]
 
 
-__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short_of", "detect", "module",
-           "parse_file", "parse_text"]
+__all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short", "cut_short_of", "notes_of", "decode",
+           "detect", "module", "parse_file", "parse_text", "read_text"]

@@ -30,7 +30,7 @@ from overhead.schema import MEASUREMENT_COLUMNS, PARSER_REQUIRED, SchemaError, c
 
 __all__ = [
     "BINARY_PREFIXES", "DECIMAL_PREFIXES", "JSON_DECODER", "JsonNumber", "ParseError", "Rows", "RunFailed",
-    "CUT_SHORT", "cut_short", "cut_short_of", "integer", "json_line_map", "number", "numbered",
+    "CUT_SHORT", "NOTES", "cut_short", "cut_short_of", "end_cut_mid_line", "note", "notes_of", "integer", "json_line_map", "number", "numbered",
     "percent", "si_number", "size_bytes",
 ]
 
@@ -45,8 +45,10 @@ def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.Da
     A redis-benchmark whose server died during its second test, an HPL run interrupted after
     two of its tests, a qperf whose second test lost its server: the tests that finished are
     real results and are kept, but the run did not finish, and that must not vanish either.
-    The rows carry :class:`RunFailed`'s message (``path:line: the run did not finish: what``)
-    in ``df.attrs``; ingest records the run as ``partial`` with it, the command line prints it.
+    The rows carry the message ``path:line: the run was cut short: what`` in ``df.attrs``;
+    ingest records the run as ``partial`` with it, the command line prints it on stderr with
+    the rows on stdout (exit 0). A run that failed without any result raises
+    :class:`RunFailed` instead (``path:line: the run did not finish: what``).
 
     Parameters
     ----------
@@ -55,13 +57,76 @@ def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.Da
     path, line, what
         As for :class:`RunFailed`: the file, the line that shows the failure, what it shows.
     """
-    df.attrs[CUT_SHORT] = str(RunFailed(path, line, what))
+    where = f"{path}:{line}" if line is not None else path
+    df.attrs[CUT_SHORT] = f"{where}: the run was cut short: {what}"
     return df
 
 
 def cut_short_of(df: pd.DataFrame) -> str | None:
     """Return what a parser's rows say of a run cut short after them (None: it finished)."""
     return df.attrs.get(CUT_SHORT)
+
+
+#: The ``DataFrame.attrs`` key under which a parser lists values of a finished run it read but
+#: could not keep, and how to give what they lack (see :func:`note`).
+NOTES = "notes"
+
+
+def note(df: pd.DataFrame, message: str) -> pd.DataFrame:
+    """Say that values in the file were not kept, and how to keep them.
+
+    A value is never dropped silently: a netperf ``-P 0`` rate whose unit (``-f``) is not in
+    the file gives no row, and this message (``path:line: what was dropped; how to give
+    it``), which the command line prints on stderr. The rows returned are still a finished
+    run (this is not :func:`cut_short`).
+    """
+    df.attrs[NOTES] = [*df.attrs.get(NOTES, []), message]
+    return df
+
+
+def notes_of(df: pd.DataFrame) -> list[str]:
+    """Return the notes of values a parser read but did not keep (see :func:`note`)."""
+    return list(df.attrs.get(NOTES, []))
+
+
+def end_cut_mid_line(df: pd.DataFrame, text: str, path: str, *, always: bool = False
+                     ) -> pd.DataFrame | None:
+    """Mark rows read from an unterminated last line: the capture stopped in that line.
+
+    Every tool ends its lines; a file whose last line has no line end was cut while the tool
+    wrote it, and a number in that line may have lost its last digits ("465.75" read as
+    "46"). The rows read from that line are dropped and the rest is returned, marked cut short
+    (:func:`cut_short`). A last line without its end that gave no row (a colour reset, a
+    wrapper's "Done:" line) changes nothing, unless ``always``: for outputs whose every line
+    ends (a wrapper's log), such a file was cut whatever the line held.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The rows of the whole text (``source`` is "path:line").
+    text : str
+        The text they were read from.
+    path : str
+        Its name.
+    always : bool
+        Mark the rows even when the unterminated last line gave none.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        The rows without that line's, marked; None when the last line is whole, or gave no
+        row and not ``always``.
+    """
+    if not text or text.endswith(("\n", "\r")) or df.empty:
+        return None
+    last = len(text.splitlines())
+    cut = df["source"].astype(str).str.endswith(f":{last}")
+    if not cut.any() and not always:
+        return None
+    kept = df.loc[~cut].reset_index(drop=True)
+    kept.attrs.update(df.attrs)
+    return cut_short(kept, path, last, "the last line has no line end (the capture stopped "
+                     "mid-line): its values are not kept, the rows before it are")
 
 
 def numbered(text: str) -> Iterator[tuple[int, str]]:

@@ -62,6 +62,12 @@ The error names the line of ab's message (``apr_...: ...`` or ``ab: ...``) and q
 the "Total of N requests completed" line. A banner without a report (a run cut before its
 end) is a failed run without a line. A file whose reports are complete keeps them even if an
 error line is there too. Text that is none of the three layouts raises ParseError.
+
+**Cut short.** ab's text report ends with the "100% ... (longest request)" line of its
+percentile table. A report without that closing line is a capture cut short: the rows read are
+kept and the frame is marked cut short (:func:`~overhead.parsers._common.cut_short`). A report
+made with ``-d`` (no percentile table) is marked so too: a cut right after the Connection Times
+table cannot be told from it, and a visible note is better than a silent complete run.
 """
 
 from __future__ import annotations
@@ -70,7 +76,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "ab"
 BENCHMARK = "ab"
@@ -177,6 +191,7 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
     banner = False
     table_cols: list[str] | None = None
     in_percent = False
+    closed = False  # ab's last report line was read (see the module docstring)
     for lineno, line in numbered(text):
         stripped = line.strip()
         if not stripped:
@@ -222,6 +237,7 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
         if stripped.startswith("Percentage of the requests served within"):
             seen = True
             in_percent = True
+            closed = False
             table_cols = None
             continue
         if in_percent:
@@ -231,6 +247,7 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
                 ms = number(p.group(2), path, lineno, "time (ms)")
                 rows.add(lineno, "latency_percentile", ms / 1e3, "s", False, f"{p.group(2)} ms",
                          p_percentile=pct)
+                closed = closed or "(longest request)" in line
                 continue
             if re.match(r"^\s*\S+%\s", line):
                 raise ParseError(path, lineno, f"expected '<percent>%  <ms>' in the percentile "
@@ -268,7 +285,11 @@ def _parse_report(text: str, path: str) -> pd.DataFrame:
         rows.fill(name, value)
     if version:
         rows.fill("tool_version", version)
-    return rows.frame()
+    df = rows.frame()
+    if not closed and not df.empty:
+        return cut_short(df, path, None, "the report ends before ab's closing line, '100% ... "
+                         "(longest request)': the capture is cut short; the lines read are kept")
+    return df
 
 
 def _field(label: str, value: str, lineno: int, rows: Rows, params: dict) -> None:

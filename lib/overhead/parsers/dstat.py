@@ -113,7 +113,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from overhead.parsers._common import ParseError, Rows, RunFailed
+from overhead.parsers._common import ParseError, Rows, RunFailed, end_cut_mid_line
 from overhead.parsers._datestamp import started_at as parse_date
 
 TOOL = "dstat"
@@ -448,7 +448,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         last = sessions[-1]
         raise RunFailed(path, None, f"dstat wrote its CSV header (lines 1-{last.first}, up to the "
                         "column names) and no sample")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path, always=True)  # a sample line cut while written
+    return df if cut is None else cut
 
 
 def _stamps(s: _Session, sample: np.ndarray) -> np.ndarray | None:

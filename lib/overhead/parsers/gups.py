@@ -21,7 +21,10 @@ Parameters: p_numa (numactl options of the wrapper line, whitespace-normalized),
 (derived from p_numa, see :func:`overhead.parsers._datestamp.sockets`; absent when the options do
 not tell), p_table_size (words), p_table_log2, p_updates, p_validation ("passed"/"failed", on
 every row of the run once the verification line has been read; absent when the run was cut
-off before it). started_at comes from the wrapper's ``started at``.
+off before it). started_at comes from the wrapper's ``started at``. A run ends with its
+verification line: a run begun (wrapper line, table size, times or rate) without it keeps its
+rows, marked cut short (:func:`~overhead.parsers._common.cut_short`), as does a file whose
+last line has no line end.
 
 The parser reports what each run's header says. In the authors' tree the files named
 ``*.single-socket.localalloc.log`` hold runs whose headers say ``--physcpubind=0-31
@@ -34,7 +37,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    cut_short,
+    end_cut_mid_line,
+    integer,
+    number,
+    numbered,
+)
 from overhead.parsers._datestamp import wrapper_context
 
 TOOL = "gups"
@@ -81,7 +92,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     run_start = 0  # first row of the run in progress
     seen_rate = False
 
+    unclosed: tuple[int, int] | None = None  # (trial, last line) of the first run left open
+
     def close_run() -> None:
+        nonlocal unclosed
+        if ctx and "_validation" not in ctx and unclosed is None:
+            unclosed = (ctx["trial"], ctx.get("_last", 0))
         if "_validation" in ctx:
             rows.fill("p_validation", ctx["_validation"], run_start)
 
@@ -98,10 +114,13 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
 
     for lineno, line in numbered(text):
         stripped = line.strip()
+        if ctx and stripped:
+            ctx["_last"] = lineno
         m = _RUNNING.match(stripped)
         if m:
             ctx = open_run()
             ctx.update(wrapper_context(m.group(1), m.group(2)))
+            ctx["_last"] = lineno
             continue
         t = _TABLE.match(stripped)
         if t:
@@ -147,4 +166,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     close_run()
     if not seen_rate:
         raise ParseError(path, None, "no RandomAccess output found (no '... Billion(10^9) Updates per second [GUP/s]' line)")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path, always=True)
+    if cut is not None:
+        return cut
+    if unclosed is not None:
+        return cut_short(df, path, unclosed[1], f"run {unclosed[0]} ends before its verification "
+                         "line ('Found N errors in M locations (passed|failed).'): the figures "
+                         "read are kept")
+    return df

@@ -27,7 +27,10 @@ A timing label without its result (hdparm prints the label first; an error messa
 "read() hit EOF - device too small" or the end of the file may follow it) gives no row; when
 no timing of the file has a result, the run failed: RunFailed (``path:line: the run did not
 finish: ...``) naming the first such label's line and quoting it. Text without any
-"Timing ... reads" line raises ParseError (without a line: none is wrong), as does a result
+"Timing ... reads" line raises ParseError, unless it is hdparm's own failure to open the
+device (``/dev/vda: Operation not permitted``, as hdparm prints it without the privilege to
+read the device; also "Permission denied", "No such file or directory"): RunFailed quoting it.
+Text without any "Timing ... reads" line otherwise raises ParseError (without a line: none is wrong), as does a result
 that starts with a number but is malformed.
 """
 
@@ -37,7 +40,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, end_cut_mid_line, number, numbered
 
 TOOL = "hdparm"
 BENCHMARK = "hdparm"
@@ -53,12 +56,21 @@ _RESULT = re.compile(
 _DEVICE = re.compile(r"^\s*(?P<dev>/\S+?):(?:\s*$|\s+(?=Timing ))")
 
 
+#: hdparm's own failure to open a device ("/dev/vda: Operation not permitted", perror of the
+#: device name): the run failed before any timing.
+_REFUSED = re.compile(r"^\s*/dev/\S+: (?:Operation not permitted|Permission denied|No such file or "
+                      r"directory|No such device(?: or address)?)\s*$")
+
+
 def detect(text: str) -> float:
     """Tell whether ``text`` is hdparm timing output.
 
     Returns a confidence from 0 (not hdparm output) to 1.
     """
     head = text[:20000]
+    lines = [line for line in head.splitlines() if line.strip()]
+    if lines and all(_REFUSED.match(line) for line in lines):
+        return 0.5  # only hdparm's perror of a device: a failed hdparm run, the likeliest
     if _LABEL.search(head):
         # a timing label without any result is a failed run of hdparm, still its output
         return 1.0 if "seconds =" in head else 0.8
@@ -122,5 +134,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if not len(rows) and failed is not None:
         raise RunFailed(path, *failed)
     if not seen:
+        refused = next(((n, line.strip()) for n, line in numbered(text) if _REFUSED.match(line)), None)
+        if refused is not None:
+            raise RunFailed(path, *refused)
         raise ParseError(path, None, "no hdparm timing found (no 'Timing ... reads:' line)")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path)  # a last line cut while it was written
+    return df if cut is None else cut

@@ -43,7 +43,10 @@ significant digits, where the STREAM section prints ``30.076741``; for HPL the s
 more precise of the two). HPCC
 writes -1 for a figure it did not measure (e.g. latency with one process): no row. Other summary
 keys (times, error counts, norms, machine epsilons, sizeof, compile switches) are not read, nor
-are the per-section texts that the summary repeats. A summary without its ``End of Summary
+are the per-section texts that the summary repeats. A run ends with "End of HPC Challenge
+tests.", the current time and a rule of 72 '#' (src/io.c); output that ends before that rule
+(a run stopped or a capture cut) keeps its rows and is marked cut short
+(:func:`~overhead.parsers._common.cut_short`). A summary without its ``End of Summary
 section.`` line (file cut off) gives no rows. A file with HPCC's banner but no result at all
 (the run stopped, or the file was cut, before the HPL table and the summary) raises
 :class:`~overhead.parsers._common.RunFailed`.
@@ -55,7 +58,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, number, numbered
 from overhead.parsers.hpl import ROW, add_result, read_result
 
 TOOL = "hpcc"
@@ -145,6 +148,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     run: dict = {}
     trial = 0
     seen_hpcc = False
+    ended: int | None = None  # the last run's closing rule, after "End of HPC Challenge tests."
+    closing: int | None = None  # the line "End of HPC Challenge tests." until the rule follows
     section: str | None = None
     hpl_pending: dict | None = None  # last HPL table row, waiting for its residual line
     summary: dict[str, tuple[str, int]] | None = None
@@ -172,12 +177,19 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             seen_hpcc = True
             trial += 1
             run = {"tool_version": m.group(1)}
-            section, summary = None, None
+            section, summary, ended, closing = None, None, None, None
+            continue
+        if stripped == "End of HPC Challenge tests.":
+            closing = lineno  # the end, once the "Current time" line and the rule follow
+            continue
+        if closing is not None and line == "#" * 72:
+            ended, closing = lineno, None  # src/io.c ends the file with a rule of 72 '#'
             continue
         if not run:
             if _BEGIN.match(stripped):  # output without the banner (e.g. a copied excerpt)
                 trial += 1
                 run = {"_nobanner": True}
+                ended = closing = None
             else:
                 continue
         m = _TIME.match(stripped)
@@ -229,6 +241,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if not len(rows):
         raise RunFailed(path, None, "HPCC output holds no result (it stops before the HPL table "
                                     "and the summary)")
+    if ended is None:
+        # HPCC writes this line when every test is done; without it the run (or the capture)
+        # stopped before its end, whatever the rows read so far
+        return cut_short(rows.frame(), path, None, "the output ends before HPCC's closing lines "
+                         "('End of HPC Challenge tests.', the time and a rule of '#'); the results "
+                         "read are kept")
     return rows.frame()
 
 

@@ -34,7 +34,9 @@ A file that is HPL's output but holds no complete test raises
 :class:`~overhead.parsers._common.RunFailed`: quoting HPL's own error (``HPL ERROR from process
 # 0, on line ... >>> Illegal input in file HPL.dat. Exiting ... <<<``) or the MPI launcher's
 (``BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES``) when the file has one, naming its
-line. A file with complete tests followed by such an error keeps the complete tests. HPCC's
+line. A file with complete tests followed by such an error keeps the complete tests, marked cut
+short (:func:`~overhead.parsers._common.cut_short`); so does one that ends before HPL's closing
+lines, "End of Tests." and a rule of 80 '=' (a run stopped or a capture cut). HPCC's
 output also holds HPL's banner and table (inside ``Begin of HPL section.``): it is HPCC's
 (see :mod:`overhead.parsers.hpcc`) and this parser refuses it.
 """
@@ -151,6 +153,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     pending: dict | None = None  # the last result line, waiting for its residual check
     error: tuple[int, str] | None = None  # the first error line (HPL's or the launcher's)
     in_table = False
+    closing: int | None = None  # "End of Tests.", until its rule of '=' follows
+    ended: int | None = None  # the last run's closing rule
 
     def flush(check: str | None = None, resid: tuple[str, int] | None = None) -> None:
         nonlocal pending
@@ -168,6 +172,13 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             trial += 1
             run = {"trial": trial, "tool_version": m.group(1)}
             in_table = False
+            closing = ended = None
+            continue
+        if stripped == "End of Tests.":
+            closing = lineno
+            continue
+        if closing is not None and set(stripped) == {"="} and len(stripped) >= 80:
+            ended, closing = lineno, None  # HPL_pdtest's last line: a rule of 80 '='
             continue
         if _TABLE_HEADER.match(stripped):
             flush()  # the previous test printed no residual check
@@ -209,6 +220,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         n = df.loc[df["metric"] == "flop_rate"].shape[0]
         return cut_short(df, path, error[0], f"HPL stopped after {n} finished test"
                                              f"{'' if n == 1 else 's'}, which are kept: {error[1]!r}")
+    if ended is None:
+        n = df.loc[df["metric"] == "flop_rate"].shape[0]
+        return cut_short(df, path, None, f"the output ends before HPL's closing lines ('End of "
+                         f"Tests.' and a rule of '='); the {n} finished test"
+                         f"{'' if n == 1 else 's'} read {'is' if n == 1 else 'are'} kept")
     return df
 
 

@@ -72,6 +72,7 @@ from overhead.parsers._common import (
     JsonNumber,
     ParseError,
     Rows,
+    RunFailed,
     integer,
     json_line_map,
     number,
@@ -314,7 +315,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     close()
     if not seen_time:
         if error is not None:
-            raise ParseError(path, error[0], f"hyperfine reported an error and no result: {error[1]}")
+            raise RunFailed(path, error[0], f"hyperfine reported an error and no result: {error[1]}")
         raise ParseError(path, None, "no hyperfine result found (no 'Time (mean ± σ):' line and "
                          "not a JSON, CSV or Markdown export)")
     return rows.frame()

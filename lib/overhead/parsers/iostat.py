@@ -69,6 +69,7 @@ from overhead.parsers._common import (
     ParseError,
     Rows,
     RunFailed,
+    end_cut_mid_line,
     json_line_map,
     number,
     numbered,
@@ -359,7 +360,9 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise RunFailed(path, None, f"only the banner {banner!r}, no report")
         raise ParseError(path, None, "no iostat report found (no 'avg-cpu:' or 'Device' header)")
     rows.fill("started_at", _utc(report.first))
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path, always=True)  # a sample line cut while written
+    return df if cut is None else cut
 
 
 def _base(report: _Report, host: str | None, **params) -> dict:

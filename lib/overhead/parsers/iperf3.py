@@ -107,6 +107,7 @@ from overhead.parsers._common import (
     Rows,
     RunFailed,
     cut_short,
+    end_cut_mid_line,
     number,
     numbered,
 )
@@ -231,6 +232,22 @@ class _Run:
         self.protocol: str | None = None
         self.header: str | None = None  # the columns after Bitrate in the last header
         self.cpu = False  # a CPU line was read (bidir prints two, the same figures)
+        self.lines = 0  # interval and summary lines read
+        self.summary = False  # a sender/receiver line was read
+        self.done = False  # the client's closing "iperf Done." was read
+        self.last = 0  # the run's last line
+
+
+def _unfinished(run: _Run) -> str | None:
+    """Say how a text run that printed results ended before its closing line (None: it did not)."""
+    if not run.lines:
+        return None
+    if run.role == "client" and not run.done:
+        return ("the client's report ends before 'iperf Done.'" if run.summary else
+                "the client's report ends before its summary and 'iperf Done.'")
+    if run.role != "client" and not run.summary:
+        return "the report ends before its summary (the sender/receiver lines)"
+    return None
 
 
 def _parse_text(text: str, path: str) -> pd.DataFrame:
@@ -244,6 +261,13 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     seen = False  # any line only iperf3 prints
     summary = False  # any sender/receiver line
     interval_lines = 0
+    unfinished: tuple[int, str] | None = None  # the first run that stopped before its end
+
+    def finish() -> None:
+        nonlocal unfinished
+        what = _unfinished(run)
+        if what is not None and unfinished is None:
+            unfinished = (run.last, what)
 
     def close() -> None:
         nonlocal start, trial
@@ -256,8 +280,12 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         s = line.strip()
         if not s:
             continue
+        if s == "iperf Done.":
+            run.done = True
+            continue
         if _CONNECTING.match(s) or _ACCEPTED.match(s):
             close()
+            finish()
             run = _Run("client" if s.startswith("Connecting") else "server")
             seen = True
             continue
@@ -301,11 +329,14 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, lineno, "malformed iperf3 report line (expected '[ID] "
                              f"<start>-<end> sec <transfer> <bitrate>/sec ...'): {s!r}")
         seen = True
+        run.lines += 1
+        run.last = lineno
         if _data_line(rows, run, m, path, lineno):
-            summary = True
+            summary = run.summary = True
         else:
             interval_lines += 1
     close()
+    finish()
     if not seen:
         raise ParseError(path, None, "no iperf3 output found (no 'Connecting to host' line, no "
                          "'[ ID] Interval' header, no 'iperf3: error' line)")
@@ -316,7 +347,14 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     rows.fill("tool_version", version)
     if error is not None:
         return _interrupted(rows.frame(), path, error)
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path)
+    if cut is not None:
+        return cut
+    if unfinished is not None:
+        return cut_short(df, path, unfinished[0], f"{unfinished[1]} (a run stopped or a capture "
+                         "cut): the lines read are kept")
+    return df
 
 
 def _text_context(run: _Run, ident: str | None, role: str | None, host: str | None,

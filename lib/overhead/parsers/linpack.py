@@ -33,10 +33,20 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    cut_short,
+    end_cut_mid_line,
+    integer,
+    number,
+    numbered,
+)
 from overhead.parsers._datestamp import started_at
 
 TOOL = "linpack"
+#: The IBM wrapper's last line: "Done: Fri Jul 18 05:16:47 UTC 2014" (`date`'s whole output).
+_DONE = re.compile(r"^Done: \w{3} \w{3} +\d{1,2} \d\d:\d\d:\d\d \S+ \d{4}$")
 BENCHMARK = "linpack"
 
 _RUNNING = re.compile(r"^Running linpack(?: with numaopts <\s*(.*?)\s*>)?, started at (.+)$")
@@ -77,6 +87,16 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     """
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     block = 0
+    blk: dict | None = None  # the block in progress: its number, line, wrapper, rows, ends seen
+    unclosed: tuple[int, int, str] | None = None  # the first block that did not end
+
+    def begin(lineno: int, wrapper: bool) -> None:
+        """Start block ``block + 1`` at ``lineno``, after judging the one in progress."""
+        nonlocal blk, unclosed
+        if blk is not None and unclosed is None:
+            unclosed = _unended(blk, len(rows))
+        blk = {"n": block + 1, "line": lineno, "wrapper": wrapper, "rows": len(rows),
+               "ended": False, "done": False}
     ctx: dict = {}
     block_start = 0  # first row of the block in progress
     block_trials = 0  # its trials so far
@@ -101,6 +121,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if m:
             if block_trials:
                 close_block(False)
+            begin(lineno, True)
             block += 1
             ctx = {"p_block": block}
             if m.group(1):
@@ -112,6 +133,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if stripped.startswith("Intel(R) Optimized LINPACK"):
             seen_linpack = True
             if "p_block" not in ctx:  # output without the IBM wrapper line starts a block here
+                begin(lineno, False)
                 block += 1
                 ctx = {"p_block": block}
             continue
@@ -141,6 +163,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 _summary_row(rows, stripped, lineno, ctx)
                 continue
             in_summary = False
+        if blk is not None and stripped.startswith("End of tests"):
+            blk["ended"] = True  # the Intel benchmark's last line
+        if blk is not None and _DONE.match(stripped):
+            blk["done"] = True  # the wrapper's last line, with its whole date
+            continue
         if stripped.startswith("Residual checks") or stripped.startswith("End of tests"):
             if block_trials:
                 close_block(True)
@@ -174,7 +201,35 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         close_block(False)
     if not seen_linpack:
         raise ParseError(path, 1, "no Intel LINPACK output found (no 'Timing linear equation system solver' table)")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path)
+    if cut is not None:
+        return cut
+    if blk is not None and unclosed is None:
+        unclosed = _unended(blk, len(rows))
+    if unclosed is not None and len(df):
+        return cut_short(df, path, unclosed[1], f"block {unclosed[0]} (from this line) {unclosed[2]}"
+                         ": the trials read are kept")
+    return df
+
+
+def _unended(blk: dict, nrows: int) -> tuple[int, int, str] | None:
+    """Say how a block stopped before its end: (block, line, what), or None when it ended.
+
+    The Intel benchmark ends with "End of tests", the IBM wrapper with "Done: <date>". A block
+    with results needs the first (and the second when the wrapper started it); a wrapper block
+    without any result that the wrapper closed is a run that failed at once, not a cut.
+    """
+    has_rows = nrows > blk["rows"]
+    if blk["wrapper"]:
+        if not blk["done"]:
+            return blk["n"], blk["line"], "ends before the wrapper's closing 'Done:' line"
+        if has_rows and not blk["ended"]:
+            return blk["n"], blk["line"], "ends before the benchmark's closing line 'End of tests'"
+        return None
+    if not blk["ended"]:
+        return blk["n"], blk["line"], "ends before the benchmark's closing line 'End of tests'"
+    return None
 
 
 def _summary_row(rows: Rows, stripped: str, lineno: int, ctx: dict) -> None:

@@ -109,6 +109,7 @@ from overhead.parsers._common import (
     ParseError,
     Rows,
     RunFailed,
+    cut_short,
     integer,
     json_line_map,
     number,
@@ -123,7 +124,7 @@ _HEAD = re.compile(r"^(\d+)\s+(Threads|Connections per thread|Requests per clien
 _BLOCK = re.compile(r"^(ALL STATS|BEST RUN RESULTS|WORST RUN RESULTS|"
                     r"AGGREGATED AVERAGE RESULTS \((\d+) runs\))\s*$")
 _COLUMN = re.compile(r"Ops/sec|Hits/sec|Misses/sec|MOVED/sec|ASK/sec|Avg\. Latency|"
-                     r"p(\d+(?:\.\d+)?) Latency|KB/sec")
+                     r"p(\d+(?:\.\d+)?) Latency|(?<![\w.])Latency|KB/sec")
 _DIST_HEAD = re.compile(r"^Type\s+<= msec\s+Percent\s*$")
 _DIST_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(\S+)\s*$")
 _SKIP = re.compile(r"^(?:\[RUN #\d+|Writing results to |=+$|-+$)")
@@ -139,6 +140,7 @@ _COLUMNS = {
     "MOVED/sec": ("moved_rate", "op/s", 1.0, None),
     "ASK/sec": ("ask_rate", "op/s", 1.0, None),
     "Avg. Latency": ("latency_mean", "s", MS, False),
+    "Latency": ("latency_mean", "s", MS, False),  # memtier 1.2.x: the mean, one column
     "KB/sec": ("transfer_rate_total", "B/s", KB, True),
 }
 _DTYPES = {"p_percentile": "Float64"}
@@ -214,6 +216,8 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     seen = False
     errors: list[tuple[int, str]] = []
     zero_totals: tuple[int, str] | None = None
+    dist: dict | None = None  # the last distribution: its last type, percent, line, "---" after
+    old_format = False  # memtier 1.2.x: one "Latency" column, no WAIT distribution
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         line = line[line.rfind("\r") + 1:]
@@ -223,6 +227,8 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
                 block.columns = None  # a table ends at a blank line
             continue
         if _SKIP.match(stripped):
+            if stripped == "---" and dist is not None:
+                dist["dash"] = True  # the end of a type's distribution
             continue
         m = _HEAD.match(stripped)
         if m:
@@ -241,13 +247,16 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             if block is None:
                 raise ParseError(path, lineno, "a statistics table without its title (ALL STATS...)")
             block.columns = _columns(stripped, path, lineno)
+            old_format = any(c == "Latency" for c, _ in block.columns)
             block.in_dist = False
             continue
         if stripped == "Request Latency Distribution":
             if block is not None:
                 block.in_dist = True
+                dist = {"type": None, "pct": None, "line": lineno, "dash": False,
+                        "old": old_format}
             continue
-        if _DIST_HEAD.match(stripped) or stripped == "---":
+        if _DIST_HEAD.match(stripped):
             continue
         if block is not None and block.columns is not None and not block.done:
             zero = _table_row(stripped, lineno, path, block)
@@ -261,12 +270,20 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             continue
         if block is not None and block.in_dist:
             m = _DIST_ROW.match(stripped)
+            if (not m and dist is not None and dist["dash"] and dist["pct"] is not None
+                    and not re.match(r"[A-Z]+\s", stripped)):
+                # after a section's '---', a line that is no distribution row ends it (a
+                # command line the user appended to a 1.2.x report)
+                block.in_dist = False
+                continue
             if not m:
                 raise ParseError(path, lineno, f"expected 'TYPE MSEC PERCENT' in the latency "
                                  f"distribution, found {stripped!r}")
             command = _command(m.group(1), distribution=True)
             ms = number(m.group(2), path, lineno, "<= msec")
             pct = number(m.group(3), path, lineno, "Percent")
+            if dist is not None:
+                dist.update(type=m.group(1), pct=pct, line=lineno, dash=False)
             if block.done and not block.failed and command not in block.empty:
                 rows.add(lineno, "latency_distribution", ms * MS, "s", False, f"{m.group(2)} msec",
                          block.params, p_command=command, p_percentile=pct)
@@ -286,7 +303,20 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         if not seen:
             raise ParseError(path, 1, "no memtier_benchmark output found (no 'ALL STATS' table "
                              "and no 'Connections per thread' line)")
-    return rows.frame()
+    df = rows.frame()
+    if block is not None and not block.done and len(df):
+        return cut_short(df, path, None, "the last statistics table ends before its Totals row "
+                         "(the run stopped or the capture was cut): the tables before it are kept")
+    if dist is not None and len(df):
+        # memtier ends the distribution with its last type at 100%: WAIT (1.3 and later) or,
+        # in 1.2.x (one Latency column), the last type and a closing '---'
+        whole = dist["pct"] is not None and dist["pct"] >= 100 and (
+            dist["dash"] if dist["old"] else dist["type"] == "WAIT")
+        if not whole:
+            return cut_short(df, path, dist["line"], "the latency distribution ends before its "
+                             "last line (the run stopped or the capture was cut): the rows read "
+                             "are kept")
+    return df
 
 
 def _columns(header: str, path: str, lineno: int) -> list[tuple[str, float | None]]:
@@ -310,7 +340,7 @@ def _table_row(line: str, lineno: int, path: str, block: _Block) -> bool:
     command = _command(name)
     for (col, pct), tok in zip(columns, tokens[1:], strict=True):
         if tok == "---":
-            if col == "Avg. Latency":
+            if col in ("Avg. Latency", "Latency"):
                 block.empty.add(command)
             continue
         if tok in ("-nan", "nan", "inf", "-inf"):

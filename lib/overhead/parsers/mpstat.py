@@ -39,8 +39,15 @@ tables give the same metrics with the suffix ``_mean``.
 
 Other mpstat reports (-n nodes, -A's other blocks) have columns this parser does not know:
 their rows are skipped; text without any CPU utilisation or interrupt header raises
-ParseError, as does a data line whose fields do not match its header. A truncated last line
-is dropped.
+ParseError, as does a data line whose fields do not match its header.
+
+The closing section (issue 26): mpstat ends its text report with the "Average:" tables when it
+has made its count of reports or got SIGINT (Ctrl-C); killed otherwise (SIGTERM, SIGKILL) or
+captured only in part, the samples stop without them. A report whose sampled CPUs do not all
+have their "Average:" line, or whose last line was cut mid-line (no line end, too few fields:
+that line is not read), keeps its sample rows and is marked cut short
+(:func:`~overhead.parsers._common.cut_short`). A JSON document has no averages; it is whole or
+a ParseError (mpstat closes it on SIGINT as at its count).
 
 Failed runs: mpstat writes its first report after one interval; killed before it, the output
 is the banner alone (text) or the JSON header up to ``"statistics": [`` (with SIGINT as with
@@ -59,7 +66,7 @@ from datetime import date, datetime, timedelta
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, number, numbered
 from overhead.parsers.iostat import banner_only, json_header_only, sysstat_hosts
 
 TOOL = "mpstat"
@@ -217,6 +224,9 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     last = max((n for n, line in lines if line.strip()), default=0)
     truncated_tail = not text.endswith("\n")
     p_time = None
+    sampled: dict[tuple, set[str]] = {}  # table (its header) -> CPUs with sample lines
+    averaged: dict[tuple, set[str]] = {}  # table -> CPUs with "Average:" lines
+    dropped: int | None = None  # the unterminated last line, when it was cut
     for lineno, line in lines:
         tokens = line.split()
         if not tokens:
@@ -250,9 +260,11 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             continue
         if len(rest) != len(header) + 1:
             if lineno == last and truncated_tail:
+                dropped = lineno
                 continue  # the last line was cut
             raise ParseError(path, lineno, f"expected CPU and {len(header)} values ({' '.join(header)}), found {len(rest)} fields")
         cpu = rest[0]
+        (averaged if average else sampled).setdefault(tuple(header), set()).add(cpu)
         if not average:
             if secs != sample_time or cpu in cpus_in_table:
                 sample += 1
@@ -274,7 +286,20 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         raise ParseError(path, None, "no mpstat CPU report found (no '<time> CPU %usr ... %idle' or "
                          "'<time> CPU intr/s' header)")
     rows.fill("started_at", _started(day, first_secs))
-    return rows.frame()
+    df = rows.frame()
+    if dropped is not None:
+        return cut_short(df, path, dropped, "the last line has no line end and too few fields "
+                         "(the capture stopped mid-line): it is not read, the samples before "
+                         "it are kept")
+    missing = [cpu for table, cpus in sampled.items() for cpu in sorted(cpus)
+               if cpu not in averaged.get(table, ())]
+    if missing and len(df):
+        # mpstat writes its "Average:" tables when it has made its count of reports or got
+        # SIGINT; without them it was killed (SIGTERM, SIGKILL) or the capture was cut
+        return cut_short(df, path, None, "the report ends before mpstat's closing 'Average:' "
+                         f"lines (none for CPU {', '.join(missing[:4])}"
+                         f"{', ...' if len(missing) > 4 else ''}): the samples read are kept")
+    return df
 
 
 class _Token(str):

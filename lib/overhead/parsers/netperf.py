@@ -69,8 +69,25 @@ themselves is read: the shape tells request/response (6 or 10 fields, then the 2
 socket sizes), stream (5 or 9) and UDP_STREAM (6 or 8, then the receive side), and gives
 elapsed time, CPU utilization, socket/message/request sizes and stream service demand (always
 per KB); the rate/throughput and request/response service demand are not read, as their unit
-(``-f``) is not in the file (``-f k`` and Trans/s print alike). A 6-field line with no second
-line is not read. Several -P 0 results in a row are trials 1, 2, ...
+(``-f``) is not in the file (``-f k`` and Trans/s print alike), unless ``parse(..., unit=...)``
+(``overhead parse netperf FILE --unit 10^6bits/s``; netperf's unit as printed or its -f
+letter) gives it. Without it they are never dropped silently: a note
+(:func:`overhead.parsers._common.note`, printed on stderr by ``overhead parse``) names the
+first line and value not kept and says how to give the unit. A ``--unit`` that contradicts a
+command line shown is an error. A 6-field line with no second line is not read. Several -P 0
+results in a row are trials 1, 2, ...
+
+**Omni with -P 0** prints values without their header: ``-o SEL`` one CSV line, ``-O SEL`` one
+line of columns. With a shell trace of the command before them, its ``-o``/``-O`` list names
+the values (one trial per line). Without one nothing names them: a line of CSV values is a
+ParseError naming it and saying to keep the command line (``sh -x``) or drop -P 0; so is
+``-o all`` with -P 0 (every selector's value, the names in no line).
+
+**Closing line of omni "all" output.** ``-O all`` / ``-o all`` end with the COMMAND_LINE
+selector, the quoted command line (``"netperf ... -- -O all"``) as the last column: output
+whose header begins as "all" does (Socket Type, Protocol, Direction, Elapsed Time, Throughput,
+Throughput Units, Local Send Socket Size Requested) without that closing value, or an -O group
+of columns without its value line, keeps its rows marked cut short.
 
 **Stray lines** are skipped: netperf's warnings such as "enable_enobufs failed:
 getprotobyname" (printed after the banner by UDP_STREAM when /etc/protocols is missing, as in
@@ -85,12 +102,22 @@ no result is RunFailed without a line. Text with no sign of netperf raises Parse
 
 from __future__ import annotations
 
+import csv
 import re
 import shlex
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    end_cut_mid_line,
+    note,
+    number,
+    numbered,
+)
 
 TOOL = "netperf"
 BENCHMARK = "netperf"
@@ -186,9 +213,12 @@ def detect(text: str) -> float:
     if "are you sure there is a netserver listening" in head:
         return 0.5  # netperf's own error: let its parser say so
     lines = [ln.strip() for ln in head.splitlines() if ln.strip()]
-    if any(_command(ln) is not None for ln in lines[:50]) and any(
-            _is_numbers(ln.split()) for ln in lines):
-        return 0.9  # a shell trace of a netperf command, then -P 0 result lines
+    commands = [c for c in map(_command, lines[:50]) if c is not None]
+    if commands and (any(c["output"] is not None for c in commands) or any(
+            _is_numbers(ln.split()) or _headerless_csv(ln) for ln in lines)) and len(lines) > 1:
+        return 0.9  # a shell trace of a netperf command, then -P 0 result lines (or omni's)
+    if lines and _headerless_csv(lines[0]) and '"netperf ' in lines[0]:
+        return 0.5  # omni -o all -P 0: its last value is the command line
     numeric = [ln.split() for ln in lines if not _stray(ln) and not ln.startswith(_VERBOSE)]
     if numeric and all(_is_numbers(t) for t in numeric[:20]) and any(
             _bare_kind(None, len(t), u) for t, u in zip(numeric, [*numeric[1:], None], strict=True)):
@@ -226,7 +256,30 @@ def throughput_scale(unit: str) -> float | None:
     raise ValueError(unit)
 
 
-def parse(text: str, path: str = "<string>") -> pd.DataFrame:
+def rate_unit(unit: str) -> str:
+    """Read a ``--unit`` given for -P 0 result lines: netperf's unit text or its ``-f`` letter.
+
+    Returns the unit as this parser names it: "Trans/s", or the -f unit without "/s"
+    ("10^6bits", "KBytes", ...).
+
+    Raises
+    ------
+    ValueError
+        For anything netperf does not print (the message lists what it does).
+    """
+    u = unit.strip()
+    if u in _FORMATS:
+        return _FORMATS[u]
+    try:
+        scale = throughput_scale(u)
+    except ValueError:
+        raise ValueError("not a netperf unit: give netperf's -f letter (b k m g B K M G) or its "
+                         "unit as printed (10^0bits/s, 10^3bits/s, 10^6bits/s, 10^9bits/s, "
+                         "Bytes/s, KBytes/s, MBytes/s, GBytes/s, Trans/s)") from None
+    return "Trans/s" if scale is None else re.sub(r"/(?:s|sec)$", "", u)
+
+
+def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.DataFrame:
     """Parse netperf output (classic tables, ``-P 0`` lines or omni selectors) into tidy rows.
 
     Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
@@ -238,9 +291,14 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         When the text is netperf's output but holds no result: netperf's error (quoted, with
         its line), or a banner or command line with nothing after it.
     ParseError
-        When the text is not netperf output, a result line is malformed, or a whole-number
-        parameter is out of the 64-bit range.
+        When the text is not netperf output, a result line is malformed, a whole-number
+        parameter is out of the 64-bit range, or ``unit`` contradicts the command line shown.
+
+    ``unit`` (the CLI's ``--unit``) gives the rate's unit of -P 0 result lines when the file
+    does not show the command line (see the module docstring); without it, those rates are
+    named in a note (:func:`overhead.parsers._common.note`), not kept.
     """
+    given = None if unit is None else rate_unit(unit)
     blocks: list[tuple[int | None, str | None, list[tuple[int, str]], dict | None]] = []
     current: list[tuple[int, str]] = []
     title: tuple[int | None, str | None] = (None, None)
@@ -272,6 +330,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL,
                 dtypes={"p_percentile": "Float64", "p_test": "string"})
     trials: dict[str | None, int] = {}
+    dropped: list[tuple[int, str]] = []  # -P 0 rates not kept (line, what): their unit is unknown
+    cuts: list[tuple[int, str]] = []  # omni "all" output without its closing command line
     for title_line, title_text, lines, cmd in blocks:
         ctx: dict = {}
         if title_text is not None:
@@ -286,7 +346,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         elif cmd is not None:
             ctx["p_test"] = cmd["test"]
         start = len(rows)
-        if _block(rows, lines, ctx, cmd, trials, title_text is not None):
+        if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped, cuts):
             continue  # -P 0 lines: _bare counted the trials of its results
         if len(rows) > start:
             key = ctx.get("p_test")
@@ -300,15 +360,28 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                             f"{seen[0]})")
         raise ParseError(path, None, "no netperf result found (no test banner with a result "
                          "table, -P 0 result lines, omni CSV/columns, or key=value selectors)")
-    return rows.frame()
+    df = rows.frame()
+    if dropped:
+        more = f" and {len(dropped) - 1} more result line{'s' if len(dropped) > 2 else ''}" \
+            if len(dropped) > 1 else ""
+        note(df, f"{path}:{dropped[0][0]}: netperf -P 0 result: {dropped[0][1]}{more} not kept: "
+             f"its unit (netperf's -f) is not in the file; give it with 'overhead parse netperf "
+             f"{path} --unit 10^6bits/s' (the unit netperf ran with: Trans/s for request/"
+             f"response without -f, 10^6bits/s for streams without -f), or keep the netperf "
+             f"command line in the capture (sh -x)")
+    cut = end_cut_mid_line(df, text, path)  # a last line cut while it was written
+    if cut is None and cuts:
+        cut = cut_short(df, path, *cuts[0])
+    return df if cut is None else cut
 
 
 def _command(line: str) -> dict | None:
     """Read the options of a netperf command line shown by a shell trace (``+ netperf ...``).
 
-    Returns ``{"test": ..., "fmt": ...}`` (the ``-t`` test, TCP_STREAM when not given as
-    netperf defaults to it; the ``-f`` letter or None), or None when ``line`` is not such a
-    line.
+    Returns ``{"test": ..., "fmt": ..., "output": ...}`` (the ``-t`` test, TCP_STREAM when
+    not given as netperf defaults to it; the ``-f`` letter or None; the omni output option
+    after ``--``: ("o" | "O" | "k", its selector list or "all"), or None), or None when
+    ``line`` is not such a line.
     """
     m = _TRACE.match(line)
     if not m or "netperf" not in m.group(1):
@@ -320,7 +393,7 @@ def _command(line: str) -> dict | None:
     at = next((i for i, w in enumerate(words) if w.rsplit("/", 1)[-1] == "netperf"), None)
     if at is None:
         return None
-    opts: dict = {"test": "TCP_STREAM", "fmt": None}
+    opts: dict = {"test": "TCP_STREAM", "fmt": None, "output": None}
     args = words[at + 1:]
     i = 0
     while i < len(args) and args[i] != "--":  # global options only (test options follow --)
@@ -333,6 +406,10 @@ def _command(line: str) -> dict | None:
                 opts[key] = args[i][2:]
                 break
         i += 1
+    for k in range(i + 1, len(args) - 1):  # test options: the omni output selectors
+        if args[k] in ("-o", "-O", "-k"):
+            sels = [w.strip().upper() for w in args[k + 1].split(",")]
+            opts["output"] = (args[k][1], "all" if sels == ["ALL"] else sels)
     opts["test"] = opts["test"].upper()
     return opts
 
@@ -345,11 +422,13 @@ def _stray(line: str) -> bool:
 
 
 def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None,
-           trials: dict, banner: bool) -> bool:
+           trials: dict, banner: bool, given: str | None, dropped: list, cuts: list) -> bool:
     """Add the rows of one test's output (the lines after its banner, or a part without one).
 
-    ``cmd`` is the last command line shown before the part (or None). Returns
-    True when the part was read as ``-P 0`` lines, whose trials are counted here.
+    ``cmd`` is the last command line shown before the part (or None), ``given`` the
+    ``--unit`` (or None); -P 0 rates not kept are appended to ``dropped``, an omni ``all``
+    output without its closing command line to ``cuts`` (line, what). Returns True when
+    the part was read as ``-P 0`` lines, whose trials are counted here.
     """
     body = [(n, ln) for n, ln in lines if not _stray(ln)]
     content = [(n, ln) for n, ln in body if ln.strip()]
@@ -370,12 +449,15 @@ def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None
     elif first.startswith("Socket") and "Messages" in first:
         _classic(rows, body, ctx, "udp_stream")
     elif "," in first and any(h.strip() in _HEADERS for h in first.split(",")):
-        _omni_csv(rows, content, ctx)
+        _omni_csv(rows, content, ctx, cuts)
+    elif not banner and cmd is not None and cmd["output"] is not None:
+        _omni_bare(rows, content, ctx, cmd, trials)  # omni -P 0: values without their header
+        return True
     elif not banner:  # -P 0 lines, or a wrapper's text
-        _bare(rows, content, ctx, cmd, trials)
+        _bare(rows, content, ctx, cmd, trials, given, dropped)
         return True
     else:
-        _omni_human(rows, body, ctx)
+        _omni_human(rows, body, ctx, cuts)
     return False
 
 
@@ -559,8 +641,17 @@ def _bare_kind(cmd: dict | None, n: int, following: list[str] | None) -> str | N
     return None
 
 
+def _headerless_csv(line: str) -> bool:
+    """Tell whether ``line`` is omni ``-o`` values without their header (``-P 0``)."""
+    head = line.strip().split('"', 1)[0]
+    fields = [f.strip() for f in head.split(",")]
+    return (len(fields) >= 3 and not any(" " in f for f in fields)
+            and not any(f in _HEADERS for f in fields)
+            and any(_DECIMAL.match(f) for f in fields))
+
+
 def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | None,
-          trials: dict) -> None:
+          trials: dict, given: str | None, dropped: list) -> None:
     """Add the rows of ``-P 0`` result lines (no banner, no header lines).
 
     Which number is which follows from the test kind (the shape of the lines, or ``-t`` of a
@@ -589,6 +680,11 @@ def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | Non
             i = _verbose_at(rows, content, i, *last)
             continue
         if not _is_numbers(tokens):
+            if _headerless_csv(line):
+                raise ParseError(path, n, "netperf omni CSV values without their header "
+                                 "(-P 0 with -o): which value is which is set by -o, which "
+                                 "is not in the file; keep the netperf command line in the "
+                                 "capture (sh -x) or run without -P 0")
             i += 1  # a wrapper's line
             continue
         nxt = content[i + 1][1].split() if i + 1 < len(content) else None
@@ -604,11 +700,25 @@ def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | Non
         start = len(rows)
         fmt = None if cmd is None else cmd["fmt"]
         if cmd is None:
-            unit = None  # -f is not shown: the rate's unit is unknown
+            unit = given  # -f is not shown: the rate's unit is --unit's, or unknown
+            if unit is None:
+                k = 4 if kind == "stream" else 5
+                what = (f"the {'rate' if kind == 'rr' else 'throughput'} ({tokens[k]!r}, "
+                        f"field {k + 1})" + (" and the service demand"
+                                             if kind == "rr" and len(tokens) == 10 else ""))
+                dropped.append((n, what))
+            elif unit == "Trans/s" and kind != "rr":
+                raise ParseError(path, n, f"--unit Trans/s: this -P 0 result line is a "
+                                 f"stream's ({len(tokens)} fields), its rate is in bits or "
+                                 f"bytes per second")
         elif kind == "rr" and fmt is None:
             unit = "Trans/s"  # request/response tests report transactions unless -f is given
         else:
             unit = _FORMATS.get(fmt or "m")  # netperf's default -f is m (10^6bits/s)
+        if cmd is not None and given is not None and unit != given:
+            shown = unit if unit == "Trans/s" else f"{unit}/s"
+            raise ParseError(path, n, f"--unit {given} contradicts the netperf command line "
+                             f"shown before this result (its rate is in {shown})")
         i, last = _bare_result(rows, content, i, kind, ctx, unit, following)
         begun.append(start)
     number_trials()
@@ -762,9 +872,59 @@ def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
 # --------------------------------------------------------------------------- omni output
 
 
-def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict) -> None:
-    """Add the rows of omni CSV output (header line, value line; repeated)."""
+def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
+               trials: dict) -> None:
+    """Add the rows of omni output without its header (``-P 0``), named by the command line.
+
+    ``-o SEL`` prints one CSV line of values per test, ``-O SEL`` one line of columns, in the
+    order of the selectors the command line (a shell trace before them) lists. Each line is
+    a trial.
+    """
     path = rows.path
+    letter, sels = cmd["output"]
+    if sels == "all":
+        raise ParseError(path, content[0][0], f"netperf omni -{letter} all with -P 0: the "
+                         "values of every selector without their header; run without -P 0 "
+                         "to keep the header that names them")
+    key = ctx.get("p_test")
+    for n, line in content:
+        if not line.strip():
+            continue
+        tokens = (next(csv.reader([line.strip()])) if letter == "o" else line.split())
+        if len(tokens) != len(sels):
+            raise ParseError(path, n, f"netperf omni -P 0 line has {len(tokens)} values, the "
+                             f"command line's -{letter} names {len(sels)} selectors")
+        picked = {sel: (tok.strip(), n, f"{tok.strip()} ({sel})")
+                  for sel, tok in zip(sels, tokens, strict=True) if sel in _SELECTORS}
+        start = len(rows)
+        _omni_rows(rows, picked, ctx)
+        if len(rows) > start:
+            trials[key] = trials.get(key, 0) + 1
+            rows.fill("trial", trials[key], start)
+
+
+#: The first columns of omni's ``-o all`` / ``-O all`` output (netperf 2.7.0), whose last
+#: column is the quoted command line ("Command Line", COMMAND_LINE): its closing value.
+_ALL_FIRST = ["Socket Type", "Protocol", "Direction", "Elapsed Time (sec)", "Throughput",
+              "Throughput Units", "Local Send Socket Size Requested"]
+_CLOSED_COMMAND = re.compile(r'"[^"]*netperf[^"]*"\s*$')
+
+
+def _all_closed(value_line: str) -> bool:
+    """Tell whether an omni ``all`` value line ends with its whole quoted command line."""
+    return bool(_CLOSED_COMMAND.search(value_line))
+
+
+def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+    """Add the rows of omni CSV output (header line, value line; repeated).
+
+    ``-o all`` output (its header begins as :data:`_ALL_FIRST`) ends its value line with the
+    quoted command line; without it (a capture cut in that line, or before it) the rows are
+    kept and the cut is appended to ``cuts``.
+    """
+    path = rows.path
+    if len(content) % 2 and content[-1][1].split(",")[0].strip() in _HEADERS:
+        cuts.append((content[-1][0], "an omni CSV header without its value line"))
     i = 0
     while i + 1 < len(content):
         (hn, header), (vn, values) = content[i], content[i + 1]
@@ -773,6 +933,8 @@ def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict) -> None:
         if len(tokens) != len(names):
             raise ParseError(path, vn, f"omni CSV line has {len(tokens)} fields, its header "
                              f"(line {hn}) {len(names)}")
+        if names[:len(_ALL_FIRST)] == _ALL_FIRST and not _all_closed(values):
+            cuts.append((vn, "omni -o all values without their closing command line"))
         picked = {}
         for name, tok in zip(names, tokens, strict=True):
             sel = _HEADERS.get(name)
@@ -795,9 +957,19 @@ def _columns(lines: list[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in zip(starts, [*starts[1:], width], strict=True)]
 
 
-def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict) -> None:
-    """Add the rows of omni column output (``-O``)."""
+def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+    """Add the rows of omni column output (``-O``).
+
+    Each group of columns is four header lines and a value line; a group cut before its value
+    line is appended to ``cuts``. ``-O all`` output (its first group begins as
+    :data:`_ALL_FIRST`) ends with the quoted command line ("Command Line"); a capture without
+    it is appended to ``cuts`` too (the rows read are kept).
+    """
     path = rows.path
+    filled = [ln for _, ln in body if ln.strip()]
+    everything = len(filled) >= 4 and filled[0].split()[:6] == [
+        "Socket", "Protocol", "Direction", "Elapsed", "Throughput", "Throughput"] \
+        and "Requested" in filled[3]
     merged: dict = {}  # selector -> value over all groups (-O prints wide output in groups)
     i = 0
     while i < len(body):
@@ -805,7 +977,8 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict) -> None:
             i += 1
             continue
         group = body[i:i + 5]
-        if len(group) < 5:
+        if len(group) < 5 or not all(ln.strip() for _, ln in group):
+            cuts.append((group[-1][0], "an omni -O group of columns without its value line"))
             break  # cut off before the value line
         texts = [ln for _, ln in group]
         spans = _columns(texts)
@@ -826,6 +999,10 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict) -> None:
         for sel, val in picked.items():
             merged.setdefault(sel, val)
         i += 5
+    if everything and not cuts and not (body and _all_closed(
+            next(ln for _, ln in reversed(body) if ln.strip()))):
+        last = next(n for n, ln in reversed(body) if ln.strip())
+        cuts.append((last, "omni -O all output without its closing command line"))
     if not merged and i >= 5:
         raise ParseError(path, body[0][0], "unrecognized netperf output: expected a classic "
                          "result table, omni CSV, omni columns (-O) or key=value lines")

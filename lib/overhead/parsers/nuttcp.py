@@ -48,7 +48,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    end_cut_mid_line,
+    number,
+    numbered,
+)
 
 TOOL = "nuttcp"
 BENCHMARK = "nuttcp"
@@ -198,6 +206,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     version: str | None = None
     error: tuple[int, str] | None = None
     seen = False
+    open_run: int | None = None  # the first interval line of a run not yet closed by its summary
 
     def close() -> None:
         nonlocal trial, elapsed, run
@@ -242,7 +251,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if final:
             _rows(rows, fields, lineno, {})
             close()
+            open_run = None
             continue
+        if open_run is None:
+            open_run = lineno
         sec = number(fields["sec"][0], path, lineno, "interval seconds")
         elapsed += sec
         p_time = total_sec if total_sec is not None else round(elapsed, 6)
@@ -254,7 +266,16 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         raise ParseError(path, None, "no nuttcp result found (no '<MB> MB / <s> sec = <rate> Mbps' "
                          "line, no megabytes= line, no nuttcp-t:/nuttcp-r: summary)")
     rows.fill("tool_version", version)
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path)
+    if cut is not None:
+        return cut
+    if open_run is not None:
+        # nuttcp ends a run with its summary line (real_seconds=, or "... sec = ... Mbps"
+        # without the interval's fields) after its interval lines
+        return cut_short(df, path, open_run, "interval lines without the run's closing summary "
+                         "line (the run stopped or the capture was cut): the intervals are kept")
+    return df
 
 
 def _verbose(rows: Rows, body: str, side: str, lineno: int) -> int:

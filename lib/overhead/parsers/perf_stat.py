@@ -64,6 +64,23 @@ percentage running always has 2 decimals); with ``-x';'`` the fields are clean. 
 prints the metric ("1,CPUs utilized") rounded to a whole number, so it is not read. -j under
 de_DE is not valid JSON ("pcnt-running" : 100,00): -j lines are read pair by pair.
 
+**Continuation lines.** A metric perf prints on a line of its own under its counter
+(``#    0.03  stalled cycles per insn`` under ``instructions``, whenever a stalled-cycles event
+is counted) gives ``stalled_cycles_per_instruction`` (ratio, lower is better) with the
+counter's p_event; other such lines (percentages of other counters) give no row.
+
+**Several reports in one file** (``-o`` files appended with ``cat >>``, each with its own
+"# started on", or reports joined by ``---`` lines): every report gives its rows with its own
+started_at and parameters, and ``p_report`` (1, 2, ...) tells them apart when there is more
+than one.
+
+**Cut short.** perf ends every text report with "seconds time elapsed" (also when the command
+is interrupted), followed by "seconds user" and "seconds sys" when it ran a command. A report whose counters are not followed by that line is a capture cut
+short: the counters read are kept and the frame is marked cut short
+(:func:`~overhead.parsers._common.cut_short`), never returned as a complete run. A report
+with a header and nothing after it (perf failed to start the command) gives no rows.
+CSV and -j output have no closing line, so a cut there can only be seen when it breaks a line.
+
 Interval mode (``-I``) and per-CPU/per-core aggregation (``-A``, ``--per-core``) are not
 supported: ParseError. Text that is not perf stat output raises ParseError; a header without
 counters (perf failed to start the command) gives no rows.
@@ -76,7 +93,15 @@ from datetime import datetime
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "perf-stat"
 BENCHMARK = "perf-stat"
@@ -107,7 +132,14 @@ _JSON_PAIR = re.compile(r'\s*"([^"\\]+)"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9]+(
 _CSV_COMMA = re.compile(  # a -x, line printed with decimal commas: the value may hold one
     r"^(?P<value>[0-9.]+(?:,[0-9]+)?|<not supported>|<not counted>),(?P<unit>[A-Za-z]*),"
     r"(?P<event>[A-Za-z][^,]*),(?P<rest>.*)$")
-_NOTES = {"CPUs utilized": ("cpus_utilized", True), "insn per cycle": ("instructions_per_cycle", True)}
+_NOTES = {"CPUs utilized": ("cpus_utilized", True), "insn per cycle": ("instructions_per_cycle", True),
+          "stalled cycles per insn": ("stalled_cycles_per_instruction", False)}
+#: A metric perf prints on a line of its own under the counter it derives from (no count, no
+#: event name): ``#    0.03  stalled cycles per insn`` under ``instructions`` whenever a
+#: stalled-cycles event is counted.
+_CONTINUATION = re.compile(rf"^\s+#\s+(?P<value>{_NUM})\s+(?P<what>[^(]*?)\s*(?:\(.*)?$")
+#: The line some users put between reports appended to one file (``echo ---``).
+_SEPARATOR = re.compile(r"^-{3,}$")
 
 
 def detect(text: str) -> float:
@@ -123,7 +155,24 @@ def detect(text: str) -> float:
         return 1.0
     if lines and all(_csv_split(line) is not None for line in lines):
         return 0.8
+    if lines and (lines[0].startswith("Workload failed: ") or (
+            lines[0].startswith("event syntax error: ") and "perf list" in head)):
+        return 0.5  # perf stat's own failure, before any report
     return 0.0
+
+
+#: How perf stat says it measured nothing: the workload did not start ("Workload failed: No
+#: such file or directory"), an event it cannot count ("event syntax error: 'x'"), or its
+#: "Error:" block (e.g. perf_event_paranoid)
+_FAILED = re.compile(r"^(?:Workload failed: .*|event syntax error: .*|Error:.*)$")
+
+
+def _failure(text: str) -> tuple[int, str] | None:
+    """Find perf stat's own failure message in ``text``: (line, message) or None."""
+    for lineno, line in numbered(text):
+        if _FAILED.match(line.strip()):
+            return lineno, line.strip()
+    return None
 
 
 def metric_name(event: str) -> str:
@@ -321,26 +370,28 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
 
 
 def _parse_text(text: str, path: str) -> pd.DataFrame:
-    """Parse the text report."""
+    """Parse the text report (one or more reports, each with its own header)."""
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     style = _style(_text_marks(text), path)
     params: dict = {}
     started = None
-    seen = False
+    #: per report: [header line, its started_at, first row, counter line or None, elapsed seen]
+    reports: list[list] = []
     advice = False
+    last_counter: tuple[dict, int] | None = None  # the extra params and line of the last counter
     for lineno, line in numbered(text):
         stripped = line.strip()
-        if not stripped or advice:
+        if not stripped:
             continue
         m = _STARTED.match(stripped)
         if m:
             started = _started_at(m.group(1))
+            advice = False
             continue
-        if _INTERVAL.match(stripped):
-            raise ParseError(path, lineno, "perf stat interval mode (-I) is not supported")
         h = _HEADER.match(line)
         if h:
-            seen = True
+            advice = False
+            last_counter = None
             params = {}
             what = h.group("what")
             if h.group("kind") == "process id":
@@ -353,11 +404,20 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
                 params["p_command"] = what
             if h.group("runs"):
                 params["p_runs"] = integer(h.group("runs"), path, lineno, "runs")
+            reports.append([lineno, started, len(rows), None, False])
+            started = None
             continue
-        if not seen:
+        if advice:
             continue
+        if _INTERVAL.match(stripped):
+            raise ParseError(path, lineno, "perf stat interval mode (-I) is not supported")
+        if not reports:
+            continue
+        if _SEPARATOR.match(stripped) and reports[-1][4] is True:
+            continue  # "---" between two reports
         e = _ELAPSED.match(line)
         if e:
+            reports[-1][4] = True
             rows.add(lineno, "elapsed_time", _num(e.group("value"), path, lineno, "seconds time elapsed", style),
                      "s", False, f"{e.group('value')} seconds", params)
             if e.group("pct") is not None:
@@ -366,9 +426,20 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             continue
         u = _USERSYS.match(line)
         if u:
+            # perf prints "seconds user" then "seconds sys" after the elapsed line: the report
+            # ends with "sys" when it has "user"
+            reports[-1][4] = u.group("which") == "sys" or ("user", lineno)
             rows.add(lineno, f"{u.group('which')}_time",
                      _num(u.group("value"), path, lineno, f"seconds {u.group('which')}", style),
                      "s", False, f"{u.group('value')} seconds", params)
+            continue
+        k = _CONTINUATION.match(line)
+        if k and last_counter is not None and reports[-1][4] is False:
+            what = k.group("what").strip()
+            if what in _NOTES:
+                name, hib = _NOTES[what]
+                rows.add(lineno, name, _num(k.group("value"), path, lineno, what, style), "ratio",
+                         hib, f"{k.group('value')} {what}", last_counter[0])
             continue
         c = _COUNTER.match(line)
         if not c:
@@ -378,26 +449,51 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, lineno, f"expected '<count> [unit] <event>  # ...', found {stripped!r}")
         if c.group("event")[0].isdigit():
             raise ParseError(path, lineno, "perf stat interval mode (-I) or per-CPU output (-A) is not supported")
-        _counter_rows(rows, c.group("value"), c.group("unit") or "", c.group("event"),
-                      c.group("rest"), None, lineno, params, style=style)
-    if not seen:
+        if reports[-1][4] is not False:
+            raise ParseError(path, lineno, "a counter after 'seconds time elapsed' (expected a new "
+                             "'Performance counter stats for' header)")
+        reports[-1][3] = reports[-1][3] or lineno
+        last_counter = (_counter_rows(rows, c.group("value"), c.group("unit") or "", c.group("event"),
+                                      c.group("rest"), None, lineno, params, style=style), lineno)
+    if not reports:
+        failed = _failure(text)
+        if failed is not None:  # perf's own message: the workload or an event could not start
+            raise RunFailed(path, *failed)
         raise ParseError(path, None, "no perf stat output found (no 'Performance counter stats for' line)")
-    rows.fill("started_at", started)
-    return rows.frame()
+    several = len(reports) > 1
+    for i, (_, stamp, first, _, _) in enumerate(reports):
+        stop = reports[i + 1][2] if i + 1 < len(reports) else len(rows)
+        rows.fill("started_at", stamp, first, stop)
+        if several:
+            rows.fill("p_report", i + 1, first, stop)
+    df = rows.frame()
+    unfinished = [r for r in reports if r[3] is not None and r[4] is not True]
+    if unfinished and not df.empty:
+        header, _, _, counter, _ = unfinished[0]
+        which = f"the report of line {header}" if several else "the report"
+        if isinstance(unfinished[0][4], tuple):
+            return cut_short(df, path, unfinished[0][4][1], f"{which} has 'seconds user' but no "
+                             "'seconds sys' line after it: the capture ends before perf's "
+                             "closing lines; the rest is kept")
+        return cut_short(df, path, None, f"{which} has counters (from line {counter}) but no "
+                         "'seconds time elapsed' line: the capture ends before perf's closing "
+                         "lines; the counters read are kept")
+    return df
 
 
 def _counter_rows(rows: Rows, value: str, unit: str, event: str, rest: str,
                   variance: str | None, lineno: int, params: dict, running: str | None = None,
                   note: tuple[str, str] | None = None, style: str | None = ".",
-                  whole: bool = True) -> None:
+                  whole: bool = True) -> dict | None:
     """Add the rows of one counter line: its value, run-to-run spread and derived note, if any.
 
-    ``whole``: counts are printed as whole numbers (text, CSV); -j prints them "%f".
+    ``whole``: counts are printed as whole numbers (text, CSV); -j prints them "%f". Returns the
+    counter's parameters (for a metric on a continuation line), None when it gave no row.
     """
     if value.startswith("<"):
-        return  # <not supported> / <not counted>: the counter has no value
+        return None  # <not supported> / <not counted>: the counter has no value
     if unit and unit not in _TIME_UNITS:
-        return  # Joules, MiB, ...: no canonical unit in the data model
+        return None  # Joules, MiB, ...: no canonical unit in the data model
     path = rows.path
     metric = metric_name(event)
     count = _num(value, path, lineno, event, style, count=whole and not unit)
@@ -429,6 +525,7 @@ def _counter_rows(rows: Rows, value: str, unit: str, event: str, rest: str,
         name, hib = _NOTES[note[1].strip()]
         rows.add(lineno, name, _num(note[0], path, lineno, note[1], style), "ratio",
                  hib if name != "cpus_utilized" else None, f"{note[0]} {note[1].strip()}", extra)
+    return extra
 
 
 def _parse_csv(text: str, path: str) -> pd.DataFrame:

@@ -40,7 +40,10 @@ default)" is fixed text printed on every platform, so it says nothing about the 
 
 Absent values: a method the platform lacks prints ``n/a`` (or ``n/a*`` when the file system
 refuses O_DIRECT); it gives no row. pg_test_fsync prints a test's label before running it, so
-an output cut short ends in a label without numbers: that last test gives no row. A label
+an output cut short ends in a label without numbers: that last test gives no row. Every run
+ends with the "Non-sync'ed 8kB writes" test; a run without its result (stopped, or its capture
+cut, during an earlier test) keeps its rows, marked cut short
+(:func:`~overhead.parsers._common.cut_short`). A label
 without numbers anywhere else, or numbers that do not parse, raise ParseError.
 
 Several runs in one file (a new "N seconds per test" or "O_DIRECT ..." line after results)
@@ -55,7 +58,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "pg_test_fsync"
 BENCHMARK = "pg_test_fsync"
@@ -126,18 +137,27 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     run: dict = {}
     section: dict | None = None
     header_seen_in_trial = False
+    closed = False  # the run in progress reached its last test, "Non-sync'ed 8kB writes"
+    unclosed: int | None = None  # the trial of the first run that stopped before it
 
     def new_run_if_needed() -> None:
-        nonlocal trial, rows_in_trial, run, section
+        nonlocal trial, rows_in_trial, run, section, closed, unclosed
         if rows_in_trial:
+            if not closed and unclosed is None:
+                unclosed = trial
+            closed = False
             trial += 1
             rows_in_trial = 0
             run = {}
             section = None
 
+    error: tuple[int, str] | None = None  # pg_test_fsync's own error ("pg_test_fsync: error: ...")
     for lineno, line in lines:
         stripped = line.strip()
         if not stripped:
+            continue
+        if stripped.startswith("pg_test_fsync: ") and error is None:
+            error = (lineno, stripped)
             continue
         m = _SECONDS.match(stripped)
         if m:
@@ -194,6 +214,18 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                      f"{r.group('usecs')} usecs/op", params)
         rows_in_trial += 1
         seen = True
+        if str(params.get("p_section", "")).startswith("Non-sync'ed"):
+            closed = True
     if not seen:
         raise ParseError(path, None, "no pg_test_fsync output found (no 'seconds per test', 'O_DIRECT' or 'Compare ...' line)")
-    return rows.frame()
+    df = rows.frame()
+    if not len(df) and error is not None:  # it stopped before any test: its own message says why
+        raise RunFailed(path, *error)
+    if rows_in_trial and not closed and unclosed is None:
+        unclosed = trial
+    if unclosed is not None and len(df):
+        # every run ends with the "Non-sync'ed 8kB writes" test: a run without it stopped
+        # (or its capture was cut) during an earlier test
+        return cut_short(df, path, None, f"run {unclosed} ends before pg_test_fsync's last test "
+                         "(\"Non-sync'ed 8kB writes\"): the tests read are kept")
+    return df

@@ -70,7 +70,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    end_cut_mid_line,
+    number,
+    numbered,
+)
 
 TOOL = "qperf"
 BENCHMARK = "qperf"
@@ -212,6 +220,8 @@ class _Block:
         self.line = line
         self.rows: list[tuple] = []
         self.params: dict = {}
+        self.names: list[str] = []  # the field names printed, in order
+        self.last = line  # the block's last line
 
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
@@ -248,6 +258,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                 failure = failure or (lineno, line.strip())
             continue
         name, data = f.groups()
+        block.names.append(name)
+        block.last = lineno
         if block.test == "conf":
             if name == "loc_qperf":
                 version = data
@@ -296,4 +308,31 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if failure is not None:
         done = ", ".join(dict.fromkeys(df["p_test"].astype(str)))
         return cut_short(df, path, failure[0], f"{failure[1]}; the tests before it are kept: {done}")
+    cut = end_cut_mid_line(df, text, path)
+    if cut is not None:
+        return cut
+    unended = _unended(blocks)
+    if unended is not None:
+        return cut_short(df, path, *unended)
     return df
+
+
+def _unended(blocks: list[_Block]) -> tuple[int, str] | None:
+    """Find a test block that stopped before its end: (line, what), or None.
+
+    qperf prints a test's name when it starts and its block when it ends; a name without any
+    value after it is a test that never finished. With -v (or -vv) every block prints both
+    sides' CPU use, the remote one last (-v) or before its message counts (-vv): a verbose
+    output's block without "rem_cpus_used"/"recv_cpus_used" was cut. Without -v the blocks have
+    no fixed last line, and a cut between two values cannot be told.
+    """
+    verbose = any(n.endswith("_cpus_used") for b in blocks for n in b.names)
+    for b in blocks:
+        if b.test == "conf":
+            continue
+        if not b.rows:
+            return b.line, f"qperf printed '{b.test}:' but no result after it (the test did not end)"
+        if verbose and not {"rem_cpus_used", "recv_cpus_used"} & set(b.names):
+            return b.last, (f"the '{b.test}:' block (-v) ends before its remote CPU line "
+                            "(rem_cpus_used or recv_cpus_used): the values read are kept")
+    return None

@@ -96,7 +96,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, end_cut_mid_line
 from overhead.parsers._datestamp import started_at
 
 TOOL = "redis-benchmark"
@@ -515,4 +515,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         return cut_short(df, path, None, f"the {p.block['test']!r} test that starts at line "
                                          f"{p.block['line']} never finished; the tests that finished "
                                          f"are kept: {done}")
+    cut = end_cut_mid_line(df, text, path)
+    if cut is not None:
+        return cut
     return df

@@ -65,7 +65,10 @@ SentMessages=7501 for ReceivedMessages=76 in ul_tcp.txt). An under-load run with
 reports (not covered here) would read as "under-load". The under-load send rate (``--mps``)
 is not printed (only SentMessages and RunTime), so it is no row or parameter. A latency report
 cut off before its "# dropped messages" line (the last figure the mode is told from) gives no
-rows. sockperf 3.8+ adds figures to the avg line (mean-ad, median-ad, siqr, cv, std-error,
+rows; one cut after it, before the report's last line (``<MIN> observation`` for latency,
+``Summary: BandWidth is`` for throughput), keeps its rows marked cut short
+(:func:`~overhead.parsers._common.cut_short`), as does a last line without its line end.
+sockperf 3.8+ adds figures to the avg line (mean-ad, median-ad, siqr, cv, std-error,
 ci): they are not read.
 
 ``trial`` is the run's number in the file (a run starts at the version banner). Failed runs
@@ -83,7 +86,16 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    end_cut_mid_line,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "sockperf"
 BENCHMARK = "sockperf"
@@ -158,6 +170,8 @@ class _Run:
         self.valid: tuple[int, int] | None = None  # the server's valid (sent, received)
         self.failure: tuple[int, str] | None = None
         self.seen = False  # any sockperf line
+        self.closed = False  # the report's last line was read (<MIN> observation, BandWidth)
+        self.last = 0  # the last report line read
 
     def add(self, line, metric, value, unit, hib, raw, **params) -> None:
         """Keep one row; the server's number and the latency kind go on its report's rows."""
@@ -181,6 +195,10 @@ def _report_line(run: _Run, body: str, pattern: re.Pattern, path: str, lineno: i
     if not m:
         raise ParseError(path, lineno, f"malformed sockperf line: {body!r}")
     g = m.groups()
+    run.last = lineno
+    # a latency report (per server) ends with its "<MIN> observation" line, a throughput
+    # report with "Summary: BandWidth is"
+    run.closed = (pattern is _EXTREME and g[0] == "MIN") or pattern is _BANDWIDTH
     if pattern is _TOTAL:
         window = {"p_window": "total"}
         run.add(lineno, "elapsed_time", number(g[0], path, lineno, "RunTime"), "s", None,
@@ -338,4 +356,16 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                             "summary)")
         raise ParseError(path, 1, "no sockperf output found (no 'sockperf: == version #' banner, "
                          "no 'sockperf: ' report line)")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path)
+    if cut is not None:
+        return cut
+    open_run = next((r for r in runs if r.test is not None and r.rows and not r.closed
+                     and r.failure is None), None)
+    if open_run is not None:
+        last = ("'<MIN> observation'" if open_run.test != "throughput"
+                else "'Summary: BandWidth is'")
+        return cut_short(df, path, open_run.last, f"the {open_run.test} report ends before its "
+                         f"last line, {last} (the run stopped or the capture was cut): the "
+                         "figures read are kept")
+    return df

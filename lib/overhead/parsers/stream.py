@@ -22,6 +22,9 @@ not tell, e.g. the Docker and VM runs have no options at all), p_threads ("Numbe
 requested"), p_array_size (elements), p_bytes_per_word, p_ntimes (iterations per kernel),
 p_validated (True for "Solution Validates", False for "Failed Validation"; absent when the run
 printed neither, e.g. it was cut off). started_at comes from the wrapper's ``started at``.
+A run ends with its validation line and a rule of 61 '-' (stream.c's HLINE): a run begun (by
+the wrapper's "Running stream" or STREAM's header) that does not reach them keeps the rows
+read, marked cut short (:func:`~overhead.parsers._common.cut_short`).
 
 McCalpin's stream.c 5.x ("Best Rate MB/s") is not read: no genuine sample of it could be
 produced here (no Debian package ships that source).
@@ -33,7 +36,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    cut_short,
+    end_cut_mid_line,
+    integer,
+    number,
+    numbered,
+)
 from overhead.parsers._datestamp import wrapper_context
 
 TOOL = "stream"
@@ -87,7 +98,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     in_table = False
     seen_table = False
 
+    unclosed: tuple[int, int] | None = None  # (trial, last line) of the first run left open
+
     def close_run() -> None:
+        nonlocal unclosed
+        if ctx and not ctx.get("_closed") and unclosed is None:  # a run begun, not ended
+            unclosed = (ctx.get("trial", trial), ctx.get("_last", 0))
         validated = ctx.get("_validated")
         if validated is not None:
             rows.fill("p_validated", validated, run_start)
@@ -106,6 +122,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             ctx = open_run()
             in_table = False
             ctx.update(wrapper_context(m.group(1), m.group(2)))
+            ctx["_last"] = lineno
             continue
         if stripped.startswith(_STARTS) and (not ctx or ctx.get("_has_rows")
                                              or (stripped.startswith("Generated on") and ctx.get("_generated"))):
@@ -129,11 +146,17 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             continue
         if stripped.startswith("Solution Validates"):
             ctx["_validated"] = True
+            ctx["_last"] = lineno
             in_table = False
             continue
         if stripped.startswith("Failed Validation"):
             ctx["_validated"] = False
+            ctx["_last"] = lineno
             in_table = False
+            continue
+        if "_validated" in ctx and len(stripped) >= 61 and set(stripped) == {"-"}:
+            # stream.c ends a run with its validation and a rule (HLINE, 61 '-')
+            ctx["_closed"] = True
             continue
         if not in_table:
             continue
@@ -148,6 +171,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         times = [number(k.group(i), path, lineno, f"{k.group(1)} {what} time")
                  for i, what in ((3, "avg"), (4, "min"), (5, "max"))]
         ctx["_has_rows"] = True
+        ctx["_last"] = lineno
         params = {key: v for key, v in ctx.items() if not key.startswith("_")}
         params["p_kernel"] = kernel
         for metric, value, unit, hib, raw in (
@@ -160,4 +184,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     close_run()
     if not seen_table:
         raise ParseError(path, None, "no STREAM output found (no 'Function      Rate (GB/s)   Avg time     Min time     Max time' table)")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path, always=True)
+    if cut is not None:
+        return cut
+    if unclosed is not None and len(df):
+        return cut_short(df, path, unclosed[1], f"run {unclosed[0]} ends before STREAM's closing "
+                         "lines (its validation, 'Solution Validates' or 'Failed Validation', and "
+                         "a rule of '-'): the kernels read are kept")
+    return df

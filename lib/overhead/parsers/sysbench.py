@@ -87,9 +87,15 @@ No row is made for: a percentile that sysbench did not compute (1.0 ``--percenti
 "avg/stddev" pair whose slash was lost in flattening ("168.47610.00" in seed 004) -- splitting it
 would be a guess.
 
-A file that is sysbench output without any statistic (``sysbench --version``, an OLTP ``prepare``
-or a fileio ``cleanup``) gives an empty frame here (which :func:`overhead.parsers.parse_text`
-reports as a run without result, RunFailed); text with no sysbench header and no sysbench
+**Outcomes** (the rule of :mod:`overhead.parsers`). A report ends with "execution time
+(avg/stddev)" (the last line of "Threads fairness"), a fileio prepare with its "bytes written"
+line. A report cut before that line but after some statistics is a run cut short: its rows are
+kept (``p_complete`` False) and the frame is marked cut short
+(:func:`~overhead.parsers._common.cut_short`). A successful step that measures nothing (an OLTP
+``prepare``: "Creating table 'sbtest1'...", a fileio ``cleanup``: "Removing test files...",
+``sysbench --version``) is not a failed run: it raises ParseError saying which step it is,
+so that it is never recorded as a run that did not finish. A sysbench error ("FATAL: ...")
+before any statistic raises RunFailed quoting it. Text with no sysbench header and no sysbench
 statistic raises ParseError, as does a recognised statistic whose value is malformed.
 """
 
@@ -100,7 +106,23 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, size_bytes
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    size_bytes,
+)
+
+#: What a successful sysbench step that measures nothing prints (the step, for the message).
+_STEPS = (("Creating table '", "an OLTP 'prepare' step"), ("Inserting ", "an OLTP 'prepare' step"),
+          ("Creating a secondary index", "an OLTP 'prepare' step"),
+          ("Dropping table '", "an OLTP 'cleanup' step"),
+          ("Removing test files", "a fileio 'cleanup' step"),
+          ("Creating files for the test", "a fileio 'prepare' step"))
+_FATAL = re.compile(r"^(?:FATAL|ERROR|Error)\b.*")
 
 TOOL = "sysbench"
 BENCHMARK = "sysbench"
@@ -715,4 +737,30 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if not p.reports:
         raise ParseError(path, 1, "no sysbench output found (expected a 'sysbench <version>' "
                          "header or sysbench statistics such as 'Threads fairness:')")
-    return p.result()
+    df = p.result()
+    if df.empty:
+        _no_statistic(lines, path)
+    open_ = [r for r in p.reports if not r.complete]
+    if open_ and not df.empty and (df["p_report"] == open_[0].index).any():
+        first = df.loc[df["p_report"] == open_[0].index, "source"].iloc[0].rsplit(":", 1)[1]
+        return cut_short(df, path, None, f"report {open_[0].index} (statistics from line {first}) "
+                         "ends before its 'execution time (avg/stddev)' line, the last sysbench "
+                         "prints: the capture is cut short; the statistics read are kept")
+    return df
+
+
+def _no_statistic(lines: list[str], path: str) -> None:
+    """Say what a sysbench output without any statistic is: an error, a step, or nothing."""
+    for lineno, line in enumerate(lines, start=1):
+        m = _FATAL.match(line.strip())
+        if m:
+            raise RunFailed(path, lineno, m.group(0))
+    for lineno, line in enumerate(lines, start=1):
+        for start, step in _STEPS:
+            if line.startswith(start):
+                raise ParseError(path, lineno, f"{step} (line {lineno}: {line.strip()!r}), which "
+                                 "finished but measures nothing: not a benchmark run; give the "
+                                 "output of 'sysbench ... run'")
+    if len(lines) <= 3 and lines and _HEADER.match(lines[0].strip()):
+        raise ParseError(path, 1, "only the sysbench version (sysbench --version), not a "
+                         "benchmark run")

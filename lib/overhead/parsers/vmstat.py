@@ -43,7 +43,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, number, numbered
+from overhead.parsers._common import ParseError, Rows, RunFailed, end_cut_mid_line, number, numbered
 
 TOOL = "vmstat"
 BENCHMARK = "vmstat"
@@ -69,9 +69,12 @@ def detect(text: str) -> float:
 
     Returns a confidence from 0 (not vmstat output) to 1.
     """
-    for line in text[:20000].splitlines()[:5]:
+    lines = text[:20000].splitlines()[:5]
+    for line in lines:
         if _GROUP.match(line.strip()):
             return 1.0
+    if lines and lines[0].startswith("vmstat: "):
+        return 0.5  # vmstat's own error ("vmstat: invalid option -- 'Z'"), before any report
     return 0.0
 
 
@@ -94,6 +97,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     sample = 0
     first_stamp: datetime | None = None
     lines = list(numbered(text))
+    first = next(((n, ln.strip()) for n, ln in lines if ln.strip()), None)
+    if first is not None and first[1].startswith("vmstat: ") and not any(
+            _GROUP.match(ln.strip()) for _, ln in lines):
+        raise RunFailed(path, *first)  # vmstat's own error, no report: the run did not start
     last = max((n for n, line in lines if line.strip()), default=0)
     cut_tail = not text.endswith("\n")
     for lineno, line in lines:
@@ -144,4 +151,6 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         raise ParseError(path, None, "not vmstat's report (no 'procs ---memory---' header)")
     if first_stamp is not None and zone in _UTC:
         rows.fill("started_at", pd.Timestamp(first_stamp, tz="UTC"))
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path, always=True)  # a sample line cut while written
+    return df if cut is None else cut

@@ -1,4 +1,4 @@
-"""wrk (4.x) HTTP benchmark output: the text report, with or without ``--latency``.
+"""wrk (4.x) and wrk2 HTTP benchmark output: the text report, with or without ``--latency``.
 
 The report (made on this machine, see tests/fixtures/wrk/README.md)::
 
@@ -54,6 +54,18 @@ percentile rows, so that a cut report has the same columns as the whole). The du
 each "Running ... test @" line starts a run), so a shell loop's concatenated reports parse
 too. wrk does not print its version: ``tool_version`` stays empty (the runner records it).
 
+**wrk2** (giltene/wrk2, which reports itself as "wrk 4.0.0") prints the same report with an
+HdrHistogram: "Latency Distribution (HdrHistogram - Recorded Latency)" with percentiles from
+50.000% to 100.000% (rows as above, with ``p_histogram`` = "recorded"; "uncorrected" for
+``-U``'s second histogram), then a "Detailed Percentile spectrum" (value, percentile, total
+count, 1/(1-percentile) per line, then "#[Mean ...]", "#[Max ...]", "#[Buckets ...]" and a
+line of dashes): the spectrum repeats the distribution in finer steps, so its lines are
+checked but give no rows. wrk2's "Thread calibration" lines are skipped.
+
+**Cut short.** wrk ends every report with "Transfer/sec:". A run whose "Running" line was read
+but whose "Transfer/sec:" line was not is a capture cut short: the rows read are kept and the
+frame is marked cut short (:func:`~overhead.parsers._common.cut_short`).
+
 A run's rows are kept when its "N requests in" line says N > 0; the Thread Stats before it
 are held until then, so a run that completed no request gives none (its statistics are
 printed as "0.00us ... -nan%"). Failed runs raise :class:`RunFailed` when the file holds no
@@ -70,7 +82,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, integer, number
+from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, integer, number
 
 TOOL = "wrk"
 BENCHMARK = "wrk"
@@ -80,7 +92,12 @@ _RUNNING = re.compile(r"^Running (\S+) test @ (\S+)\s*$")
 _THREADS = re.compile(r"^\s*(\d+) threads and (\d+) connections\s*$")
 _HEADER = re.compile(r"^\s*Thread Stats\s+Avg\s+Stdev\s+Max\s+\+/- Stdev\s*$")
 _STAT = re.compile(r"^\s*(Latency|Req/Sec)\s+(.*)$")
-_DIST = re.compile(r"^\s*Latency Distribution\s*$")
+_DIST = re.compile(r"^\s*Latency Distribution(?:\s+\(HdrHistogram - (?P<kind>Recorded|Uncorrected) Latency\b.*\))?\s*$")
+_SPECTRUM = re.compile(r"^\s*Detailed Percentile spectrum:\s*$")
+_SPECTRUM_HEAD = re.compile(r"^\s*Value\s+Percentile\s+TotalCount\s+1/\(1-Percentile\)\s*$")
+_SPECTRUM_ROW = re.compile(r"^\s*\d+\.\d+\s+\d\.\d+\s+\d+\s+(?:\d+\.\d+|inf)\s*$")
+_SPECTRUM_SUM = re.compile(r"^#\[(?:Mean|Max|Buckets)\s+=.*\]\s*$")
+_SPECTRUM_END = re.compile(r"^-{20,}\s*$")
 _PCT = re.compile(rf"^\s*({_NUM})%\s+(\S+)\s*$")
 _DONE = re.compile(r"^\s*(\d+) requests in (\S+), (\S+) read\s*$")
 _SOCKET = re.compile(r"^\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)\s*$")
@@ -152,6 +169,9 @@ class _Run:
         self.requests: int | None = None  # from "N requests in"
         self.header_line: int | None = None
         self.in_dist = False
+        self.dist_kind: str | None = None  # wrk2's "Recorded" or "Uncorrected" histogram
+        self.spectrum: int | None = None  # the line of wrk2's "Detailed Percentile spectrum:"
+        self.finished = False  # its closing "Transfer/sec:" line was read
 
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
@@ -175,6 +195,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     errors: list[tuple[int, str]] = []
     empty: tuple[int, str] | None = None  # the first "0 requests in" line
     header: tuple[int, str] | None = None
+    runs: list[_Run] = []
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         stripped = line.strip()
@@ -184,6 +205,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if m:
             trials += 1
             run = _Run(trials)
+            runs.append(run)
             run.params["p_url"] = m.group(2)
             run.header_line = lineno
             header = header or (lineno, stripped)
@@ -202,8 +224,24 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             seen = True
             run.in_dist = False
             continue
-        if _DIST.match(line):
+        m = _DIST.match(line)
+        if m:
             run.in_dist = True
+            run.dist_kind = m.group("kind") and m.group("kind").lower()
+            continue
+        if run.spectrum is not None:
+            # wrk2's HdrHistogram spectrum: its percentiles are the distribution above, in
+            # finer steps; its lines are checked, not read
+            if _SPECTRUM_END.match(stripped):
+                run.spectrum = None
+            elif not (_SPECTRUM_HEAD.match(line) or _SPECTRUM_ROW.match(line)
+                      or _SPECTRUM_SUM.match(stripped)):
+                raise ParseError(path, lineno, "expected a line of wrk2's Detailed Percentile "
+                                 f"spectrum (from line {run.spectrum}), found {stripped!r}")
+            continue
+        if _SPECTRUM.match(line):
+            run.in_dist = False
+            run.spectrum = lineno
             continue
         m = _STAT.match(line)
         if m and run.requests is None:
@@ -213,8 +251,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if m and run.in_dist and run.requests is None:
             pct = number(m.group(1), path, lineno, "percentile")
             value = _seconds(m.group(2), path, lineno, f"{m.group(1)}% latency")
+            extra = {"p_percentile": pct}
+            if run.dist_kind:
+                extra["p_histogram"] = run.dist_kind
             run.pending.append((lineno, "latency_percentile", value, "s", False, m.group(2),
-                                {"p_percentile": pct}))
+                                extra))
             continue
         run.in_dist = False
         m = _DONE.match(line)
@@ -237,8 +278,10 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if stripped.startswith(_LABELS):
             seen = True
             _summary_line(stripped, lineno, path, run, rows)
+            run.finished = run.finished or stripped.startswith("Transfer/sec:")
             continue
-        # anything else (a shell prompt, a -s script's own lines) is not wrk's report
+        # anything else (a shell prompt, a -s script's own lines, wrk2's "Thread calibration")
+        # is not wrk's report
     if not len(rows):
         if errors:
             raise RunFailed(path, errors[0][0], errors[0][1])
@@ -249,7 +292,16 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         if not seen:
             raise ParseError(path, 1, "no wrk output found (no 'Running ... test @' line and no "
                              "'N requests in' line)")
-    return rows.frame()
+    df = rows.frame()
+    # wrk ends every report with "Transfer/sec:"; a run without it (whose header was read) is a
+    # capture cut short: the complete runs' rows are kept, never a complete file
+    cut = next((r for r in runs if not r.finished and r.requests != 0), None)
+    if cut is not None and not df.empty:
+        return cut_short(df, path, None, f"the run that starts at line {cut.header_line} has no "
+                         "'Transfer/sec:' line: the capture ends before wrk's closing lines; "
+                         + ("the runs before it are kept" if cut.requests is None else
+                            "what it printed is kept"))
+    return df
 
 
 def _stat_row(name: str, rest: str, lineno: int, path: str, run: _Run) -> None:

@@ -29,6 +29,15 @@ a sidecar line ``input_bytes=<N>`` that our runner writes just before that run's
 line must be exactly that: the key, "=", a whole number of bytes). No throughput is computed for
 a run that failed (non-zero exit status or killed by a signal).
 
+**Outcomes** (the four of :mod:`overhead.parsers`): a report whose command exited 0 and was not
+killed is a finished run. A run that failed (GNU time's "Command terminated by signal N" or
+"Command exited with non-zero status N" above its report) measured no compression: its
+report's rows are not kept. When no run in the file finished, that is :class:`RunFailed`
+naming the failure's line and quoting the compressor's own message when it printed one ("xz:
+/nonexistent: No such file or directory"); when other runs finished, their rows are returned
+marked cut short with the failure. A report cut off before its "Exit status" line is the same:
+RunFailed alone, cut short after finished runs.
+
 Parameters: p_command (as GNU time quotes it: arguments joined by spaces), p_compressor
 (xz, pixz or pxz: the first word of the command whose basename is one of them, so wrappers such
 as ``numactl ... xz`` or ``taskset -c 0,1 pixz`` work; absent for other commands), p_threads
@@ -49,7 +58,15 @@ import shlex
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, integer, number, numbered
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    number,
+    numbered,
+)
 
 TOOL = "xz"
 BENCHMARK = "compression"
@@ -223,6 +240,8 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
         raise ParseError(path, None, f"input_bytes must be a whole number of bytes, not {input_bytes!r}")
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     pending: dict = {}  # what was said before the next report: sidecar, non-zero status, signal
+    failures: list[tuple[int, str]] = []  # (line, what) of each run that failed
+    said: tuple[int, str] | None = None  # the last line the compressor printed itself
     run: dict | None = None
     trial = 0
     seen_cmd = False
@@ -239,10 +258,12 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
         m = _EXITED.match(stripped)
         if m:
             pending["status"] = integer(m.group(1), path, lineno, "exit status", limit=_LIMIT)
+            pending["failed"] = (lineno, stripped)
             continue
         m = _SIGNAL.match(stripped)
         if m:
             pending["signal"] = integer(m.group(1), path, lineno, "signal", limit=_LIMIT)
+            pending["failed"] = (lineno, stripped)
             continue
         m = _CMD.match(stripped)
         if m:
@@ -251,12 +272,15 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
             threads = command_params(m.group(1)).get("p_threads")
             if threads is not None:  # checked here, on the line that states it
                 integer(threads, path, lineno, "threads", limit=_LIMIT)
-            run = {"trial": trial, "command": m.group(1), "rows": [], "pending": pending}
-            pending = {}
+            run = {"trial": trial, "command": m.group(1), "rows": [], "pending": pending,
+                   "line": lineno, "said": said}
+            pending, said = {}, None
             continue
         if stripped.startswith("Command being timed:"):
             raise ParseError(path, lineno, f"malformed 'Command being timed' line: {stripped!r}")
         if run is None:
+            if stripped:
+                said = (lineno, stripped)  # the compressor's own message, before GNU time's
             continue
         label = next((k for k in _LABELS if stripped.startswith(k + ":")), None)
         if label is None:
@@ -264,7 +288,11 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
         token = stripped[len(label) + 1:].strip()
         if label == "Exit status":
             status = integer(token, path, lineno, "Exit status", limit=_LIMIT)
-            _finish(rows, run, status, input_bytes)
+            failure = _failure(run, status, lineno)
+            if failure is None:
+                _finish(rows, run, status, input_bytes)
+            else:
+                failures.append(failure)
             run = None
             continue
         metric, unit, hib, kind = _FIELDS[label]
@@ -286,10 +314,35 @@ def parse(text: str, path: str = "<string>", input_bytes: int | None = None) -> 
         run["rows"].append((lineno, metric, value, unit, hib, raw))
     if not seen_cmd:
         raise ParseError(path, None, "no GNU time -v report found (no 'Command being timed:' line)")
+    if run is not None:
+        failures.append((run["line"], f"the GNU time -v report of {run['command']!r} is cut off "
+                         "before its 'Exit status' line"))
     if not len(rows):
-        raise ParseError(path, len(text.splitlines()) or 1,
-                         "GNU time -v report cut off before its 'Exit status' line")
-    return rows.frame()
+        line, what = failures[0]  # a run begun and not finished, or failed
+        raise RunFailed(path, line, what)
+    df = rows.frame()
+    if failures:
+        line, what = failures[0]
+        more = f" (and {len(failures) - 1} more failed run{'s' if len(failures) > 2 else ''})" \
+            if len(failures) > 1 else ""
+        return cut_short(df, path, line, what + more)
+    return df
+
+
+def _failure(run: dict, status: int, exit_line: int) -> tuple[int, str] | None:
+    """Say why a complete report's run failed, as (line, what); None when it finished.
+
+    A signal ("Command terminated by signal 9": GNU time still prints "Exit status: 0") or a
+    non-zero status; the compressor's own message printed before GNU time's report is quoted.
+    """
+    pend = run["pending"]
+    if "signal" not in pend and status == 0:
+        return None
+    line, said = pend.get("failed", (exit_line, f"Exit status: {status}"))
+    what = f"{run['command']!r}: {said}"
+    if run["said"] is not None:
+        line, what = run["said"][0], f"{run['said'][1]} ({run['command']!r}: {said})"
+    return line, what
 
 
 def _finish(rows: Rows, run: dict, status: int, input_bytes: int | None) -> None:

@@ -97,14 +97,24 @@ finish: ...``), and no row of the file is kept:
   ``"error" : 28`` line (the message then quotes fio's ``fio: pid=N, err=28/...`` line when the
   file holds it). fio still prints that job's summary, but its figures cover the part it did
   before failing (8 MiB of a 64 MiB job on a full disk), not the run as configured;
-- ``fio: terminating on signal N``: the run was stopped (SIGINT, SIGTERM) and the summaries
-  printed after that line measure a cut run;
+- ``fio: terminating on signal N`` with no job summary after it;
 - the first such line in the file wins, whatever else the file holds: a file with one good
   job and one failed job, or a complete run followed by a failed one, raises too, because
   keeping only the good jobs would let the failure vanish from a comparison;
 - no job summary at all: the first ``fio: ...`` message (other than ``fio: note``) when fio
   printed one, else (only the job lines, version and ``Starting N process``, as when fio was
   killed with SIGKILL) line None.
+
+Runs cut short keep their rows, and the frame is marked cut short
+(:func:`~overhead.parsers._common.cut_short`, the rule of :mod:`overhead.parsers`):
+
+- ``fio: terminating on signal N`` (SIGINT, SIGTERM) followed by fio's complete report (text
+  or JSON): every job's numbers are there, but they measure a run stopped early (a 10 s job
+  stopped at 1.7 s), so the frame says it was interrupted, quoting that line;
+- a text report whose job summaries are not followed by their ``Run status group`` lines
+  (fio prints every job's summary, then every group's status: a capture that ends before them
+  was cut short), a ``Disk stats`` header without its device lines, or a last line without
+  its line end (a capture stopped mid-write; the line is not read).
 """
 
 
@@ -114,7 +124,7 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, RunFailed
+from overhead.parsers._common import ParseError, RunFailed, cut_short
 from overhead.parsers.fio import json as _json
 from overhead.parsers.fio._run import BENCHMARK, TOOL, Run
 from overhead.parsers.fio.text import TextReader
@@ -183,6 +193,8 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     if run.failures:
         line, what = min(run.failures)
         raise RunFailed(path, line, what)
+    if not run.found and run.interrupted is not None:
+        raise RunFailed(path, *run.interrupted)
     if not run.found:
         if run.messages:
             line, what = run.messages[0]
@@ -193,7 +205,23 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         raise ParseError(path, None, "no fio output found (no '<job>: (groupid=N, jobs=N)' report, "
                                      "'Run status group' or JSON document with \"jobs\")")
     run.end_trial()
-    return run.rows.frame()
+    df = run.rows.frame()
+    if run.interrupted is not None:
+        line, what = run.interrupted
+        return cut_short(df, path, line, f"{what}: the jobs were interrupted; their report after "
+                         "this line is kept, but it measures a run stopped early")
+    if run.disk_head is not None:
+        return cut_short(df, path, run.disk_head, "'Disk stats' with no device line after it: the "
+                         "capture ends before fio's closing lines; the report read is kept")
+    if complete < len(lines) and lines[-1].strip():
+        return cut_short(df, path, len(lines), "the last line has no line end: the capture stopped "
+                         "while fio was writing it (the line is not read); the rest is kept")
+    if run.open_groups:
+        group, line = min(run.open_groups.items(), key=lambda kv: kv[1])
+        return cut_short(df, path, None, f"the job summary at line {line} (group {group}) is not "
+                         f"followed by 'Run status group {group}': the capture ends before fio's "
+                         "closing lines; the summaries read are kept")
+    return df
 
 
 def latency_bins(text: str, path: str = "<string>") -> pd.DataFrame:

@@ -96,7 +96,11 @@ class Run:
         self.trial_start = 0  # first row of the run in progress
         self.started = False  # saw fio's own header (a job line, "fio-3.33", "Starting N process")
         self.messages: list[tuple[int, str]] = []  # fio's "fio: ..." lines: (line, text)
-        self.failures: list[tuple[int, str]] = []  # failed jobs and fatal signals: (line, what)
+        self.failures: list[tuple[int, str]] = []  # failed jobs: (line, what)
+        self.interrupted: tuple[int, str] | None = None  # "fio: terminating on signal N"
+        #: text job reports' groups whose "Run status group" lines were not read yet: line
+        self.open_groups: dict[int, int] = {}
+        self.disk_head: int | None = None  # a "Disk stats" header without its device lines yet
 
     def fail(self, line: int, what: str) -> None:
         """Record that the run failed at ``line`` (a job with err != 0, a fatal signal).

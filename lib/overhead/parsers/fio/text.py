@@ -213,15 +213,16 @@ class TextReader:
         self.run.started = True
 
     def _on_message(self, m: re.Match, lineno: int) -> None:
-        """Handle a ``fio: ...`` message; ``fio: terminating on signal N`` fails the run.
+        """Handle a ``fio: ...`` message; ``fio: terminating on signal N`` interrupts the run.
 
         A run fio stopped on a signal did not run as configured: its summaries, printed after
-        this line, measure a cut run (a 10 s job stopped at 1.7 s), so none of it is kept.
+        this line, measure a cut run (a 10 s job stopped at 1.7 s). They are kept, and the
+        frame is marked cut short with this line (see the module docstring).
         """
         text = m.string.strip()
         self.run.messages.append((lineno, text))
-        if _SIGNAL.match(text):
-            self.run.fail(lineno, text)
+        if _SIGNAL.match(text) and self.run.interrupted is None:
+            self.run.interrupted = (lineno, text)
 
     def _on_header(self, m: re.Match, lineno: int) -> None:
         """Handle a job report header: ``name: (groupid=N, jobs=N): err= 0: ...``."""
@@ -236,6 +237,7 @@ class TextReader:
                             index=run.job_index("text", g, name))
         self.ctx = self._block_context(self.block)
         run.run_results.add("text")
+        run.open_groups.setdefault(g, lineno)  # closed by its "Run status group" lines
         if self.block.error != 0:
             # a job that stopped on an error: its figures cover what it did before failing
             run.fail(lineno, m.string.strip())
@@ -255,6 +257,7 @@ class TextReader:
         if self.run.trial == 0:
             self.run.new_run_if_needed()
         self.block, self.section = None, "disk"
+        self.run.disk_head = lineno  # its device lines follow
 
     def _block_context(self, block: _Block) -> dict:
         """Collect the parameters of ``block``'s rows (Run.context)."""
@@ -473,6 +476,7 @@ class TextReader:
             if re.match(r"^\s+(READ|WRITE|TRIM|MIXED):", line):
                 raise ParseError(self.path, lineno, "group status line: expected io=, bw=/aggrb=, run=/mint= fields")
             return
+        self.run.open_groups.pop(self.group, None)
         p = {"p_format": "text", "p_group": self.group, "p_direction": m.group("dir").lower(),
              "tool_version": self.run.version}
         path, add = self.path, self.run.add
@@ -490,6 +494,7 @@ class TextReader:
 
     def _disk_line(self, line: str, lineno: int) -> None:
         """Read a line of the ``Disk stats`` section (one per device)."""
+        self.run.disk_head = None
         m = _DISK.match(line)
         if not m:
             return
