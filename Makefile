@@ -56,7 +56,7 @@ lint: setup
 test: debian setup lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not quiet"
 	@# tests that measure the machine (a CPU hog's trials flagged and re-run) run alone
-	$(BIN)/python -m pytest -q -p no:xdist -m quiet
+	$(BIN)/python -m pytest -q -p no:xdist -m quiet -rP
 	@# and each notebook as a user opens it: default parameters (data/tidy/ibm, figures/rc25482),
 	@# executed by nbmake in order (the report notebook assembles the others' outputs)
 	$(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider --nbmake $(sort $(wildcard notebooks/[0-9]*.ipynb))
