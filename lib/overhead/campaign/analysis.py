@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
+from overhead.campaign.layout import INTERFERENCE_FLAGS
 from overhead.stats._common import (
     StatsError,
     check_level,
@@ -67,7 +68,7 @@ NOISE_FIELDS: dict[str, type] = {"load1": float, "pswpin": int, "pswpout": int,
 
 #: Flags of interference (:func:`interference`): a trial with one is excluded from statistics
 #: and run again; the flags of :data:`FLAGS` only inform.
-INTERFERENCE: tuple[str, ...] = ("outside", "steal")
+INTERFERENCE: tuple[str, ...] = INTERFERENCE_FLAGS
 
 #: Defaults of :func:`interference`: a trial is flagged when what ran outside its cgroup, or
 #: the hypervisor's steal, took more than this fraction of the host's CPU time during it...

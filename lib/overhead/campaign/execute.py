@@ -346,7 +346,7 @@ class _Worker:
         if proxy is None:
             ctx = replace(env.ctx, host=lambda: self.client_conn(client))
             proxy = self.proxies[key] = ClientEndpoint(ctx, env, trial.benchmark, bench, client)
-        proxy.cpus = client_cpus
+        proxy.cpus, proxy.server_cpus = client_cpus, server_cpus
         env.ensure_server(trial.benchmark, bench, client == env.spec.host, server_cpus)
         proxy.ready()
         return proxy
@@ -434,9 +434,7 @@ class _Worker:
             if env.ensure():
                 self.write_facts(env)
             where = self.target(env, trial)
-            held = None
-            if isinstance(where, ClientEndpoint) and where.cpus is not None:
-                _, held = self.placement(env, trial.benchmark)
+            held = where.server_cpus if isinstance(where, ClientEndpoint) else None
             setup = time.monotonic() - t_env
             if held is not None:
                 env.hold_cpus(held)
@@ -450,8 +448,7 @@ class _Worker:
             if isinstance(where, ClientEndpoint):
                 info["placement"] = {"client_host": where.client_host,
                                      "shares_host": where.client_host == env.spec.host,
-                                     "client_cpus": where.cpus, "server_cpus": held or
-                                     self.placement(env, trial.benchmark)[1]}
+                                     "client_cpus": where.cpus, "server_cpus": held}
             outcome = self.finish(where, trial, attempt, started_at, info)
         except Interrupted as exc:
             self.interrupted(trial, env, attempt, str(exc))

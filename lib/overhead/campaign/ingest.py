@@ -57,6 +57,7 @@ from overhead import locks
 from overhead.campaign.layout import (
     FACTS,
     INTERFERED,
+    INTERFERENCE_FLAGS,
     MANIFEST,
     META,
     PARTIAL,
@@ -607,7 +608,7 @@ def _interfered_rows(raw: Path, campaign: str, facts: dict) -> list[dict]:
             tj = _trial_json(path / TRIAL_JSON)
             _record_from_trial_json(tj, record, str(path / TRIAL_JSON), facts)
             record["cause"] = _interference_cause({**tj, "excluded": [
-                f for f in (tj.get("noise_flags") or []) if f in ("outside", "steal")]})
+                f for f in (tj.get("noise_flags") or []) if f in INTERFERENCE_FLAGS]})
         except (OverheadError, OSError) as exc:
             record["cause"] = str(exc)
         rows.append(record)

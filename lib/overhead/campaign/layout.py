@@ -33,7 +33,7 @@ from typing import Protocol
 
 from overhead.errors import ParseError
 
-__all__ = ["CAMPAIGN_COPY", "FACTS", "FAILED", "INTERFERED", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED",
+__all__ = ["CAMPAIGN_COPY", "FACTS", "FAILED", "INTERFERED", "INTERFERENCE_FLAGS", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED",
            "RUN_LOCK", "TRIAL_JSON",
            "facts_path", "failed_dir", "interfered_dir", "last_records", "partial_dir", "read_manifest",
            "read_records", "trial_dir"]
@@ -45,6 +45,9 @@ FACTS = "facts"
 FAILED = "failed"
 #: Folder of the attempts excluded for interference (then run again).
 INTERFERED = "interfered"
+#: The noise flags of trial.json that mean something outside the trial disturbed it (its
+#: attempt goes to INTERFERED and is run again; :func:`overhead.campaign.analysis.interference`).
+INTERFERENCE_FLAGS = ("outside", "steal")
 #: Folder names of a raw campaign tree that are not environments.
 RESERVED = (FACTS, FAILED, INTERFERED)
 #: The file whose presence makes a trial directory finished, and the controller's record.

@@ -44,8 +44,10 @@ class ClientEndpoint(Endpoint):
         self.answered = False
         #: the server's address as the client reaches it
         self.target = env.address(self.client_host == env.spec.host)
-        #: the client host's CPUs the load generator runs on (None: anywhere)
+        #: the client host's CPUs the load generator runs on, and the server side's (None:
+        #: anywhere; set by the engine for each trial)
         self.cpus: str | None = None
+        self.server_cpus: str | None = None
 
     # the environment's labels
     @property
