@@ -67,6 +67,17 @@ def wait_gone(pid: str, tenths: int = 50) -> str:
             f"| cut -c1) && [ -n \"$s\" ] && [ \"$s\" != Z ]; do sleep 0.1; i=$((i+1)); done")
 
 
+def wait_stopped(pid: str, tenths: int = 50) -> str:
+    """Return shell code waiting (bounded) until process ``pid`` stands stopped (state T) or is gone.
+
+    A SIGSTOP is delivered when its target is next scheduled: on a busy machine the process
+    may still show R for a moment after ``kill`` returned, and a trial must not start then.
+    """
+    return (f"i=0; while [ $i -lt {tenths} ] && s=$(sed 's/.*) //' /proc/{pid}/stat 2>/dev/null "
+            f"| cut -c1) && [ -n \"$s\" ] && [ \"$s\" != T ] && [ \"$s\" != Z ]; do sleep 0.1; "
+            f"i=$((i+1)); done")
+
+
 #: Shell code writing ``PID STARTTIME`` of the current shell into a server's pid file: the
 #: start time (/proc/PID/stat field 22, clock ticks since boot) tells the server apart from a
 #: process that got its pid later, and a pid written inside a container from the host's
@@ -384,7 +395,8 @@ class Environment(Endpoint):
         cmds = []
         for name in sorted(self.servers):
             pidf, _ = self.server_files(name)
-            cmds.append(f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} -$p; fi")
+            wait = f"; {wait_stopped('$p')}" if sig == "STOP" else ""
+            cmds.append(f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} -$p{wait}; fi")
         status, out, err = self.conn().exec("; ".join(cmds), 30)
         if status != 0:
             raise TrialFailed(f"could not {sig} the servers of {self.name} (exit {status})",
