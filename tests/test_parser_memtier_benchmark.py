@@ -1,5 +1,5 @@
-"""memtier_benchmark 2.1.4 (built from source) outputs made on this machine against a loopback
-redis-server: the text report (stdout) and the --json-out-file JSON."""
+"""memtier_benchmark 2.1.4, 1.3.0 and 2.3.0 (built from source) outputs made on this machine
+against a loopback redis-server: the text report (stdout) and the --json-out-file JSON."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from conftest import value
 
-from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
+from overhead.parsers import ParseError, RunFailed, cut_short_of, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes, parse_prefix, with_line
 
 TOOL = "memtier_benchmark"
@@ -178,10 +178,158 @@ def test_errors_name_the_line(fx):
     js = (fx / "c5_t2_time2_keymax1000.json").read_text().splitlines(keepends=True)
     with pytest.raises(ParseError, match=r"^j\.json:66: 'Ops/sec': expected a number"):
         parse_text(TOOL, with_line(js, 66, '\t\t\t,"Ops/sec": "fast"\n'), "j.json")
-    with pytest.raises(ParseError, match=r"^j\.json:\d+: not valid JSON"):
-        parse_text(TOOL, "".join(js[:100]), "j.json")
+    # a malformed line before the end is not a cut: line 100 of 542
+    with pytest.raises(ParseError, match=r"^j\.json:100: not valid JSON"):
+        parse_text(TOOL, with_line(js, 100, "\t\t\t,,\n"), "j.json")
     with pytest.raises(ParseError, match=r"^n\.txt:1: no memtier_benchmark output found"):
         parse_text(TOOL, "hello\n", "n.txt")
+
+
+# ---- memtier 1.3.0 and 2.3.0: several runs, interrupted runs (issue 26) -------------------------
+
+def test_v130_json_several_runs_without_count(fx):
+    df = parse_file(TOOL, fx / "v130_c2_t1_n2000_runs3.json")
+    assert set(df.p_stats) == {"best", "worst", "average"} and set(df.p_clients) == {2}
+    assert set(df.p_requests) == {2000} and "operations" not in set(df.metric)  # no "Count" in 1.3.0
+    tot = df[(df.metric == "throughput") & (df.p_command == "totals")].set_index("p_stats")
+    # line 77 "Ops/sec": 24469.92, line 107 "Ops/sec": 16282.27, line 137 (the average's Totals)
+    assert tot.value.to_dict() == pytest.approx({"best": 24469.92, "worst": 16282.27, "average": 19155.54})
+    assert [s.rsplit(":", 1)[1] for s in tot.source] == ["77", "107", "137"]
+    best = table(df, "best")
+    # lines 56-60: "Sets": "Ops/sec": 2226.76, "Latency": 0.08, "KB/sec": 171.36
+    assert best["latency_mean"] == pytest.approx({"sets": 0.08e-3, "gets": 0.08e-3, "totals": 0.08e-3})
+    assert best["transfer_rate_total"]["sets"] == pytest.approx(171.36 * KB)
+    # lines 69-74: "Waits": "Ops/sec": 0.00, "Latency": 0.00, "KB/sec": 0.00: only the rate is kept
+    assert best["throughput"]["waits"] == 0.0
+    assert "waits" not in best["latency_mean"] and "waits" not in best["transfer_rate_total"]
+    assert best["hit_rate"] == {"gets": 0.0, "totals": 0.0}  # not the sets' constant 0.00
+    assert set(df[df.p_stats == "average"].p_runs) == {3}
+    # the same rates as the text report of the same run
+    text = parse_file(TOOL, fx / "v130_c2_t1_n2000_runs3.txt")
+    for stats in ("best", "worst", "average"):
+        assert table(df, stats)["throughput"] == table(text, stats)["throughput"]
+
+
+def test_v130_text_several_runs(fx):
+    df = parse_file(TOOL, fx / "v130_c2_t1_n2000_runs3.txt")
+    t = table(df, "worst")
+    # line 20 "Sets 1481.69 --- --- 0.11400 114.02"; line 22 "Waits 0.00 --- --- 0.00000 ---"
+    assert t["latency_mean"] == pytest.approx({"sets": 0.114e-3, "gets": 0.121e-3, "totals": 0.120e-3})
+    assert t["throughput"]["waits"] == 0.0 and "waits" not in t["latency_mean"]
+    assert len(df) == 42  # 3 blocks x (4 rates + 3 latencies + 3 KB/sec + 4 hits/misses)
+
+
+def test_v130_distribution(fx):
+    df = parse_file(TOOL, fx / "v130_c2_t1_n200_runs3_hist.json")
+    dist = df[(df.metric == "latency_distribution") & (df.p_stats == "best") & (df.p_command == "sets")]
+    first = dist.iloc[0]  # lines 85-86: "<=msec": 0.043, "percent": 2.63
+    assert first.value == pytest.approx(0.043e-3) and first.p_percentile == 2.63
+    assert first.source.endswith(":85")
+    assert "waits" not in set(df.p_command.dropna()[df.metric == "latency_distribution"])  # "WAIT":[ ]
+    text = parse_file(TOOL, fx / "v130_c2_t1_n200_runs3_hist.txt")
+    tdist = text[(text.metric == "latency_distribution") & (text.p_stats == "best")
+                 & (text.p_command == "sets")].iloc[0]  # line 19 "SET 0.043 2.63"
+    assert tdist.value == pytest.approx(0.043e-3) and tdist.source.endswith(":19")
+    assert cut_short_of(text) is None and cut_short_of(df) is None
+
+
+def test_v130_failed_and_killed(fx):
+    with pytest.raises(RunFailed) as err:
+        parse_file(TOOL, fx / "v130_refused.json")
+    # line 77: the Totals' "Ops/sec": 0.00 (no "Count" in 1.3.0)
+    assert str(err.value).endswith('v130_refused.json:77: the run did not finish: ALL STATS: '
+                                   'Totals "Ops/sec": 0.00: no operation completed')
+    # 1.3.0 killed by SIGINT: its JSON stops at line 48 ("\t\t," without a line end), inside
+    # "configuration"
+    with pytest.raises(RunFailed) as err:
+        parse_file(TOOL, fx / "v130_c2_t1_time30_sigint.json")
+    assert "v130_c2_t1_time30_sigint.json:48: the run did not finish: the JSON stops inside " \
+           "'configuration', before any result" in str(err.value)
+
+
+def test_v230_print_all_runs(fx):
+    for name in ("v230_c2_t1_n2000_runs3_all.json", "v230_c2_t1_n2000_runs3_all.txt"):
+        df = parse_file(TOOL, fx / name)
+        assert set(df.p_stats) == {"run", "best", "worst", "average"}, name
+        assert set(df[df.p_stats == "run"].p_run) == {1, 2, 3}
+        assert df[df.p_stats != "run"].p_run.isna().all()
+        tot = df[(df.metric == "throughput") & (df.p_command == "totals") & (df.p_stats == "run")]
+        # RUN #3: text line 33 "Totals 13305.08 ...", JSON line 499 "Ops/sec": 13305.08
+        assert tot.set_index("p_run").value[3] == pytest.approx(13305.08)
+        line = "499" if name.endswith(".json") else "33"
+        assert tot.set_index("p_run").source[3].endswith(":" + line)
+    js = parse_file(TOOL, fx / "v230_c2_t1_n2000_runs3_all.json")
+    # line 383: RUN #3's "Total duration": 301 (ms)
+    run3 = js[(js.metric == "test_time") & (js.p_run == 3).fillna(False)]
+    assert run3.value.tolist() == [0.301] and run3.source.iloc[0].endswith(":383")
+
+
+def test_v230_several_runs(fx):
+    df = parse_file(TOOL, fx / "v230_c2_t1_n2000_runs3.json")
+    t = table(df[df.p_time.isna()], "best")
+    # lines 110-114: "Gets": "Count": 3636, "Ops/sec": 23267.42
+    assert t["operations"]["gets"] == 3636 and t["throughput"]["gets"] == pytest.approx(23267.42)
+    text = parse_file(TOOL, fx / "v230_c2_t1_n2000_runs3.txt")
+    for stats in ("best", "worst", "average"):
+        assert table(df[df.p_time.isna()], stats)["throughput"] == table(text, stats)["throughput"]
+
+
+def test_v230_interrupted(fx):
+    df = parse_file(TOOL, fx / "v230_c2_t1_time30_sigint.json")
+    # line 69: "Interrupted": "true"; line 67: "Total duration": 2985 of --test-time 30
+    assert cut_short_of(df).endswith(
+        'v230_c2_t1_time30_sigint.json:69: the run was cut short: ALL STATS: "Runtime" '
+        '"Interrupted": "true" after 2985 ms (memtier was stopped, SIGINT): the results are of '
+        "the part of the run before the interrupt")
+    assert value(df, "test_time") == pytest.approx(2.985) and set(df.p_test_time) == {30}
+    t = table(df[df.p_time.isna()])
+    # lines 240-241: the Totals' "Count": 50227, "Ops/sec": 16821.81
+    assert t["operations"]["totals"] == 50227 and t["throughput"]["totals"] == pytest.approx(16821.81)
+    # stdout alone does not say the run was interrupted: the same table, read as finished
+    text = parse_file(TOOL, fx / "v230_c2_t1_time30_sigint.txt")
+    assert cut_short_of(text) is None  # line 13 "Totals 16821.81 45.55 15246.37 ..."
+    assert table(text)["throughput"] == t["throughput"]
+    # with stderr in the file (another run): line 5 is memtier's notice
+    both = parse_file(TOOL, fx / "v230_c2_t1_time30_sigint_2to1.txt")
+    assert cut_short_of(both).endswith(
+        "v230_c2_t1_time30_sigint_2to1.txt:5: the run was cut short: 'Interrupted by user "
+        "(Ctrl+C) after 3.0 secs, stopping threads...': the report is of the part of the run "
+        "before the interrupt")
+    assert table(both)["throughput"]["totals"] == pytest.approx(15104.64)  # line 20
+
+
+def test_json_cut_keeps_whole_sections(fx):
+    lines = (fx / "v230_c2_t1_n2000_runs3.json").read_text().splitlines(keepends=True)
+    whole = parse_file(TOOL, fx / "v230_c2_t1_n2000_runs3.json")
+    # cut inside "WORST RUN RESULTS" (lines 221-378): the BEST block's rows, marked cut short
+    df = parse_text(TOOL, "".join(lines[:300]), "c.json")
+    assert cut_short_of(df) == ("c.json:300: the run was cut short: the JSON stops inside "
+                                "'WORST RUN RESULTS' (memtier was stopped or the capture was "
+                                "cut): the whole sections before it are kept")
+    assert set(df.p_stats) == {"best"}
+    best = whole[whole.p_stats == "best"]
+    assert sorted(df.source.str.rsplit(":", n=1).str[1]) == sorted(
+        best.source.str.rsplit(":", n=1).str[1]) and len(df) == len(best)
+    # only the closing brace missing: every block, still not a finished file
+    df = parse_text(TOOL, "".join(lines[:-1]), "c.json")
+    assert len(df) == len(whole) and "before its closing brace" in cut_short_of(df)
+    # cut inside the first block: no result
+    with pytest.raises(RunFailed, match=r"^c\.json:100: the run did not finish: the JSON stops "
+                       r"inside 'BEST RUN RESULTS', before any result"):
+        parse_text(TOOL, "".join(lines[:100]), "c.json")
+
+
+@pytest.mark.parametrize("name", [
+    "v130_c2_t1_n2000_runs3.json", "v130_c2_t1_n2000_runs3.txt", "v230_c2_t1_n2000_runs3_all.txt",
+    "v230_c2_t1_n2000_runs3_all.json", "v230_c2_t1_time30_sigint.json",
+])
+def test_no_cut_of_a_new_output_is_complete(fx, name):
+    """The six cuts of tests/test_parser_cuts.py on each new genuine output: never complete."""
+    from test_parser_cuts import cut_points, outcome
+
+    text = (fx / name).read_text()
+    got = [outcome(TOOL, kept, text) for _, kept in cut_points(text)]
+    assert "complete" not in got, got
 
 
 def test_detect(fx):
@@ -193,12 +341,16 @@ def test_detect(fx):
 @pytest.mark.parametrize("name", [
     "c5_t2_n2000.txt", "c5_t2_n2000_p50_90_99.txt", "c5_t2_time2_keymax1000.txt",
     "c5_t2_time2_keymax1000.json", "c5_t2_n1000_runs2.txt", "c5_t2_n1000_runs2.json",
+    "v130_c2_t1_n2000_runs3.json", "v130_c2_t1_n2000_runs3.txt", "v130_c2_t1_n200_runs3_hist.json",
+    "v230_c2_t1_n2000_runs3_all.json", "v230_c2_t1_n2000_runs3_all.txt",
+    "v230_c2_t1_time30_sigint.json", "v230_c2_t1_time30_sigint_2to1.txt",
 ])
 def test_every_prefix(fx, name):
     check_all_prefixes(TOOL, (fx / name).read_text())
 
 
-@pytest.mark.parametrize("name", ["refused.txt", "refused_2to1.txt", "refused.json"])
+@pytest.mark.parametrize("name", ["refused.txt", "refused_2to1.txt", "refused.json",
+                                  "v130_refused.json", "v130_c2_t1_time30_sigint.json"])
 def test_no_prefix_of_a_failed_run_gives_rows(fx, name):
     text = (fx / name).read_text()
     for cut in range(len(text.splitlines()) + 1):

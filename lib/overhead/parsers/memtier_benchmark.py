@@ -1,9 +1,9 @@
-"""memtier_benchmark (2.1.x) output: the text report and the ``--json-out-file`` JSON.
+"""memtier_benchmark (1.2.x to 2.3.x) output: the text report and the ``--json-out-file`` JSON.
 
-memtier_benchmark is not a Debian package: the fixtures come from memtier_benchmark 2.1.4
-built from source (tests/fixtures/memtier_benchmark/README.md). It writes its report to
-stdout and its progress lines ("[RUN #1 100%, 2 secs] ..." with carriage returns), "Writing
-results to stdout" and its connection errors to stderr; a file holding both (``2>&1``) parses
+memtier_benchmark is not a Debian package: the fixtures come from memtier_benchmark 2.1.4,
+1.3.0 and 2.3.0 built from source (tests/fixtures/memtier_benchmark/README.md). It writes its
+report to stdout and its progress lines ("[RUN #1 100%, 2 secs] ..." with carriage returns),
+"Writing results to stdout" and its connection errors to stderr; a file holding both (``2>&1``) parses
 too (the progress and notice lines are skipped; text after a line's last carriage return is
 what is read).
 
@@ -32,19 +32,24 @@ Text report::
     GET       0.023        0.000
 
 With ``--run-count N`` (N > 1) the blocks are "BEST RUN RESULTS", "WORST RUN RESULTS" and
-"AGGREGATED AVERAGE RESULTS (N runs)" instead of "ALL STATS". ``--print-percentiles`` chooses
-the "pNN Latency" columns; cluster mode adds "MOVED/sec" and "ASK/sec"; ``--hide-histogram``
+"AGGREGATED AVERAGE RESULTS (N runs)" instead of "ALL STATS", with ``--print-all-runs``
+(2.x) after "RUN #1 RESULTS" ... "RUN #N RESULTS". The blocks are read as memtier labels
+them: the 2.3.0 fixtures' BEST and WORST blocks are both the first run (its ``--print-all-runs``
+file shows run 3 slower), where 2.1.4 picked two runs; with ``-n`` every run has the same
+operation count, and 2.3.0 seems to compare runs without their durations.
+``--print-percentiles`` chooses the "pNN Latency" columns; cluster mode adds "MOVED/sec" and "ASK/sec"; ``--hide-histogram``
 leaves out the distribution; ``--command`` rows are named after the command ("Incrs").
 
 Rows (``benchmark`` = ``tool`` = "memtier_benchmark"), each with ``p_command`` (the row's
 name in lower case: ``sets``, ``gets``, ``waits``, ``totals``; the distribution's ``SET`` is
-``sets``) and ``p_stats`` (``all``, ``best``, ``worst`` or ``average``, the block):
+``sets``) and ``p_stats`` (``all``, ``best``, ``worst``, ``average`` or ``run`` with
+``p_run``, the run's number, the block):
 
 - ``throughput`` (op/s), from Ops/sec;
 - ``hit_rate`` and ``miss_rate`` (op/s: GET hits and misses per second), from Hits/sec and
   Misses/sec (memtier prints them for gets and totals only);
 - ``moved_rate`` and ``ask_rate`` (op/s, cluster mode), from MOVED/sec and ASK/sec;
-- ``latency_mean`` (s; memtier prints milliseconds), from Avg. Latency;
+- ``latency_mean`` (s; memtier prints milliseconds), from Avg. Latency (1.x: "Latency");
 - ``latency_percentile`` (s) with ``p_percentile``, from the "pNN Latency" columns;
 - ``transfer_rate_total`` (B/s: bytes received plus sent), from KB/sec. memtier's KB is 1024
   bytes: run_stats.cpp:876 at tag 2.1.4, ``result.m_bytes_sec = ((result.m_bytes_rx +
@@ -59,13 +64,20 @@ memtier's ``--clients``), ``p_requests`` (requests per client) or ``p_test_time`
 ``p_runs`` on the average block. ``p_percentile`` is Float64 on every row, NA except on the
 percentile and distribution rows.
 
-"---" prints no row. A command whose latency is "---" had no request: its distribution lines
+"---" prints no row, nor does a latency of 0 (1.x prints "0.00000" for a command without
+requests: its Waits, every command of a refused run). A command whose latency is "---" had
+no request: its distribution lines
 (memtier prints "WAIT 0.000 100.000" for an empty histogram) give no rows. A block whose
 Totals Ops/sec is 0 completed no operation at all: it gives no row (memtier then prints
 "-nan" and, for the totals' percentiles, values of an empty histogram such as "0.00700"),
 and a file with no other result raises :class:`RunFailed` (at the first "Connection error:"
 line when stderr is in the file, else at the Totals line). A block's rows are held until its
-Totals row, so a block cut off before it gives none.
+Totals row, so a block cut off before it gives none; a report of several runs without its
+AGGREGATED AVERAGE block is cut short. memtier 2.x stops at SIGINT and reports what it
+measured, as if finished (stdout does not say otherwise, and is read as finished); its stderr
+notice "[RUN #1] Interrupted by user (Ctrl+C) after 3.0 secs, ..." in the file (``2>&1``)
+marks the rows cut short (or is the :class:`RunFailed` message when there are none). 1.x has
+no SIGINT handler: it dies without a report.
 
 JSON (``--json-out-file``; memtier writes one value per line with leading commas): the
 ``configuration`` gives ``p_threads``, ``p_clients``, ``p_requests`` or ``p_test_time``
@@ -81,6 +93,19 @@ per second of "Time-Serie" (``p_time``: the second's number from 0) ``operations
 ``latency_min``, ``latency_max``; the distribution arrays as ``latency_distribution``;
 ``test_time`` (s) from the block's "Runtime" "Total duration" (ms), and ``started_at`` from
 its "Start time" (ms since the epoch).
+
+memtier 1.x's JSON (1.3.0) has per block and command only "Ops/sec", "Hits/sec",
+"Misses/sec", ("MOVED/sec", "ASK/sec"), "Latency" (the mean, rounded to 2 decimals: 0.08 where
+its text says 0.07700) and "KB/sec", and the distribution arrays: no "Count", no min, max or
+percentiles, no "Runtime". A block whose Totals has no "Count" completed no operation when its
+"Ops/sec" is 0 (:class:`RunFailed` as above).
+
+An interrupted or unfinished JSON: 2.x writes ``"Interrupted": "true"`` in a block's "Runtime"
+when stopped by SIGINT (its "Total duration" is the part that ran): the rows are kept, marked
+cut short at that line. A document that stops before its end (1.x dies at SIGINT leaving its
+file unfinished; a kill; a cut capture) keeps its whole top-level sections, marked cut short at
+the last line, or raises :class:`RunFailed` there when no result section is whole; a document
+malformed before its last line is not a cut (:class:`ParseError`).
 
 Values memtier 2.1.4 writes to the JSON without measuring them give no rows: the hits and
 misses of sets and waits and the waits' KB/sec (constants 0.0 in run_stats.cpp
@@ -122,7 +147,9 @@ MS = 1e-3
 
 _HEAD = re.compile(r"^(\d+)\s+(Threads|Connections per thread|Requests per client|Seconds)\s*$")
 _BLOCK = re.compile(r"^(ALL STATS|BEST RUN RESULTS|WORST RUN RESULTS|"
-                    r"AGGREGATED AVERAGE RESULTS \((\d+) runs\))\s*$")
+                    r"AGGREGATED AVERAGE RESULTS \((\d+) runs\)|RUN #(\d+) RESULTS)\s*$")
+# 2.x at SIGINT, on stderr: "[RUN #1] Interrupted by user (Ctrl+C) after 3.0 secs, stopping ..."
+_INTERRUPTED = re.compile(r"^\[RUN #\d+\] (Interrupted by user\b.*?)\s*$")
 _COLUMN = re.compile(r"Ops/sec|Hits/sec|Misses/sec|MOVED/sec|ASK/sec|Avg\. Latency|"
                      r"p(\d+(?:\.\d+)?) Latency|(?<![\w.])Latency|KB/sec")
 _DIST_HEAD = re.compile(r"^Type\s+<= msec\s+Percent\s*$")
@@ -155,6 +182,8 @@ def detect(text: str) -> float:
     if head.lstrip().startswith("{") and '"run information"' in head and (
             '"Connections per thread"' in head or '"key_pattern"' in head):
         return 1.0
+    if _JSON_HEAD.match(head) and '"client_stats"' in head and '"key_pattern"' in head:
+        return 0.9  # a document that stops before "run information" (1.x killed at SIGINT)
     if re.search(r"^\d+\s+Connections per thread\s*$", head, re.M) or re.search(
             r"^Type\s+Ops/sec\s+(?:Hits/sec\s+Misses/sec\s+)?(?:MOVED/sec\s+ASK/sec\s+)?"
             r"Avg\. Latency", head, re.M):
@@ -182,6 +211,21 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     return _parse_text(text, path)
 
 
+def _block_params(m: re.Match, params: dict) -> dict:
+    """Give the parameters of a block whose title ``_BLOCK`` matched ("RUN #2 RESULTS"...).
+
+    ``p_stats`` says which block: ``all``, ``best``, ``worst``, ``average`` (with ``p_runs``,
+    the number of runs averaged) or ``run`` (``--print-all-runs``, with ``p_run``, the run's
+    number from 1).
+    """
+    if m.group(3):
+        return dict(params, p_stats="run", p_run=int(m.group(3)))
+    out = dict(params, p_stats=_STATS.get(m.group(1), "average"))
+    if m.group(2):
+        out["p_runs"] = int(m.group(2))
+    return out
+
+
 def _command(name: str, *, distribution: bool = False) -> str:
     """p_command of a table row ("Sets") or of a distribution's command ("SET"): "sets".
 
@@ -196,10 +240,8 @@ def _command(name: str, *, distribution: bool = False) -> str:
 class _Block:
     """One statistics block of the text report, its rows held until its Totals row."""
 
-    def __init__(self, stats: str, runs: int | None, params: dict):
-        self.params = dict(params, p_stats=stats)
-        if runs is not None:
-            self.params["p_runs"] = runs
+    def __init__(self, params: dict):
+        self.params = params
         self.columns: list[tuple[str, float | None]] | None = None
         self.pending: list[tuple] = []
         self.done = False  # its Totals row was read
@@ -215,6 +257,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     block: _Block | None = None
     seen = False
     errors: list[tuple[int, str]] = []
+    interrupted: tuple[int, str] | None = None  # 2.x's SIGINT notice (stderr in the file)
     zero_totals: tuple[int, str] | None = None
     dist: dict | None = None  # the last distribution: its last type, percent, line, "---" after
     old_format = False  # memtier 1.2.x: one "Latency" column, no WAIT distribution
@@ -225,6 +268,10 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         if not stripped:
             if block is not None and block.columns is not None and not block.done:
                 block.columns = None  # a table ends at a blank line
+            continue
+        m = _INTERRUPTED.match(stripped)
+        if m:
+            interrupted = interrupted or (lineno, m.group(1))
             continue
         if _SKIP.match(stripped):
             if stripped == "---" and dist is not None:
@@ -240,8 +287,7 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         m = _BLOCK.match(stripped)
         if m:
             seen = True
-            runs = int(m.group(2)) if m.group(2) else None
-            block = _Block(_STATS.get(m.group(1), "average"), runs, params)
+            block = _Block(_block_params(m, params))
             continue
         if stripped.startswith("Type") and "Ops/sec" in stripped:
             if block is None:
@@ -294,9 +340,11 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             continue
         # anything else (a shell prompt, a wrapper's own lines) is not memtier's report
     if not len(rows):
-        if zero_totals or errors:
+        if zero_totals or errors or interrupted:
             if errors:
                 lineno, what = errors[0]
+            elif interrupted:
+                lineno, what = interrupted
             else:
                 lineno, what = zero_totals[0], f"{zero_totals[1]!r}: no operation completed"
             raise RunFailed(path, lineno, what)
@@ -304,6 +352,14 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             raise ParseError(path, 1, "no memtier_benchmark output found (no 'ALL STATS' table "
                              "and no 'Connections per thread' line)")
     df = rows.frame()
+    if interrupted and len(df):
+        return cut_short(df, path, interrupted[0], f"{interrupted[1]!r}: the report is of the "
+                         "part of the run before the interrupt")
+    if block is not None and block.params["p_stats"] in ("best", "worst", "run") and len(df):
+        # several runs (--run-count) end with their AGGREGATED AVERAGE RESULTS block
+        return cut_short(df, path, None, "the report of several runs ends before its "
+                         "'AGGREGATED AVERAGE RESULTS' (the run stopped or the capture was cut): "
+                         "the tables before it are kept")
     if block is not None and not block.done and len(df):
         return cut_short(df, path, None, "the last statistics table ends before its Totals row "
                          "(the run stopped or the capture was cut): the tables before it are kept")
@@ -345,6 +401,12 @@ def _table_row(line: str, lineno: int, path: str, block: _Block) -> bool:
             continue
         if tok in ("-nan", "nan", "inf", "-inf"):
             continue
+        latency = pct is not None or col in ("Avg. Latency", "Latency")
+        if latency and _NUM.match(tok) and float(tok) == 0:
+            # 1.x prints "0.00000" for a command without requests (its Waits, every command
+            # of a refused run): no latency was measured
+            block.empty.add(command)
+            continue
         if not _NUM.match(tok):
             raise ParseError(path, lineno, f"{name} {col}: expected a number, found {tok!r}")
         value = number(tok, path, lineno, f"{name} {col}")
@@ -376,15 +438,51 @@ _KBS = {"KB/sec": "transfer_rate_total", "KB/sec RX": "transfer_rate", "KB/sec T
 _DEFAULT = ("Sets", "Gets", "Waits", "Totals")
 
 
-def _parse_json(text: str, path: str) -> pd.DataFrame:
-    """Parse the --json-out-file document."""
+# a top-level section's first line in memtier's JSON layout: '\t"configuration":{',
+# '\t,"ALL STATS":{' (nested objects are indented further)
+_TOP = re.compile(r'^\t,?"([^"]+)":\{\s*$')
+_JSON_HEAD = re.compile(r'^\s*\{\s*\n\t"configuration":\{')
+
+
+def _decode(text: str, path: str) -> tuple[dict, list[str], tuple[int, str] | None]:
+    """Decode the document, or the whole top-level sections of one that stops before its end.
+
+    Returns (document, its lines, None) or, for a document that stops before its end, (its
+    whole top-level sections, their lines, (the last line, the section it stops in or None
+    when only the closing brace is missing)).
+
+    memtier writes its JSON as it goes and closes it at exit: 1.x dies at SIGINT and leaves it
+    unfinished, as does a kill or a cut capture. The sections before the one it stops in are
+    whole and are read; a document that is malformed before its last line is not a cut.
+    """
+    lines = text.split("\n")
     try:
-        doc = JSON_DECODER.decode(text)
+        return JSON_DECODER.decode(text), lines, None
     except json.JSONDecodeError as exc:
-        raise ParseError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
-    if not isinstance(doc, dict) or "run information" not in doc:
+        last = max((i for i, ln in enumerate(lines, 1) if ln.strip()), default=1)
+        if exc.lineno < last or not _JSON_HEAD.match(text):
+            raise ParseError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+        err = exc
+    starts = [i for i, ln in enumerate(lines) if _TOP.match(ln)]
+    inside = _TOP.match(lines[starts[-1]]).group(1)
+    # the last section may be whole, only the document's closing brace missing
+    for keep, section in ((last, None), (starts[-1], inside)):
+        kept = lines[:keep]
+        try:
+            doc = JSON_DECODER.decode("\n".join(kept + ["}"]))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(doc, dict):
+            return doc, kept, (last, section)
+    raise ParseError(path, err.lineno, f"not valid JSON: {err.msg}")
+
+
+def _parse_json(text: str, path: str) -> pd.DataFrame:
+    """Parse the --json-out-file document (whole, interrupted, or stopped before its end)."""
+    doc, text_lines, cut = _decode(text, path)
+    if not isinstance(doc, dict) or (cut is None and "run information" not in doc):
         raise ParseError(path, 1, "not memtier_benchmark JSON (no 'run information')")
-    lines = [ln.strip().lstrip(",") for ln in text.split("\n")]
+    lines = [ln.strip().lstrip(",") for ln in text_lines]
     where = json_line_map(lines, 0, len(lines) - 1)
 
     def line_of(*keys) -> int:
@@ -407,26 +505,47 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
             params[name] = v
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL, dtypes=_DTYPES)
     failed: tuple[int, str] | None = None
+    interrupted: tuple[int, str] | None = None
     for title, block in doc.items():
         if title in ("configuration", "run information") or not isinstance(block, dict):
             continue
         m = _BLOCK.match(title)
         if not m:
             raise ParseError(path, line_of(title), f"unknown memtier JSON section {title!r}")
-        bparams = dict(params, p_stats=_STATS.get(m.group(1), "average"))
-        if m.group(2):
-            bparams["p_runs"] = int(m.group(2))
         totals = block.get("Totals")
-        if not isinstance(totals, dict) or not isinstance(totals.get("Count"), float):
-            raise ParseError(path, line_of(title), f"{title}: no Totals with a Count")
-        if totals["Count"] == 0:
-            failed = failed or (line_of(title, "Totals", "Count"),
-                                f"{title}: Totals \"Count\": 0: no operation completed")
+        # 2.x counts the operations ("Count"); 1.x has only their rate
+        key = "Count" if isinstance(totals, dict) and "Count" in totals else "Ops/sec"
+        if not isinstance(totals, dict) or not isinstance(totals.get(key), float):
+            raise ParseError(path, line_of(title), f"{title}: no Totals with a Count or Ops/sec")
+        runtime = block.get("Runtime")
+        if isinstance(runtime, dict) and runtime.get("Interrupted") == "true" and not interrupted:
+            ran = runtime.get("Total duration")
+            interrupted = (line_of(title, "Runtime", "Interrupted"),
+                           f'{title}: "Runtime" "Interrupted": "true"'
+                           + (f" after {ran.tok} ms" if isinstance(ran, float) else ""))
+        if totals[key] == 0:
+            failed = failed or (line_of(title, "Totals", key),
+                                f"{title}: Totals \"{key}\": {totals[key].tok}: no operation completed")
             continue
-        _json_block(title, block, bparams, rows, path, line_of)
-    if not len(rows) and failed:
-        raise RunFailed(path, *failed)
-    return rows.frame()
+        _json_block(title, block, _block_params(m, params), rows, path, line_of)
+    if not len(rows):
+        if failed:
+            raise RunFailed(path, *failed)
+        if interrupted:
+            raise RunFailed(path, *interrupted)
+        if cut:
+            raise RunFailed(path, cut[0], f"the JSON stops inside {cut[1]!r}, before any result "
+                            "(memtier was stopped before it wrote them: 1.x dies at SIGINT "
+                            "without finishing its file; or the capture was cut)")
+    df = rows.frame()
+    if interrupted and len(df):
+        return cut_short(df, path, interrupted[0], f"{interrupted[1]} (memtier was stopped, "
+                         "SIGINT): the results are of the part of the run before the interrupt")
+    if cut and len(df):
+        where_cut = f"inside {cut[1]!r}" if cut[1] else "before its closing brace"
+        return cut_short(df, path, cut[0], f"the JSON stops {where_cut} (memtier was stopped "
+                         "or the capture was cut): the whole sections before it are kept")
+    return df
 
 
 def _num(entry: dict, key: str, path: str, line: int) -> float | None:
@@ -474,11 +593,16 @@ def _json_block(title: str, block: dict, params: dict, rows: Rows, path: str, li
         if name != "Waits":
             for key, metric in _KBS.items():
                 add(key, metric, "B/s", KB, True)
-        top = line_of(title, name, "Max Latency")
-        has_samples = bool(_num(entry, "Max Latency", path, top))
-        mean = _num(entry, "Average Latency", path, line_of(title, name, "Average Latency"))
-        if count and mean:
-            add("Average Latency", "latency_mean", "s", MS, False)
+        # 1.x has no "Count" (its rate says whether there were requests), no min, max or
+        # percentiles, and the mean as "Latency" (2.x writes both, the same value)
+        ops = _num(entry, "Ops/sec", path, line_of(title, name, "Ops/sec"))
+        active = count if count is not None else ops
+        top = _num(entry, "Max Latency", path, line_of(title, name, "Max Latency"))
+        has_samples = bool(top) if top is not None else bool(active)
+        mean_key = "Average Latency" if "Average Latency" in entry else "Latency"
+        mean = _num(entry, mean_key, path, line_of(title, name, mean_key))
+        if active and mean:
+            add(mean_key, "latency_mean", "s", MS, False)
         if has_samples:
             add("Min Latency", "latency_min", "s", MS, False)
             add("Max Latency", "latency_max", "s", MS, False)
