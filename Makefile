@@ -15,7 +15,7 @@ TIDY ?= data/tidy/ibm
 CAMPAIGN ?= data/campaigns/local-quick.yml
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup debian test lint demo data ingest reproduce bench lab publish strip clean hosts-up hosts-down
+.PHONY: help setup debian test lint demo data ingest reproduce bench bench-parsers lab publish strip clean hosts-up hosts-down
 
 help:
 	@echo "make demo       (root) the paper's tables and figures from the authors' raw data, then measured here"
@@ -23,6 +23,7 @@ help:
 	@echo "make test       install everything needed, then ruff and pytest (notebooks included)"
 	@echo "make reproduce  run every notebook with papermill into figures/rc25482/"
 	@echo "make bench      time ingest, parsers and the campaign harness, print the figures"
+	@echo "make bench-parsers  the parsers alone (INPUTS=saved set, SAVE_INPUTS=file to save one)"
 	@echo "make lab        start JupyterLab"
 	@echo "make hosts-up   (root) start the local hosts: sshd on 127.0.0.1:2222, dockerd, the Debian image and VM disk"
 	@echo "make hosts-down stop what hosts-up started (images stay cached in data/hosts/)"
@@ -78,6 +79,11 @@ demo: ingest debian
 
 reproduce: ingest
 	$(BIN)/overhead reproduce --ibm "$(or $(IBM_DATA),$(IBM_CLONE))" --tidy $(TIDY)
+
+# the parsers alone; INPUTS=file times them on a saved input set, SAVE_INPUTS=file saves one
+bench-parsers: data setup
+	$(BIN)/python scripts/bench.py --parsers-only --ibm "$(or $(IBM_DATA),$(IBM_CLONE))" \
+	  $(if $(SAVE_INPUTS),--save-inputs "$(SAVE_INPUTS)") $(if $(INPUTS),--inputs "$(INPUTS)")
 
 bench: data setup hosts-up
 	$(BIN)/python scripts/bench.py --ibm "$(or $(IBM_DATA),$(IBM_CLONE))"

@@ -11,6 +11,11 @@
 - Warm ingest (nothing changed: the content-hash cache answers). Target < 0.2 s.
 - Parse throughput per parser (MB/s and rows/s) on its fixtures and, for the IBM formats, on the
   authors' files, timed in-process (parser only, no file reading).
+- Parser timings before and after a change, on the same inputs: ``--save-inputs FILE`` keeps
+  the inputs of the checkout it runs in (a pickle of every parser's fixtures and IBM files);
+  ``--inputs FILE`` times the current parsers on such a set (ms per input, best of 5; an input
+  the current code refuses is left out and counted). ``make bench-parsers`` runs the parser
+  part alone (``INPUTS=`` / ``SAVE_INPUTS=`` pass the two options).
 - A campaign's ingest at scale (``scripts/bench_campaign_ingest.py``): 10,000 trial directories
   copied from genuine runner outputs, ingested cold, then 10 more ingested incrementally
   (goal < 1 s). ``--campaign-trials 0`` leaves it out.
@@ -156,6 +161,64 @@ def bench_parsers(ibm: Path | None, min_seconds: float) -> list[str]:
     return lines
 
 
+def save_inputs(ibm: Path | None, path: Path) -> list[str]:
+    """Pickle every parser's inputs (see :func:`_inputs`) to ``path`` for a later ``--inputs``."""
+    import pickle
+
+    from overhead import parsers
+
+    data = {}
+    for tool in sorted(parsers.PARSERS):
+        try:
+            parsers.module(tool)
+        except ModuleNotFoundError:
+            continue
+        data[tool] = _inputs(tool, ibm)
+    path.write_bytes(pickle.dumps(data))
+    return [f"saved the inputs of {len(data)} parsers "
+            f"({sum(len(v) for v in data.values())} files) to {path}"]
+
+
+def bench_saved_inputs(path: Path, min_seconds: float) -> list[str]:
+    """Time the current parsers on a saved input set: ms per input, best of 5 repetitions.
+
+    The same files before and after a change make the two timings comparable; an input the
+    current code refuses (a cut capture that now fails cleanly) is left out and counted.
+    """
+    import pickle
+
+    from overhead import parsers
+
+    data = pickle.loads(path.read_bytes())
+    lines = [f"{'parser':<18} {'inputs':>6} {'refused':>7} {'ms/input':>9}"]
+    for tool, inputs in sorted(data.items()):
+        if tool not in parsers.PARSERS or not inputs:
+            continue
+        ok = []
+        for name, text in inputs:
+            try:
+                parsers.parse_text(tool, text, name)
+            except parsers.ParseError:
+                continue
+            ok.append((name, text))
+        if not ok:
+            lines.append(f"{tool:<18} {0:>6} {len(inputs):>7} {'-':>9}")
+            continue
+        best = float("inf")
+        for _ in range(5):
+            reps, elapsed = 0, 0.0
+            while elapsed < min_seconds or reps < 2:
+                t = time.perf_counter()
+                for name, text in ok:
+                    parsers.parse_text(tool, text, name)
+                elapsed += time.perf_counter() - t
+                reps += 1
+            best = min(best, elapsed / reps)
+        lines.append(f"{tool:<18} {len(ok):>6} {len(inputs) - len(ok):>7} "
+                     f"{best / len(ok) * 1e3:>9.3f}")
+    return lines
+
+
 def main() -> None:
     """Run the benchmarks and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -164,8 +227,20 @@ def main() -> None:
     ap.add_argument("--min-seconds", type=float, default=0.3)
     ap.add_argument("--campaign-trials", type=int, default=10_000,
                     help="trials of the campaign ingest benchmark (0: leave it out)")
+    ap.add_argument("--parsers-only", action="store_true", help="only the parser timings")
+    ap.add_argument("--save-inputs", default="", help="pickle the parsers' inputs to this file")
+    ap.add_argument("--inputs", default="", help="time the parsers on a saved input set")
     args = ap.parse_args()
     ibm = Path(args.ibm) if args.ibm and Path(args.ibm).is_dir() else None
+    if args.save_inputs:
+        print("\n".join(save_inputs(ibm, Path(args.save_inputs))))
+    if args.inputs:
+        print(f"parsers on the saved inputs of {args.inputs} (ms per input, best of 5)\n")
+        print("\n".join(bench_saved_inputs(Path(args.inputs), args.min_seconds)))
+        return
+    if args.parsers_only:
+        print("\n".join(bench_parsers(ibm, args.min_seconds)))
+        return
     print("overhead benchmarks (wall-clock; median [min-max])\n")
     if ibm is not None:
         print("\n".join(bench_ingest(ibm, args.runs)))
