@@ -822,3 +822,42 @@ def test_a_disturbed_trial_is_rerun_then_excluded_and_ingest_leaves_its_rows_out
     assert sorted(trials.index) == ["done", "interfered"]
     assert trials.loc["done", "rows"] > 0
     assert trials.loc["done", "cause"].startswith("interference: outside ")
+
+
+def test_a_benchmark_whose_work_runs_outside_its_cgroup_is_recorded_not_judged(sshd, tmp_path):
+    """The same escaping burner, declared ``works_outside`` (as docker run is in the startup
+    campaign): its 2 s outside are recorded, the trial is neither re-run nor excluded, and the
+    reason reaches trial.json, trials.parquet and the report's noise section."""
+    if os.geteuid() != 0:
+        pytest.skip("moving a process between cgroups needs root")
+    import pandas as pd
+
+    from overhead.campaign import results
+    from overhead.campaign.ingest import ingest_campaign
+    from overhead.runners import RUNNERS_DIR
+
+    runners = runners_dir(tmp_path, burner=ESCAPING_BURNER.replace("RUNNERS", str(RUNNERS_DIR)))
+    path = tmp_path / "outside.yml"
+    why = "its child moves itself out of the trial's cgroup, as dockerd's containers are"
+    path.write_text(f"name: outside\nseed: 3\ntimeout: 60\ntrials: 1\nrunners: {runners}\n"
+                    f"hosts:\n  local: {sshd.host_yaml()}\n"
+                    "environments:\n  native: {kind: native, host: local}\n"
+                    f"benchmarks:\n  burn: {{runner: burner, works_outside: \"{why}\"}}\n")
+    c = inventory.load(path)
+    result = run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+    raw = tmp_path / "raw" / "outside"
+    facts = json.loads((raw / "facts" / "native.json").read_text())
+    if facts.get("cgroup", "unavailable").startswith("unavailable"):
+        pytest.skip("no CPU-accounting cgroup on this host")
+    assert result.done == 1 and result.failures == {} and not (raw / "interfered").exists()
+    kept = json.loads((trial_dir(raw, plan.make_plan(c).trials[0]) / "trial.json").read_text())
+    assert kept["interference"]["outside_s"] > 1.0 and kept.get("excluded") is None
+    assert "outside" not in kept["noise_flags"]
+    assert kept["interference"]["outside_judged"] is False
+    assert kept["interference"]["works_outside"] == why
+    ingest_campaign(raw, tmp_path / "tidy" / "outside")
+    trials = pd.read_parquet(tmp_path / "tidy" / "outside" / "trials.parquet")
+    assert list(trials["status"]) == ["done"] and trials["noise_works_outside"].iloc[0] == why
+    live = results.open_results("outside", tidy_root=tmp_path / "tidy", out=tmp_path / "figures")
+    page = "".join(results.noise_html(live))
+    assert "Not judged on CPU time outside their cgroup" in page and "burn, because its child" in page

@@ -64,7 +64,8 @@ FLAGS: tuple[str, ...] = ("load", "swap", "throttle")
 #: The fields :func:`noise_command` prints and :func:`parse_noise` returns, with their types.
 NOISE_FIELDS: dict[str, type] = {"load1": float, "pswpin": int, "pswpout": int,
                                  "throttle": int, "nproc": int, "cpu_busy": int, "cpu_irq": int,
-                                 "cpu_steal": int, "cg_ns": int}
+                                 "cpu_steal": int, "cg_ns": int, "root_ns": int,
+                                 "kthread_ticks": int}
 
 #: Flags of interference (:func:`interference`): a trial with one is excluded from statistics
 #: and run again; the flags of :data:`FLAGS` only inform.
@@ -114,8 +115,11 @@ def noise_command(proc: str = "/proc", sys: str = "/sys", *, nproc: bool = True,
     cgroup : str, optional
         The trial's cgroup (:func:`overhead.environments.posix.cgroup_name`): its CPU time is
         printed as ``cg_ns`` (nanoseconds; cgroup v1 ``cpuacct.usage``, v2 ``cpu.stat``
-        ``usage_usec``). Besides, ``cpu_busy`` (user + nice + system), ``cpu_irq`` (irq +
-        softirq) and ``cpu_steal`` are the host's totals from /proc/stat, in clock ticks.
+        ``usage_usec``), and so is the accounting root's (``root_ns``: every task of the host,
+        counted the same way) and ``kthread_ticks``, the CPU time of the kernel's own threads
+        (kthreadd and its children: journal commits, writeback, ksoftirqd), which live in the
+        root. Besides, ``cpu_busy`` (user + nice + system), ``cpu_irq`` (irq + softirq) and
+        ``cpu_steal`` are the host's totals from /proc/stat, in clock ticks.
 
     Returns
     -------
@@ -132,21 +136,35 @@ def noise_command(proc: str = "/proc", sys: str = "/sys", *, nproc: bool = True,
         'read c u n s i w q sq st rest < "$P/stat" && [ "$c" = cpu ] && '
         'echo "cpu_busy=$((u + n + s))" && echo "cpu_irq=$((q + sq))" && '
         'echo "cpu_steal=$((${st:-0}))"; '
-        + (_cgroup_usage(cgroup) if cgroup else "")
+        + (_cgroup_usage(cgroup) + _KTHREADS if cgroup else "")
         + ('n=$(getconf _NPROCESSORS_ONLN || nproc --all); echo "nproc=$n"' if nproc else "true")
         + ") 2>/dev/null"
     )
 
 
 def _cgroup_usage(cgroup: str) -> str:
-    """Return shell code printing ``cg_ns``, the CPU time of ``cgroup`` (nothing when unknown)."""
+    """Return shell code printing ``cg_ns`` and ``root_ns`` (each left out when unknown).
+
+    They are the CPU time of ``cgroup`` and of the accounting root.
+    """
     from overhead.environments.posix import CGROUP_ROOT
 
     q = shlex.quote(cgroup)
-    return (f"{CGROUP_ROOT}; g=\"$cgr\"/{q}; if [ -n \"$cgr\" ] && [ -r \"$g/cpuacct.usage\" ]; "
-            'then read v < "$g/cpuacct.usage" && echo "cg_ns=$v"; '
-            'elif [ -n "$cgr" ] && [ -r "$g/cpu.stat" ]; then while read k v; do '
-            '[ "$k" = usage_usec ] && echo "cg_ns=${v}000"; done < "$g/cpu.stat"; fi; ')
+    usage = ('if [ -r "$g/cpuacct.usage" ]; then read v < "$g/cpuacct.usage" && echo "$k=$v"; '
+             'elif [ -r "$g/cpu.stat" ]; then while read a v; do [ "$a" = usage_usec ] && '
+             'echo "$k=${v}000"; done < "$g/cpu.stat"; fi; ')
+    return (f"{CGROUP_ROOT}; if [ -n \"$cgr\" ]; then g=\"$cgr\"/{q}; k=cg_ns; {usage}"
+            f"g=\"$cgr\"; k=root_ns; {usage}fi; ")
+
+
+#: Shell code printing ``kthread_ticks``: utime + stime (fields 14 and 15 of /proc/PID/stat,
+#: counted after the command name, which may hold spaces) of kthreadd (pid 2) and of its
+#: children (/proc/2/task/2/children), the kernel's threads; left out when that list is not
+#: there (a kernel without CONFIG_PROC_CHILDREN).
+_KTHREADS = ('c="$P"/2/task/2/children; if [ -r "$c" ]; then kids=; read -r kids < "$c"; '
+             'kt=0; for p in 2 $kids; do read -r line < "$P/$p/stat" || continue; '
+             'r=${line##*) }; set -- $r; kt=$((kt + ${12} + ${13})); done; '
+             'echo "kthread_ticks=$kt"; fi; ')
 
 
 def parse_noise(text: str | None) -> dict[str, float | int | None]:
@@ -265,23 +283,29 @@ def interference(before: Mapping | None, after: Mapping | None, *, seconds: floa
                  floor_s: float = INTERFERENCE_FLOOR_S) -> dict:
     """Say how much CPU time went to something other than the trial while it ran.
 
-    Between the two samples the host's CPUs were busy (user + nice + system + irq + softirq,
-    /proc/stat) for ``busy`` seconds, of which the trial's cgroup (its runner, its
-    environment's servers, container or QEMU process, a load generator aimed at it: see
-    :func:`overhead.environments.posix.cgroup_name`) used ``measured``; the rest, ``outside``,
-    is what else ran: another environment, a forgotten job, a CPU hog. irq and softirq time
-    counts as busy because a cgroup's CPU time includes the softirqs its tasks ran (without
-    ``CONFIG_IRQ_TIME_ACCOUNTING``): a netperf trial through Docker's NAT here measured 2.14
-    s in its cgroup while /proc/stat said 1.16 s user + system and 0.91 s irq + softirq.
-    ``irq_s`` is also given on its own. ``steal`` is time the host's own hypervisor gave to
-    another guest (this host may be a VM). Small negative ``outside`` values are the two
-    clocks' granularity (ticks of 10 ms against nanoseconds).
+    ``outside`` is the CPU time of the host's tasks outside the trial's cgroup (its runner,
+    its environment's servers, container or QEMU process, a load generator aimed at it: see
+    :func:`overhead.environments.posix.cgroup_name`) that are not the kernel's own threads:
+    another environment, a forgotten job, a CPU hog. With the accounting root's figure
+    (``root_ns``) and the kernel threads' (``kthread_ticks``) it is ``root - measured -
+    kernel``: both cgroup figures count the softirqs their tasks ran the same way, and the
+    kernel's work for the trial (journal commits and writeback of an fsync loop, ksoftirqd)
+    is not counted against it. Interrupts taken outside any task and the kernel threads'
+    time are given on their own (``irq_s``, ``kernel_s``) and not judged: a trial's own
+    block I/O puts seconds there (an fsync loop here: 2.4 s irq in 16 s), as a flood from
+    outside would. Without the root's figure (an older sample) ``outside`` is ``busy + irq -
+    measured`` from /proc/stat, as before: irq counts there because a cgroup's CPU time
+    includes the softirqs its tasks ran (a netperf trial through Docker's NAT measured 2.14
+    s in its cgroup against 1.16 s user + system and 0.91 s irq + softirq). ``steal`` is time
+    the host's own hypervisor gave to another guest (this host may be a VM). Small negative
+    ``outside`` values are the clocks' granularity (ticks of 10 ms against nanoseconds).
 
     Parameters
     ----------
     before, after : mapping or None
         :func:`parse_noise` samples around the trial (``cpu_busy``, ``cpu_irq``,
-        ``cpu_steal`` in clock ticks, ``cg_ns`` in nanoseconds).
+        ``cpu_steal``, ``kthread_ticks`` in clock ticks, ``cg_ns``, ``root_ns`` in
+        nanoseconds).
     seconds : float
         The trial's wall time.
     cores : int or None
@@ -297,15 +321,17 @@ def interference(before: Mapping | None, after: Mapping | None, *, seconds: floa
     Returns
     -------
     dict
-        ``busy_s``, ``measured_s``, ``outside_s``, ``irq_s``, ``steal_s`` (CPU-seconds; None
-        when a sample lacks what it needs: never 0 in its place; ``outside_s`` is None
-        without the cgroup's figure) and ``flags``, a list of :data:`INTERFERENCE` names.
+        ``busy_s``, ``measured_s``, ``outside_s``, ``kernel_s``, ``irq_s``, ``steal_s``
+        (CPU-seconds; None when a sample lacks what it needs: never 0 in its place;
+        ``outside_s`` is None without the cgroup's figure) and ``flags``, a list of
+        :data:`INTERFERENCE` names.
     """
     for name, value in (("share", share), ("steal_share", steal_share), ("floor_s", floor_s)):
         v = _number(value)
         if v is None or v < 0:
             raise StatsError(f"{name} must be a number >= 0, got {value!r}")
-    out: dict = dict.fromkeys(("busy_s", "measured_s", "outside_s", "irq_s", "steal_s"))
+    out: dict = dict.fromkeys(("busy_s", "measured_s", "outside_s", "kernel_s", "irq_s",
+                               "steal_s"))
     out["flags"] = []
     tck = _number(clk_tck, int)
 
@@ -315,17 +341,24 @@ def interference(before: Mapping | None, after: Mapping | None, *, seconds: floa
             return None
         return (a - b) / tck
 
+    def nanos(name: str) -> float | None:
+        b, a = _get(before, name, int), _get(after, name, int)
+        return (a - b) / 1e9 if b is not None and a is not None and a >= b else None
+
     out["busy_s"], out["irq_s"], out["steal_s"] = ticks("cpu_busy"), ticks("cpu_irq"), ticks("cpu_steal")
-    b, a = _get(before, "cg_ns", int), _get(after, "cg_ns", int)
-    if b is not None and a is not None and a >= b:
-        out["measured_s"] = (a - b) / 1e9
+    out["kernel_s"] = ticks("kthread_ticks")
+    out["measured_s"] = nanos("cg_ns")
+    root = nanos("root_ns")
     if out["busy_s"] is not None and out["irq_s"] is not None:
         out["busy_s"] += out["irq_s"]
     else:
         out["busy_s"] = None
-    if out["busy_s"] is not None and out["measured_s"] is not None:
-        out["outside_s"] = out["busy_s"] - out["measured_s"]
-    for key in ("busy_s", "measured_s", "outside_s", "irq_s", "steal_s"):
+    if out["measured_s"] is not None:
+        if root is not None:  # without the kernel threads' figure, their time counts as outside
+            out["outside_s"] = root - out["measured_s"] - (out["kernel_s"] or 0.0)
+        elif out["busy_s"] is not None:
+            out["outside_s"] = out["busy_s"] - out["measured_s"]
+    for key in ("busy_s", "measured_s", "outside_s", "kernel_s", "irq_s", "steal_s"):
         if out[key] is not None:
             out[key] = round(out[key], 3)
     capacity = (cores or 0) * max(float(seconds), 0.0)

@@ -567,9 +567,14 @@ class _Worker:
         seen = analysis.interference(before, after, seconds=t1 - t0, cores=self.cores(),
                                      clk_tck=self.clk_tck(), share=iso.outside,
                                      steal_share=iso.steal, floor_s=iso.floor_s)
+        flags = seen.pop("flags")
+        why = self.run.campaign.benchmarks[trial.benchmark].works_outside
+        if why:  # its own work runs outside its cgroup: outside CPU time is recorded, not judged
+            seen["outside_judged"] = False
+            seen["works_outside"] = why
+            flags = [f for f in flags if f != "outside"]
         info = {"noise": {"before": before, "after": after},
-                "noise_flags": analysis.noise_flags(before, after, cores=self.cores())
-                + seen.pop("flags"),
+                "noise_flags": analysis.noise_flags(before, after, cores=self.cores()) + flags,
                 "interference": seen,
                 "duration_s": round(t1 - t0, 6)}
         if status != 0:

@@ -60,7 +60,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from overhead.environments import registry
 from overhead.environments.docker import DockerEnv
@@ -224,6 +231,11 @@ class Benchmark(_Model):
     #: The quantities a verdicts stopping rule judges in this benchmark's cells (none: its
     #: cells get the rule's ``min_rounds`` and are not judged).
     judge: tuple[Judge, ...] = ()
+    #: Why this benchmark's own work runs outside its trial's cgroup (``docker run`` hands
+    #: the container to dockerd, containerd and runc): its trials' CPU time outside the
+    #: cgroup is recorded but not judged as interference (``outside_judged: false`` in
+    #: trial.json, and said in the report); steal still is.
+    works_outside: Annotated[str, StringConstraints(min_length=3, max_length=300)] | None = None
 
     @model_validator(mode="after")
     def _client_server(self) -> Benchmark:

@@ -384,10 +384,20 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
               "cgroup's were read: a trial during which something else (or the host's "
               "hypervisor, as steal) took more than the campaign's share of the CPUs was "
               "flagged, kept under <code>interfered/</code> and run again; one still flagged "
-              "after its re-runs is excluded. The other environments of the host were paused "
-              "during each trial.</p>",
+              "after its re-runs is excluded. What ran outside the cgroup counts the host's "
+              "other tasks, not the kernel's own threads or interrupts, which a trial's own "
+              "I/O keeps busy (their CPU-seconds are in trials.parquet as "
+              "<code>noise_kernel_s</code> and <code>noise_irq_s</code>). The other "
+              "environments of the host were paused during each trial.</p>",
               summary.to_html(index=False, na_rep="-")]
     t = live.trials
+    if "noise_works_outside" in t and t["noise_works_outside"].notna().any():
+        unjudged = (t.dropna(subset=["noise_works_outside"])
+                    .groupby("benchmark", sort=True)["noise_works_outside"].first())
+        parts.append("<p>Not judged on CPU time outside their cgroup (recorded; steal still "
+                     "judged): " + "; ".join(f"{html.escape(str(b))}, because "
+                                             f"{html.escape(str(why))}"
+                                             for b, why in unjudged.items()) + ".</p>")
     if "client_cpus" in t and t["client_cpus"].notna().any():
         placed = (t.dropna(subset=["client_cpus"]).groupby("env_name", sort=True)
                   [["client_cpus", "server_cpus"]].agg(lambda c: ", ".join(sorted(set(map(str, c))))))
