@@ -466,11 +466,19 @@ def margins_used(tables: Iterable[pd.DataFrame]) -> list[str]:
 
 
 def write_table(study: Study, stem: str, table: pd.DataFrame) -> Path:
-    """Write a table as ``<out>/<stem>.csv`` (all columns) and ``.md`` (:func:`shown`)."""
+    """Write a table as ``<out>/<stem>.csv`` (all columns) and ``.md`` (:func:`shown`).
+
+    A table with nothing in it (every trial of its cells excluded, say) is written as such:
+    its CSV holds whatever columns it has, its Markdown says it is empty.
+    """
     path = study.out / f"{stem}.csv"
     table.to_csv(path, index=False)
     words = shown(table)
-    (study.out / f"{stem}.md").write_text(stats.to_markdown(words.set_index(words.columns[0])) + "\n")
+    if words.empty or len(words.columns) < 2:
+        text = f"(no rows: nothing measured for {stem})" if words.empty else stats.to_markdown(words)
+    else:
+        text = stats.to_markdown(words.set_index(words.columns[0]))
+    (study.out / f"{stem}.md").write_text(text + "\n")
     return path
 
 
