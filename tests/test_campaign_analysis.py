@@ -306,14 +306,16 @@ def test_noise_command_on_a_fake_tree(tmp_path):
     empty = analysis.parse_noise(run_sh(analysis.noise_command(str(tmp_path / "x"),
                                                                str(tmp_path / "y"))))
     assert {k: v for k, v in empty.items() if k != "nproc"} == dict.fromkeys(
-        ["load1", "pswpin", "pswpout", "throttle", "cpu_busy", "cpu_irq", "cpu_steal", "cg_ns"])
+        ["load1", "pswpin", "pswpout", "throttle", "cpu_busy", "cpu_irq", "cpu_steal", "cg_ns",
+         "root_ns", "kthread_ticks"])
 
 
 def test_parse_noise_is_lenient():
     text = "junk\nload1=0.5\nload1=0.75\npswpin=\npswpout=abc\nthrottle=3\nother=1\n"
     assert analysis.parse_noise(text) == {"load1": 0.75, "pswpin": None, "pswpout": None,
                                           "throttle": 3, "nproc": None, "cpu_busy": None,
-                                          "cpu_irq": None, "cpu_steal": None, "cg_ns": None}
+                                          "cpu_irq": None, "cpu_steal": None, "cg_ns": None,
+                                          "root_ns": None, "kthread_ticks": None}
     assert analysis.parse_noise(None) == dict.fromkeys(analysis.NOISE_FIELDS)
 
 
