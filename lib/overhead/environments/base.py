@@ -58,9 +58,8 @@ _PATH_REF = re.compile(r"\{path:([^}]*)\}")
 # --- shell snippets of servers ----------------------------------------------------------------
 
 def _wait_while(pid: str, tenths: int, done: tuple[str, ...]) -> str:
-    """Return shell code polling /proc/PID/stat every 0.1 s, at most ``tenths`` times.
-
-    It stops when the process is gone or its state letter is one of ``done``.
+    """Return shell code polling /proc/PID/stat every 0.1 s (at most ``tenths`` times) until
+    the process is gone or its state letter is one of ``done``.
     """
     until = "".join(f' && [ "$s" != {state} ]' for state in done)
     return (f"i=0; while [ $i -lt {tenths} ] && s=$(sed 's/.*) //' /proc/{pid}/stat 2>/dev/null "
