@@ -130,17 +130,6 @@ def _inputs(tool: str, ibm: Path | None) -> list[tuple[str, str]]:
     return found
 
 
-def _loads(tool: str) -> bool:
-    """Whether a registered parser's module imports here."""
-    from overhead import parsers
-
-    try:
-        parsers.module(tool)
-    except ModuleNotFoundError:
-        return False
-    return True
-
-
 def bench_parsers(ibm: Path | None, min_seconds: float) -> list[str]:
     """Parse throughput per registered parser."""
     from overhead import parsers
@@ -148,7 +137,9 @@ def bench_parsers(ibm: Path | None, min_seconds: float) -> list[str]:
     lines = [f"{'parser':<18} {'inputs':>6} {'MB':>8} {'rows':>9} {'MB/s':>8} {'rows/s':>11} "
              f"{'ms/input':>9}"]
     for tool in sorted(parsers.PARSERS):
-        if not _loads(tool):
+        try:
+            parsers.module(tool)
+        except ModuleNotFoundError:
             lines.append(f"{tool:<18} (no module)")
             continue
         inputs = _inputs(tool, ibm)
@@ -176,7 +167,13 @@ def save_inputs(ibm: Path | None, path: Path) -> list[str]:
 
     from overhead import parsers
 
-    data = {tool: _inputs(tool, ibm) for tool in sorted(parsers.PARSERS) if _loads(tool)}
+    data = {}
+    for tool in sorted(parsers.PARSERS):
+        try:
+            parsers.module(tool)
+        except ModuleNotFoundError:
+            continue
+        data[tool] = _inputs(tool, ibm)
     path.write_bytes(pickle.dumps(data))
     return [f"saved the inputs of {len(data)} parsers "
             f"({sum(len(v) for v in data.values())} files) to {path}"]

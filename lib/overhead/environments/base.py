@@ -57,22 +57,14 @@ _PATH_REF = re.compile(r"\{path:([^}]*)\}")
 
 # --- shell snippets of servers ----------------------------------------------------------------
 
-def _wait_while(pid: str, tenths: int, done: tuple[str, ...]) -> str:
-    """Return shell code polling /proc/PID/stat every 0.1 s (at most ``tenths`` times) until
-    the process is gone or its state letter is one of ``done``.
-    """
-    until = "".join(f' && [ "$s" != {state} ]' for state in done)
-    return (f"i=0; while [ $i -lt {tenths} ] && s=$(sed 's/.*) //' /proc/{pid}/stat 2>/dev/null "
-            f"| cut -c1) && [ -n \"$s\" ]{until}; do sleep 0.1; i=$((i+1)); done")
-
-
 def wait_gone(pid: str, tenths: int = 50) -> str:
     """Return shell code waiting (bounded) until process ``pid`` has exited.
 
     ``kill -0`` also answers for a zombie (this machine's PID 1 reaps late), so the process
     state is read from /proc.
     """
-    return _wait_while(pid, tenths, ("Z",))
+    return (f"i=0; while [ $i -lt {tenths} ] && s=$(sed 's/.*) //' /proc/{pid}/stat 2>/dev/null "
+            f"| cut -c1) && [ -n \"$s\" ] && [ \"$s\" != Z ]; do sleep 0.1; i=$((i+1)); done")
 
 
 def wait_stopped(pid: str, tenths: int = 50) -> str:
@@ -81,7 +73,9 @@ def wait_stopped(pid: str, tenths: int = 50) -> str:
     A SIGSTOP is delivered when its target is next scheduled: on a busy machine the process
     may still show R for a moment after ``kill`` returned, and a trial must not start then.
     """
-    return _wait_while(pid, tenths, ("T", "Z"))
+    return (f"i=0; while [ $i -lt {tenths} ] && s=$(sed 's/.*) //' /proc/{pid}/stat 2>/dev/null "
+            f"| cut -c1) && [ -n \"$s\" ] && [ \"$s\" != T ] && [ \"$s\" != Z ]; do sleep 0.1; "
+            f"i=$((i+1)); done")
 
 
 #: Shell code writing ``PID STARTTIME`` of the current shell into a server's pid file: the
