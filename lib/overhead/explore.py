@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from overhead.errors import InputError
+from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY
 from overhead.paths import FIGURES, TIDY
 
 if TYPE_CHECKING:
@@ -38,9 +39,8 @@ __all__ = ["AUTHORS", "SUMMARY_COLUMNS", "Explorer", "View", "ViewError", "parse
            "parse_fixed"]
 
 #: The source name of the authors' tidy tables (``data/tidy/ibm``, written by ingest-ibm).
-AUTHORS = "ibm"
+AUTHORS = AUTHORS_DATASET
 #: The study the authors' data belongs to, for the margins file's ``study`` field.
-AUTHORS_STUDY = "rc25482"
 #: The summary's columns after the environment and the swept parameter: n and the mean with
 #: its CI; against the baseline the ratio of means with the interval the verdict is decided on
 #: (and the method that gave it), as a percent too, the margin, the verdict and its words.

@@ -22,6 +22,7 @@ from overhead import stats
 from overhead.environments import label as env_label
 from overhead.environments import order as env_order
 from overhead.errors import InputError
+from overhead.names import BASELINE
 from overhead.paths import FIGURES, ROOT, TIDY
 
 __all__ = ["Results", "campaign_name", "compare", "display_label", "noise_html", "open_results",
@@ -283,7 +284,7 @@ def where_notes(table: pd.DataFrame) -> list[str]:
 
 
 def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: str | None = None,
-            baseline: str = "Native", margin: object = None,
+            baseline: str = BASELINE, margin: object = None,
             higher_is_better: bool | None | str = "auto") -> pd.DataFrame:
     """Compare environments on one measured quantity: per (item, environment, x) vs the baseline.
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from overhead.errors import DataNotFound
+from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY
 from overhead.paths import FIGURES, ROOT, TIDY
 from overhead.rc25482.data import find_history, find_tree
 from overhead.rc25482.files import ALIASES, CAMPAIGN, RULESET
@@ -37,7 +38,7 @@ NOTEBOOKS = (
     "06_report",
 )
 #: Where the authors' data is ingested by default.
-TIDY_DIR = TIDY / "ibm"
+TIDY_DIR = TIDY / AUTHORS_DATASET
 
 __all__ = ["ALIASES", "CAMPAIGN", "NOTEBOOKS", "ROOT", "RULESET", "TIDY_DIR", "DataNotFound",
            "find_history", "find_tree", "ingest_ibm", "load", "out_dir", "prepare", "setup"]
@@ -109,7 +110,7 @@ def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,
 
 def out_dir(path: str | os.PathLike[str] | None = None) -> Path:
     """Return the output folder for tables and figures (default figures/rc25482), created."""
-    p = Path(path) if path else FIGURES / "rc25482"
+    p = Path(path) if path else FIGURES / AUTHORS_STUDY
     p.mkdir(parents=True, exist_ok=True)
     return p
 
@@ -139,6 +140,6 @@ def setup(tidy_dir: str = "", ibm_data: str = "", out_dir_: str = "", published_
 
     tidy_path = tidy_dir or str(prepare(ibm_data or None))
     out = out_dir(out_dir_ or None)
-    paper = published(published_values or "rc25482") if compare_published else None
+    paper = published(published_values or AUTHORS_STUDY) if compare_published else None
     plots.theme()
     return tidy_path, out, paper

@@ -38,11 +38,11 @@ import pandas as pd
 
 from overhead import stats
 from overhead.errors import DataError
+from overhead.names import BASELINE
 from overhead.rc25482 import comparisons
 
 #: Environment labels of the fio runs, in figure order.
 ENVIRONMENTS = ("Native", "Docker", "KVM")
-BASELINE = "Native"
 #: Fig 5: (test as the spreadsheet names it, fio job).
 SEQUENTIAL = (("Sequential Read", "seq-read-2"), ("Sequential Write", "sequential-fill"))
 #: Fig 6: (test, fio job).

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from overhead import stats
+from overhead.names import BASELINE
 from overhead.rc25482 import comparisons
 
 #: Table I rows in the paper's order and the unit each is printed in.
@@ -50,7 +51,6 @@ UNITS = {
     "STREAM Add": ("GB/s", 1e-9),
     "STREAM Triad": ("GB/s", 1e-9),
 }
-BASELINE = "Native"
 
 #: The columns table1.csv starts with, in this order (extra columns follow).
 TABLE1_COLUMNS = ["workload", "environment", "mean", "sd", "n", "ci95_low", "ci95_high",

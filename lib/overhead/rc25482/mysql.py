@@ -38,11 +38,11 @@ import pandas as pd
 
 from overhead import stats
 from overhead.errors import DataError
+from overhead.names import BASELINE
 from overhead.rc25482 import comparisons
 
 #: The paper's MySQL data (other p_series are earlier runs).
 SERIES = "performance-governor"
-BASELINE = "Native"
 THREADS = tuple(range(10, 300, 20))
 TRIALS = 10
 MS = 1e-3

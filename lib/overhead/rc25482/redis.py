@@ -34,11 +34,11 @@ import pandas as pd
 
 from overhead import stats
 from overhead.errors import DataError
+from overhead.names import BASELINE
 from overhead.rc25482 import comparisons
 
 #: Environment labels in figure order; Native is the baseline.
 ENVIRONMENTS = ("Native", "Docker net=host", "Docker NAT", "KVM")
-BASELINE = "Native"
 TESTS = ("PING_INLINE", "PING_BULK", "SET", "GET", "LPUSH", "LPOP", "SADD")
 #: Workload name -> the redis-benchmark tests combined (total requests / total time).
 WORKLOADS: dict[str, tuple[str, ...]] = {"GET+SET": ("GET", "SET"), "GET": ("GET",), "SET": ("SET",)}
