@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from overhead import plots, prose, stats
+from overhead import export, plots, prose
 from overhead.prose import num, pct, show, span
 from overhead.rc25482 import compute, findings, setup
 from overhead.rc25482.published import table1_published
@@ -54,7 +54,7 @@ if paper is None:
 
 # %%
 trials = compute.load_trials(tidy_dir)
-trials.to_csv(out / "table1_trials.csv", index=False)
+export.write_table(trials, out, "table1_trials")
 display(trials.groupby(["workload", "environment", "view"], sort=False)
         .agg(n=("value", "size"), flagged=("outlier", lambda s: int(s.fillna(False).sum())))
         .reset_index())
@@ -88,7 +88,7 @@ display(trials.groupby(["workload", "environment", "view"], sort=False)
 # %%
 published = table1_published(paper, include_open=True) if paper is not None else None
 table1 = compute.table1(trials, published)
-table1.to_csv(out / "table1.csv", index=False)
+export.write_table(table1, out, "table1", formats=["csv"])  # its shown form below
 display(table1[compute.TABLE1_COLUMNS + ["unit", "sd_population", "delta_ci95_low", "delta_ci95_high",
                                          "verdict", "trials_needed", "pct_diff_vs_published"]])
 
@@ -120,7 +120,7 @@ value printed in the paper could not be confirmed from any text source. The seco
 without the flagged trial, is a sensitivity check and **not** Table I. The tuned-KVM cell is the
 last complete block of `vm.log`; an earlier block was aborted after {lo['n_aborted']} trials and is
 shown separately, not averaged in.""")
-views.to_csv(out / "table1_linpack_views.csv", index=False)
+export.write_table(views, out, "table1_linpack_views")
 display(views)
 display(trials[(trials["workload"] == "Linpack") & trials["environment"].str.startswith("KVM")]
         [["environment", "view", "trial", "value", "mod_z", "outlier", "source"]])
@@ -137,16 +137,12 @@ display(trials[(trials["workload"] == "Linpack") & trials["environment"].str.sta
 grid = compute.table1_display(trials, table1)
 UNITS_NOTE = compute.UNITS_NOTE
 NOTES = compute.table1_notes(trials, table1, views, published=published is not None)
-md = ("# Table I: compute and memory (RC25482)\n\n" + UNITS_NOTE + "\n\n" + stats.to_markdown(grid)
-      + "\nNotes:\n\n" + "".join(f"- {n}\n" for n in NOTES))
-(out / "table1.md").write_text(md)
-tex = stats.to_latex(grid, caption="Table I: compute and memory. " + UNITS_NOTE,
-                     label="tab:rc25482-table1", wide=True, size="footnotesize", notes=NOTES[1:],
-                     widths={grid.index.name: "2.1cm", **{c: "3.7cm" for c in grid.columns}},
-                     comment="Table I of RC25482 rebuilt from the authors' logs. " + UNITS_NOTE)
-(out / "table1.tex").write_text(tex)
-(out / "table1.html").write_text(stats.to_html(grid, caption="Table I. " + UNITS_NOTE)
-                                 + "<ul>" + "".join(f"<li>{n}</li>" for n in NOTES[1:]) + "</ul>\n")
+written = export.write_table(
+    table1, out, "table1", shown=grid, caption="Table I: compute and memory (RC25482). " + UNITS_NOTE,
+    notes=NOTES[1:], formats=["md", "tex", "html"],
+    latex={"label": "tab:rc25482-table1", "wide": True, "size": "footnotesize",
+           "widths": {grid.index.name: "2.1cm", **{c: "3.7cm" for c in grid.columns}}})
+md = written["md"].read_text()
 display(Markdown(md))
 
 # %% [markdown]
@@ -224,19 +220,15 @@ display(spread)
 
 # %%
 table2 = compute.table2()
-table2.to_csv(out / "table2.csv", index=False)
 t2 = table2.set_index("operation")[["kernel", "bytes_per_iteration", "flops_per_iteration"]]
 t2.columns = ["kernel", "bytes/iteration", "FLOPs/iteration"]
 t2 = t2.astype(str)
 note2 = "Definitions of the STREAM benchmark (8-byte words), not measurements."
-(out / "table2.md").write_text("# Table II: STREAM kernels (RC25482)\n\n" + stats.to_markdown(t2)
-                               + "\n" + note2 + "\n")
-(out / "table2.tex").write_text(stats.to_latex(t2, caption="Table II: STREAM kernels. " + note2,
-                                               label="tab:rc25482-table2"))
-(out / "table2.html").write_text(stats.to_html(t2, caption="Table II: STREAM kernels. " + note2))
+export.write_table(table2, out, "table2", shown=t2, caption="Table II: STREAM kernels (RC25482). " + note2,
+                   formats=export.FORMATS, latex={"label": "tab:rc25482-table2"})
 display(t2)
 derived = compute.table2_derived(table1)
-derived.to_csv(out / "table2_derived.csv", index=False)
+export.write_table(derived, out, "table2_derived")
 sr = findings.stream_rates(derived, table1)
 show(f"""STREAM is memory-bound, so it does {span(sr['gflops_low'], sr['gflops_high'])} GFLOP/s on a
 machine whose Linpack rate is {prose.sig(sr['linpack'], 2)} GFLOPS.""")

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from overhead import plots
+from overhead import export, plots
 from overhead.rc25482 import diagrams, load, network, setup
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
@@ -71,7 +71,7 @@ plt.show()
 # %%
 ref_rows = load(tidy_dir, table="reference")
 fig02 = network.goodput(ref_rows, paper)
-fig02.to_csv(out / "fig02.csv", index=False)
+export.write_table(fig02, out, "fig02")
 display(fig02)
 
 # %%
@@ -125,7 +125,7 @@ plt.show()
 
 # %%
 fig03 = network.latency(ref_rows, paper)
-fig03.to_csv(out / "fig03.csv", index=False)
+export.write_table(fig03, out, "fig03")
 display(fig03)
 
 # %%

@@ -34,7 +34,7 @@ import plotly.graph_objects as go
 from IPython.display import display
 from plotly.subplots import make_subplots
 
-from overhead import plots, prose
+from overhead import export, plots, prose
 from overhead.prose import num, pct, show, span
 from overhead.rc25482 import blockio, diagrams, findings, load, setup
 
@@ -75,7 +75,7 @@ plt.show()
 
 # %%
 fig5 = blockio.sequential_throughput(fio, sheet)
-fig5.to_csv(out / "fig05.csv", index=False)
+export.write_table(fig5, out, "fig05")
 display(fig5[["test", "environment", "bandwidth_mb_s", "interval_sd_mb_s", "run_bandwidth_mb_s",
               "spreadsheet_mb_s", "spreadsheet_sd_mb_s", "spreadsheet_raw", "pct_vs_spreadsheet",
               "pct_vs_native", "spreadsheet_pct_vs_native", "sd_ratio_vs_native", "n_runs",
@@ -185,7 +185,7 @@ committed logs"""
 
 # %%
 fig6 = blockio.random_iops(fio, sheet)
-fig6.to_csv(out / "fig06.csv", index=False)
+export.write_table(fig6, out, "fig06")
 display(fig6[["test", "environment", "outstanding_ios", "iops", "read_iops", "write_iops", "spreadsheet_iops",
               "pct_vs_spreadsheet", "pct_vs_native", "spreadsheet_pct_vs_native", "n_runs", "verdict"]])
 
@@ -271,9 +271,9 @@ if paper is not None:
     print("percentiles equal to the recomputed Fig 7 values of data/reference/rc25482.csv:",
           int((lat["pct_vs_reference"].abs() < 1e-9).sum()), "of", int(lat["reference_us"].notna().sum()))
 fig7 = pd.concat([lat, lat_sheet], ignore_index=True) if lat_sheet is not None else lat
-fig7.to_csv(out / "fig07.csv", index=False)
+export.write_table(fig7, out, "fig07")
 ratios = blockio.latency_comparison(fio)
-ratios.to_csv(out / "fig07_ratios.csv", index=False)
+export.write_table(ratios, out, "fig07_ratios")
 display(ratios.pivot(index="statistic", columns="environment", values="value_us")[ENVS].round(1))
 display(ratios[ratios["environment"] != "Native"].pivot(index="statistic", columns="environment",
                                                          values="ratio_vs_native").round(2))

@@ -43,7 +43,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from overhead import plots, prose, stats
+from overhead import export, plots, prose
 from overhead.prose import ci, num, pct, show, span
 from overhead.rc25482 import findings, load, setup
 from overhead.rc25482 import redis as rd
@@ -81,7 +81,7 @@ display(runs[runs.workload == W].groupby("environment")
 
 # %%
 fig8 = rd.throughput_curve(runs)
-fig8.to_csv(out / "fig08.csv", index=False)
+export.write_table(fig8, out, "fig08")
 f8 = fig8[fig8["workload"] == W]
 littles_tab = rd.littles_summary(runs, W, published=pub)
 display(f8.pivot(index="connections", columns="environment", values="throughput_mean")[ENVS].round(0))
@@ -153,7 +153,7 @@ the paper calls the two "practically identical".""")
 
 # %%
 fig9 = rd.latency_curve(runs[runs["workload"] == W], bounds, published=pub)
-fig9.to_csv(out / "fig09.csv", index=False)
+export.write_table(fig9, out, "fig09")
 f9 = fig9[fig9["workload"] == W]
 r9 = findings.fig9_bounds(f9)
 show(f"""redis-benchmark 2.x prints **no average latency**, only the share of requests per whole
@@ -255,12 +255,12 @@ plots.save_html(fig, out, "fig09")
 # - **Concurrency needed**: where each curve reaches 90% of its own plateau, and 90% of native's.
 
 # %%
-littles_tab.to_csv(out / "redis_littles.csv", index=False)
 shown = rd.littles_display(littles_tab)
-(out / "redis_littles.md").write_text(
-    "Little's-law analysis of the Redis GET+SET runs (implied latency R = N / X; 95% CIs; published "
-    "values from the paper's text, a different workload)\n\n" + stats.to_markdown(shown))
-display(Markdown(stats.to_markdown(shown)))
+written = export.write_table(
+    littles_tab, out, "redis_littles", shown=shown, formats=export.FORMATS,
+    caption="Little's-law analysis of the Redis GET+SET runs (implied latency R = N / X; 95% CIs; "
+            "published values from the paper's text, a different workload)")
+display(Markdown(written["md"].read_text()))
 
 # %%
 ra = findings.redis_analysis(littles_tab, paper)

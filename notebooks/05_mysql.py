@@ -57,7 +57,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 from plotly.subplots import make_subplots
 
-from overhead import plots, prose, stats
+from overhead import export, plots, prose
 from overhead.prose import ci, num, pct, show, span
 from overhead.rc25482 import authors, find_history, find_tree, findings, load, setup
 from overhead.rc25482 import mysql as my
@@ -100,16 +100,15 @@ transaction in each direction, requests of {num(pk['request_b'])} B and answers 
 
 # %%
 t3 = md.table3(runs, cpu)
-t3.to_csv(out / "table3.csv", index=False)
 shown = t3.set_index("configuration")
 caption = ("Table III: MySQL configurations (sysbench 0.4.12 OLTP, all runs read-only; network/storage as "
            "the paper describes them; packets per transaction and the observed path from dstat's counters)")
-(out / "table3.md").write_text(caption + "\n\n" + stats.to_markdown(shown))
-(out / "table3.tex").write_text(stats.to_latex(
-    shown, caption=caption, label="tab:mysql-configurations", wide=True, size="footnotesize",
-    widths={"configuration": "2.2cm", "network": "2.6cm", "storage": "2.6cm", "observed_network": "3.6cm"}))
-(out / "table3.html").write_text(stats.to_html(shown, caption=caption))
-display(Markdown(stats.to_markdown(shown)))
+written = export.write_table(
+    t3, out, "table3", shown=shown, caption=caption, formats=export.FORMATS,
+    latex={"label": "tab:mysql-configurations", "wide": True, "size": "footnotesize",
+           "widths": {"configuration": "2.2cm", "network": "2.6cm", "storage": "2.6cm",
+                      "observed_network": "3.6cm"}})
+display(Markdown(written["md"].read_text()))
 display(sig.round(2))
 
 # %%
@@ -160,7 +159,7 @@ show(f"""**What the counters say.**
 # %%
 fig10 = my.throughput_curve(runs)
 fig10 = authors.with_authors(fig10, authors_plot, authors.FIG10_COLUMNS)
-fig10.to_csv(out / "fig10.csv", index=False)
+export.write_table(fig10, out, "fig10")
 display(fig10.pivot(index="threads", columns="environment", values="tps_mean")[ENVS].round(0))
 display(fig10[fig10.environment != "Native"].pivot(index="threads", columns="environment",
                                                    values="loss_vs_native_pct")[ENVS[1:]].round(2))
@@ -280,7 +279,7 @@ print(f"idle gaps between runs: {cpu['gap_before'].min():.0f}-{cpu['gap_before']
       f"{cpu['n_samples'].max()}; largest mean wai of a run {cpu['cpu_wait'].max():.3f}%")
 fig11 = md.cpu_curve(cpu, fig10)
 fig11 = authors.with_authors(fig11, authors_cpu, authors.FIG11_COLUMNS)
-fig11.to_csv(out / "fig11.csv", index=False)
+export.write_table(fig11, out, "fig11")
 if not authors_cpu.empty:
     m = fig11.dropna(subset="cpu_util_pooled_mean_authors")
     print(f"vs the authors' results-cpu-*.csv ({len(m)} points): max |pooled CPU difference| = "
@@ -374,7 +373,7 @@ not the mean of X R: runs with higher X have lower R); its range is printed belo
 # %%
 fig12 = my.latency_curve(runs)
 fig12 = authors.with_authors(fig12, authors_plot, authors.FIG12_COLUMNS)
-fig12.to_csv(out / "fig12.csv", index=False)
+export.write_table(fig12, out, "fig12")
 lo, hi = fig12["littles_rel_residual_pct"].min(), fig12["littles_rel_residual_pct"].max()
 rlo, rhi = fig12["littles_rel_residual_run_min_pct"].min(), fig12["littles_rel_residual_run_max_pct"].max()
 print(f"Little's law (N - X R) / N: per point from the means {lo:+.3f}% .. {hi:+.3f}%; per run {rlo:.3f}% .. {rhi:.3f}%")
@@ -447,7 +446,7 @@ latency is {pct(r12['kvm_first'], 0)} above native's already at {r12['first']} t
 
 # %%
 fig13 = my.throughput_latency(fig10, fig12)
-fig13.to_csv(out / "fig13.csv", index=False)
+export.write_table(fig13, out, "fig13")
 fig, ax = plt.subplots(figsize=(10.5, 6.2))
 plots.ci_curves(ax, fig13, "tps_mean", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high",
                 xlow="tps_ci95_low", xhigh="tps_ci95_high", groups=ENVS, lw=1.5, label="{group} (n = {n} runs/point)")
@@ -500,9 +499,8 @@ latency grows from {num(r13['kvm_lat_from'])} ms at {r13['kvm_from']} threads to
 # %%
 if paper is not None:
     claims = my.claims(fig10, fig11, cpu, paper)
-    claims.to_csv(out / "mysql_claims.csv", index=False)
-    (out / "mysql_claims.md").write_text("MySQL: the paper's statements (Figs 10-12) beside the reproduced values\n\n"
-                                         + stats.to_markdown(claims.set_index(["claim", "environment"]).round(2)))
+    export.write_table(claims, out, "mysql_claims", shown=claims.set_index(["claim", "environment"]).round(2),
+                       caption="MySQL: the paper's statements (Figs 10-12) beside the reproduced values")
     display(claims.round(2))
 else:
     print("compare_published=False: the paper's statements are not compared")

@@ -32,7 +32,7 @@ out = resolve_out(out_dir or None)
 # %%
 gone = report.missing(out)
 print("missing outputs:", ", ".join(gone) if gone else "none")
-page = report.build(out, compared=compare_published)
+page = report.build(out, compared=compare_published, tidy=tidy_dir or None)
 print(f"wrote {page} ({page.stat().st_size / 1e6:.1f} MB)")
 
 # %%

@@ -23,10 +23,13 @@ def test_an_empty_table_is_written_and_says_so(tmp_path):
     study = _study(tmp_path)
     path = _common.write_table(study, "filesystems", pd.DataFrame())
     assert path.read_text().strip() == ""
-    assert (study.out / "filesystems.md").read_text() == "(no rows: nothing measured for filesystems)\n"
+    assert (study.out / "filesystems.md").read_text() == "No rows: nothing measured for filesystems.\n"
+    assert (study.out / "filesystems.tex").read_text() == \
+        "% filesystems: No rows: nothing measured for filesystems.\n"
     # rows but one column: no row labels to take
     _common.write_table(study, "one", pd.DataFrame({"metric": ["a", "b"]}))
     assert (study.out / "one.md").read_text().count("\n| ") == 3
     # columns but no rows (what a comparison of excluded cells gives)
     _common.write_table(study, "cols", pd.DataFrame(columns=["env", "value"]))
-    assert (study.out / "cols.md").read_text() == "(no rows: nothing measured for cols)\n"
+    assert (study.out / "cols.md").read_text() == "No rows: nothing measured for cols.\n"
+    assert pd.read_csv(study.out / "cols.csv").columns.tolist() == ["env", "value"]

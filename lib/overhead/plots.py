@@ -29,10 +29,11 @@ from overhead.environments import (  # noqa: E402  (re-exported: figures use the
     ordered,
     palette,
 )
+from overhead.names import BASELINE  # noqa: E402
 
 __all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
            "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
-           "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars", "embed_png",
+           "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars",
            "plotly_bars", "plain_log", "plain_numbers"]
 
 
@@ -360,7 +361,7 @@ def plotly_ci_curves(frame, x: str, y: str, ylow: str | None = None, yhigh: str 
 
 # ---- comparisons with a baseline ------------------------------------------------------------
 
-def comparison_bars(table, title: str, *, items: list[str] | None = None, baseline: str = "Native",
+def comparison_bars(table, title: str, *, items: list[str] | None = None, baseline: str = BASELINE,
                     reference: str | None = None, reference_label: str = "published"):
     """Draw bars of the measured means (95% CI) per item, the difference from the baseline below.
 
@@ -432,7 +433,7 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
     return fig
 
 
-def plotly_bars(table, title: str, *, baseline: str = "Native"):
+def plotly_bars(table, title: str, *, baseline: str = BASELINE):
     """Draw the same comparison as :func:`comparison_bars` with plotly: one panel per item.
 
     Hovering a bar shows n, the mean's 95% CI and the percent difference from the baseline
@@ -469,16 +470,6 @@ def plotly_bars(table, title: str, *, baseline: str = "Native"):
     fig.update_layout(title=title, barmode="group", height=480,
                       width=max(520, 300 * len(items)))
     return fig
-
-
-def embed_png(path: str | os.PathLike[str]) -> str:
-    """Return an HTML ``<img>`` holding a PNG file inline (a report stays one file)."""
-    import base64
-    import html
-
-    path = Path(path)
-    return (f'<img alt="{html.escape(path.stem)}" style="max-width:100%" '
-            f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}">')
 
 
 def plain_log(axis, subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> None:

@@ -12,9 +12,9 @@ here, tidy in ``data/tidy/<campaign>``, raw in ``data/raw/<campaign>``) and the 
     page without a static sibling, exported with plotly's ``write_image``: kaleido driving
     Debian's chromium, offline);
 ``tables/``
-    every table as LaTeX and Markdown (the notebooks' ``.tex``/``.md`` copied, the others made
-    from the CSV with :func:`overhead.stats.tables.to_latex` and
-    :func:`~overhead.stats.tables.to_markdown`) beside its CSV;
+    every table as LaTeX and Markdown beside its CSV: the files the exporter wrote
+    (:func:`overhead.export.write_table`) copied as they are; only a table that has a CSV alone
+    (written before the exporter, or by hand) gets them made from it;
 ``report.html``, ``report.pdf``
     the study's page, its links to sibling files pointed at their place in the bundle (files it
     links that the bundle has no place for, such as a plotly page and its ``plotly.min.js``,
@@ -39,39 +39,41 @@ import os
 import platform
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
-import warnings
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from overhead.errors import DataNotFound, InputError, OverheadError
+from overhead import studies
+from overhead.browser import (
+    PDF_TIMEOUT,
+    export_plotly,
+    find_chromium,
+    is_plotly_page,
+    pdf_pages,
+    plotly_figure,
+    print_pdf,
+)
+from overhead.errors import InputError, OverheadError
+from overhead.export import formats_from_csv
 from overhead.ingest import file_sha256
+from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY
 from overhead.paths import DATA, ROOT
 
-#: The study of the authors' raw data and its tidy folder under ``data/tidy``.
 #: Folders of figures/ that are not studies: the exploration notebook's exported views
 #: (figures/explore/, each a figure and its CSV, no report) are the user's own to place.
 NOT_STUDIES = ("explore",)
-AUTHORS_STUDY = "rc25482"
-AUTHORS_TIDY = "ibm"
 #: Static figure formats every bundle carries.
 FIGURE_FORMATS = ("pdf", "svg")
-#: Seconds headless chromium may take to print a report.
-PDF_TIMEOUT = 180.0
 #: Python distributions whose versions go into the manifest.
 SOFTWARE = ("overhead", "pandas", "numpy", "matplotlib", "seaborn", "plotly", "kaleido")
-#: Chromium executables looked for on PATH, in this order.
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _LINK = re.compile(r"""(?P<attr>\b(?:src|href)\s*=\s*)(?P<q>["'])(?P<url>[^"'#?]*)(?P<rest>[^"']*)(?P=q)""",
                    re.IGNORECASE)
-_PLOTLY_CALL = "Plotly.newPlot("
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
@@ -171,7 +173,7 @@ def _publishable(folder: Path) -> str | None:
     if not (folder / "report.html").is_file():
         return f"{folder}: nothing to publish: no report.html (run the study's notebook first)"
     if not any(p.suffix in (".pdf", ".svg", ".png", ".csv", ".md", ".tex")
-               or _is_plotly_page(p) for p in folder.iterdir() if p.is_file()):
+               or is_plotly_page(p) for p in folder.iterdir() if p.is_file()):
         return f"{folder}: nothing to publish: report.html but no figure or table beside it"
     return None
 
@@ -190,9 +192,11 @@ def study(folder: str | os.PathLike[str], *, name: str | None = None, kind: str 
     name : str, optional
         The bundle's name (default: the folder's name).
     kind : str, optional
-        ``rc25482``, ``seed`` or ``campaign`` (default: from the name, see :class:`Study`).
+        ``rc25482``, ``seed`` or ``campaign`` (default: the folder's registration,
+        ``study.json`` of :mod:`overhead.studies`; without one, from the name, see :class:`Study`).
     campaign : str, optional
-        The campaign's name (default: the campaign, tidy or raw folder named like the study).
+        The campaign's name (default: the registration's, else the campaign, tidy or raw folder
+        named like the study).
     data : path, optional
         The data folder holding ``campaigns/``, ``reference/``, ``tidy/`` and ``raw/``
         (default ``data``).
@@ -221,12 +225,19 @@ def study(folder: str | os.PathLike[str], *, name: str | None = None, kind: str 
     tidy_root = Path(tidy) if tidy is not None else data / "tidy"
     raw_root = Path(raw) if raw is not None else data / "raw"
     name = name or folder.name
+    reg = studies.read(folder)
     reference = data / "reference" / f"{name}.csv"
+    if reg is not None:  # the study said what it is when its report was written
+        kind = kind or reg.kind
+        campaign = campaign or reg.campaign
+        if reg.reference is not None and reg.reference.is_file():
+            reference = reg.reference
     if kind is None:
         kind = ("rc25482" if name == AUTHORS_STUDY
                 else "seed" if reference.is_file() else "campaign")
+    registered_tidy = reg.tidy if reg is not None and tidy is None else None
     if kind == "rc25482":
-        return Study(name, kind, folder, tidy=tidy_root / AUTHORS_TIDY,
+        return Study(name, kind, folder, tidy=registered_tidy or tidy_root / AUTHORS_DATASET,
                      reference=reference if reference.is_file() else None, data=data)
     files = _campaign_names(data / "campaigns")
     if campaign is None:
@@ -237,7 +248,8 @@ def study(folder: str | os.PathLike[str], *, name: str | None = None, kind: str 
         campaign_file = files.get(campaign)
         if campaign_file is None and (raw_root / campaign / "campaign.yml").is_file():
             campaign_file = raw_root / campaign / "campaign.yml"
-    return Study(name, kind, folder, tidy=tidy_root / campaign, raw=raw_root / campaign,
+    return Study(name, kind, folder, tidy=registered_tidy or tidy_root / campaign,
+                 raw=raw_root / campaign,
                  campaign=campaign, campaign_file=Path(campaign_file) if campaign_file else None,
                  reference=reference if reference.is_file() else None, data=data)
 
@@ -291,219 +303,17 @@ def find_studies(figures: str | os.PathLike[str], *, data: str | os.PathLike[str
 
 
 # ---------------------------------------------------------------------------------------------
-# figures
-
-
-def _is_plotly_page(path: Path) -> bool:
-    """Whether ``path`` is a plotly figure page (``plots.save_html``), not the report or a table."""
-    if path.suffix != ".html" or path.name == "report.html":
-        return False
-    try:
-        return _PLOTLY_CALL in path.read_text(errors="replace")
-    except OSError:
-        return False
-
-
-def plotly_figure(path: str | os.PathLike[str]) -> dict:
-    """Read the figure (data and layout) back from a page plotly's ``write_html`` wrote.
-
-    Parameters
-    ----------
-    path : path
-        An HTML page with one ``Plotly.newPlot(id, data, layout, config)`` call.
-
-    Returns
-    -------
-    dict
-        ``{"data": [...], "layout": {...}}``, what ``plotly.io.write_image`` takes.
-
-    Raises
-    ------
-    InputError
-        When the page holds no plotly call that parses.
-    """
-    text = Path(path).read_text(errors="replace")
-    at = text.find(_PLOTLY_CALL)
-    if at < 0:
-        raise InputError(f"{path}: not a plotly page (no {_PLOTLY_CALL.rstrip('(')} call)")
-    decoder = json.JSONDecoder()
-    i = at + len(_PLOTLY_CALL)
-    args = []
-    try:
-        for _ in range(3):  # the div id, the data, the layout
-            while text[i] in " \t\r\n,":
-                i += 1
-            value, i = decoder.raw_decode(text, i)
-            args.append(value)
-    except (ValueError, IndexError):
-        raise InputError(f"{path}: the plotly figure in it does not parse") from None
-    return {"data": args[1], "layout": args[2]}
-
-
-def find_chromium(chromium: str | os.PathLike[str] | None = None) -> str:
-    """Return the chromium to print with: ``chromium``, else ``$BROWSER_PATH``, else on PATH.
-
-    Raises
-    ------
-    DataNotFound
-        When there is none (Debian: ``apt-get install chromium``, part of ``make debian``).
-    """
-    if chromium is not None:
-        if shutil.which(str(chromium)) is None:
-            raise DataNotFound(f"{chromium}: no such chromium executable")
-        return str(chromium)
-    env = os.environ.get("BROWSER_PATH")
-    if env and shutil.which(env):
-        return env
-    for exe in CHROMIUM_NAMES:
-        found = shutil.which(exe)
-        if found:
-            return found
-    raise DataNotFound("chromium not found (it prints report.pdf and exports plotly figures): "
-                       "install Debian's chromium, e.g. make debian")
-
-
-def export_plotly(pages: Sequence[tuple[Path, Path]], chromium: str,
-                  formats: Sequence[str] = FIGURE_FORMATS) -> None:
-    """Export plotly pages as static figures with plotly's ``write_image`` (kaleido, offline).
-
-    One kaleido browser (Debian's chromium through ``BROWSER_PATH``) serves every figure.
-
-    Parameters
-    ----------
-    pages : sequence of (path, path)
-        (plotly HTML page, output path without suffix) pairs.
-    chromium : str
-        The chromium executable kaleido drives.
-    formats : sequence of str
-        Formats written for each page.
-    """
-    if not pages:
-        return
-    os.environ.setdefault("BROWSER_PATH", chromium)
-    import kaleido
-    import plotly.io as pio
-
-    kaleido.start_sync_server(silence_warnings=True)
-    try:
-        for page, stem in pages:
-            fig = plotly_figure(page)
-            for fmt in formats:
-                try:
-                    with warnings.catch_warnings():
-                        # plotly hands kaleido options to the shared server too, which says so
-                        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
-                        pio.write_image(fig, stem.with_suffix(f".{fmt}"), format=fmt)
-                except Exception as exc:  # kaleido's own errors: one line naming the figure
-                    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                    raise OverheadError(f"{page}: static {fmt} export failed: {why}") from exc
-    finally:
-        kaleido.stop_sync_server(silence_warnings=True)
-
-
-def print_pdf(page: str | os.PathLike[str], pdf: str | os.PathLike[str], chromium: str, *,
-              timeout: float = PDF_TIMEOUT) -> int:
-    """Print an HTML page to PDF with headless chromium; return the PDF's page count.
-
-    Chromium runs in its own process group with a private profile folder, and the whole group
-    is killed if it takes longer than ``timeout`` seconds.
-
-    Parameters
-    ----------
-    page : path
-        The HTML file.
-    pdf : path
-        The PDF written.
-    chromium : str
-        The chromium executable.
-    timeout : float
-        Seconds allowed.
-
-    Returns
-    -------
-    int
-        Pages in the PDF (at least 1).
-
-    Raises
-    ------
-    OverheadError
-        When chromium fails, times out or writes no PDF (the message says which, and the end of
-        its output).
-    """
-    page, pdf = Path(page).resolve(), Path(pdf).resolve()
-    pdf.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory(prefix="overhead-chromium-") as profile:
-        argv = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--disable-extensions", "--no-pdf-header-footer",
-                f"--user-data-dir={profile}", f"--print-to-pdf={pdf}", page.as_uri()]
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True, text=True, errors="replace")
-        try:
-            out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise OverheadError(f"{page}: chromium did not print it within {timeout:g} s") from None
-        finally:
-            if proc.poll() is None:  # pragma: no cover (only on an exception above)
-                os.killpg(proc.pid, signal.SIGKILL)
-    tail = " / ".join(line for line in out.strip().splitlines()[-2:])
-    if proc.returncode != 0 or not pdf.is_file() or pdf.stat().st_size == 0:
-        raise OverheadError(f"{page}: chromium exited with status {proc.returncode} and no PDF: "
-                            f"{tail[:300]}")
-    pages = pdf_pages(pdf)
-    if pages < 1:
-        raise OverheadError(f"{pdf}: chromium wrote a PDF without pages")
-    return pages
-
-
-def pdf_pages(path: str | os.PathLike[str]) -> int:
-    """Return the number of pages of a PDF chromium (Skia) wrote; 0 when it is not a PDF.
-
-    Skia writes page objects uncompressed, so the ``/Type /Page`` dictionaries are counted.
-    """
-    data = Path(path).read_bytes()
-    if not data.startswith(b"%PDF-"):
-        return 0
-    return len(re.findall(rb"/Type\s*/Page(?![A-Za-z])", data))
-
-
-# ---------------------------------------------------------------------------------------------
 # tables
 
 
-def _read_table(path: Path):
-    """Read a CSV table as text cells, its first column as the index (empty cells are NA)."""
-    import pandas as pd
-
-    df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-    df.columns = ["" if str(c).startswith("Unnamed: ") else str(c) for c in df.columns]
-    if len(df.columns) > 1:
-        df = df.set_index(df.columns[0])
-    else:
-        df.index = [""] * len(df)
-    return df
-
-
 def table_formats(csv: str | os.PathLike[str], name: str) -> dict[str, str]:
-    """Return a CSV table as ``{"md": markdown, "tex": latex}`` (first column as row labels).
+    """Return a CSV-only table as ``{"md": markdown, "tex": latex}`` (first column as row labels).
 
-    Parameters
-    ----------
-    csv : path
-        The table.
-    name : str
-        Its name, for the LaTeX comment line.
-
-    Returns
-    -------
-    dict of str to str
+    For a table the exporter did not write (an older folder, a hand-made CSV): every table the
+    project writes has its Markdown and LaTeX already (:func:`overhead.export.write_table`), and
+    those are copied as they are.
     """
-    from overhead.stats.tables import to_latex, to_markdown
-
-    df = _read_table(Path(csv))
-    return {"md": to_markdown(df),
-            "tex": to_latex(df, comment=f"{name}: from {Path(csv).name}, by overhead publish")}
+    return formats_from_csv(csv, name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -876,7 +686,7 @@ def publish(st: Study, out: str | os.PathLike[str], *, chromium: str | None = No
         # figures: static files copied, plotly-only ones exported
         figures, exports = [], []
         for stem, kinds in sorted(by_stem.items()):
-            plotly_page = kinds.get("html") if "html" in kinds and _is_plotly_page(kinds["html"]) else None
+            plotly_page = kinds.get("html") if "html" in kinds and is_plotly_page(kinds["html"]) else None
             static = [f for f in FIGURE_FORMATS if f in kinds]
             if not static and plotly_page is None:
                 if "png" in kinds:

@@ -33,9 +33,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from overhead import stats
+from overhead import export, stats, studies
 from overhead.campaign import results
 from overhead.errors import InputError
+from overhead.names import BASELINE
+from overhead.pages import Page
 from overhead.paths import FIGURES
 
 __all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "caveats", "compute", "known_truths",
@@ -44,7 +46,6 @@ __all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "caveats", "compute
 
 #: Where the authors' half of the notebooks writes its tables (make reproduce).
 AUTHORS_DIR = FIGURES / "rc25482"
-BASELINE = "Native"
 TCG_NOTE = ("QEMU TCG is software emulation, not KVM: the authors' KVM value is shown for "
             "orientation only, and this overhead is not a KVM overhead")
 #: X R under this fraction of N: the closed loop never formed (Little's law cannot hold).
@@ -975,12 +976,16 @@ def tables(live: Live) -> dict[str, pd.DataFrame]:
 
 
 def write_tables(live: Live, frames: dict[str, pd.DataFrame]) -> list[Path]:
-    """Write each frame as ``<out>/<stem>.csv``; return the paths."""
+    """Write each frame through the exporter; return the CSV paths.
+
+    ``<out>/<stem>.csv`` holds every column, ``.md`` and ``.tex`` the table in words
+    (:func:`display_table`; the Little's-law tables as they are).
+    """
     paths = []
     for stem, frame in frames.items():
-        path = live.out / f"{stem}.csv"
-        frame.to_csv(path, index=False)
-        paths.append(path)
+        shown = frame if frame.empty or stem.endswith("littles") else display_table(frame)
+        paths.append(export.write_table(frame, live.out, stem, shown=shown,
+                                        caption=SECTION_TITLES.get(stem))["csv"])
     return paths
 
 
@@ -1120,54 +1125,52 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     CIs beside the authors', with the live figures the notebooks drew (a figure not drawn yet
     is named as missing).
     """
-    from overhead import plots
-
     frames = frames if frames is not None else tables(live)
     truths = known_truths(frames, live)
-    truths.to_csv(live.out / "known_truths.csv", index=False)
+    export.write_table(truths, live.out, "known_truths", formats=("csv",))
     w = where(live)
-    parts = [f"<h1>RC25482 live: campaign {html.escape(live.name)}</h1>",
-             f"<p>Written {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC from "
-             f"{html.escape(str(live.tidy))}; the authors' values from "
-             f"{html.escape(str(live.authors))}. Absolute values of this machine and the "
-             "authors' 32-core server do not compare; the percent differences from native do, "
-             "as far as the workloads scale.</p>",
-             "<h2>What was measured where</h2>", w.to_html(index=False, na_rep="-", escape=True)]
-    parts += [f"<p>{html.escape(said)}</p>" for said in results.where_notes(w)]
+    page = Page(f"RC25482 live: {live.name}", heading=f"RC25482 live: campaign {live.name}")
+    page.text(f"Written {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC from {live.tidy}; the "
+              f"authors' values from {live.authors}. Absolute values of this machine and the "
+              "authors' 32-core server do not compare; the percent differences from native do, "
+              "as far as the workloads scale.")
+    page.heading("What was measured where").table(w, index=False)
+    for said in results.where_notes(w):
+        page.text(said)
     if w["accelerator"].fillna("").str.contains("tcg").any():
-        parts.append(f"<p><b>The VM ran under TCG (software emulation).</b> {TCG_NOTE}.</p>")
-    parts += results.noise_html(live)
+        page.raw(f"<p><b>The VM ran under TCG (software emulation).</b> {html.escape(TCG_NOTE)}.</p>")
+    page.raw("\n".join(results.noise_html(live)))
     words = truths.assign(holds=[{True: "holds", False: "DOES NOT HOLD"}.get(h, "not shown")
                                  for h in truths["holds"]])
-    parts += ["<h2>Known truths</h2>",
-              "<p>The paper's findings that should hold on any machine, each checked as the test "
-              "it is: a sameness claim as an equivalence test at the margin "
-              "<code>data/reference/margins.yml</code> gives it (it holds only when the whole "
-              "interval lies inside the margin), a claim of added latency as a one-sided test. "
-              "Each row gives n, the interval decided on, the verdict and why the trials stopped "
-              "where they did; a claim the data neither shows nor refutes says \"not shown\" and "
-              "how many trials would decide it.</p>", words.to_html(index=False, na_rep="-", escape=True)]
+    page.heading("Known truths")
+    page.raw("<p>The paper's findings that should hold on any machine, each checked as the test "
+             "it is: a sameness claim as an equivalence test at the margin "
+             "<code>data/reference/margins.yml</code> gives it (it holds only when the whole "
+             "interval lies inside the margin), a claim of added latency as a one-sided test. "
+             "Each row gives n, the interval decided on, the verdict and why the trials stopped "
+             "where they did; a claim the data neither shows nor refutes says \"not shown\" and "
+             "how many trials would decide it.</p>")
+    page.table(words, index=False)
     verdicts = verdicts_table(frames, live)
-    verdicts.to_csv(live.out / "verdicts.csv", index=False)
+    export.write_table(verdicts, live.out, "verdicts", formats=("csv",))
     counts = verdicts["verdict"].value_counts()
     rule = live.plan.get("decisions")
-    parts += ["<h2>Verdicts: every comparison with native</h2>",
-              "<p>Each environment against native on every quantity of the tables below: n per "
-              "side, the percent difference with the 95% interval the verdict is decided on "
-              "(Fieller's, or log-t where Fieller's has no finite bounds; chosen by simulation, "
-              "docs/coverage.md), the equivalence margin, the verdict, and why the trials "
-              "stopped. <i>equivalent</i>: the interval lies inside the margin; <i>faster</i> / "
-              "<i>slower</i> (<i>higher</i> / <i>lower</i> where neither is better): it excludes "
-              "no difference; <i>inconclusive</i>: it holds both no difference and differences "
-              "beyond the margin. A non-significant difference is never read as sameness. "
-              + ("The campaign's stopping rule added rounds to each cell while a comparison it "
-                 "takes part in was undecided, up to its cap; the intervals are not widened for "
-                 "those repeated looks, so a verdict reached on the way is a little less certain "
-                 "than its 95% says." if rule else "The campaign ran a fixed number of trials.")
-              + "</p>",
-              "<p>" + html.escape(", ".join(f"{int(v)} {k}" for k, v in counts.items())) + "</p>",
-              verdicts.to_html(index=False, na_rep="-", escape=True,
-                               float_format=lambda v: f"{v:.4g}")]
+    page.heading("Verdicts: every comparison with native")
+    page.raw("<p>Each environment against native on every quantity of the tables below: n per "
+             "side, the percent difference with the 95% interval the verdict is decided on "
+             "(Fieller's, or log-t where Fieller's has no finite bounds; chosen by simulation, "
+             "docs/coverage.md), the equivalence margin, the verdict, and why the trials "
+             "stopped. <i>equivalent</i>: the interval lies inside the margin; <i>faster</i> / "
+             "<i>slower</i> (<i>higher</i> / <i>lower</i> where neither is better): it excludes "
+             "no difference; <i>inconclusive</i>: it holds both no difference and differences "
+             "beyond the margin. A non-significant difference is never read as sameness. "
+             + ("The campaign's stopping rule added rounds to each cell while a comparison it "
+                "takes part in was undecided, up to its cap; the intervals are not widened for "
+                "those repeated looks, so a verdict reached on the way is a little less certain "
+                "than its 95% says." if rule else "The campaign ran a fixed number of trials.")
+             + "</p>")
+    page.text(", ".join(f"{int(v)} {k}" for k, v in counts.items()))
+    page.table(verdicts, index=False)
     notes = caveats(live)
     for stem, frame in frames.items():
         gap = _missing_points(frame)
@@ -1175,29 +1178,25 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
             notes[stem] = f"{notes[stem]} {gap}" if stem in notes else gap
     for stem, title in SECTION_TITLES.items():
         frame = frames.get(stem)
-        parts.append(f"<h2>{html.escape(title)}</h2>")
+        page.heading(title)
         if stem in notes:
-            parts.append(f"<p><b>Caveat.</b> {html.escape(notes[stem])}</p>")
+            page.raw(f"<p class='caveat'><b>Caveat.</b> {html.escape(notes[stem])}</p>")
         png = live.out / f"{stem}.png"
         if png.exists():
-            parts.append(plots.embed_png(png))
+            page.figure(png)
         elif stem not in ("redis_littles", "mysql_littles"):
-            parts.append(f"<p><i>figure {stem}.png not drawn yet (run the section's notebook "
-                         "with this campaign)</i></p>")
+            page.text(f"figure {stem}.png not drawn yet (run the section's notebook with this "
+                      "campaign)", cls="missing")
         if stem == "fig13":
-            parts.append("<p>Fig 13 is drawn from the rows of Figs 10 and 12.</p>")
+            page.text("Fig 13 is drawn from the rows of Figs 10 and 12.")
             continue
         if frame is None or frame.empty:
-            parts.append("<p><i>no live data for this table</i></p>")
+            page.table(None, empty="no live data for this table")
         elif stem.endswith("littles"):
-            parts.append(frame.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}"))
+            page.table(frame, index=False)
         else:
-            parts.append(stats.to_html(display_table(frame)))
-    body = "\n".join(parts)
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>RC25482 live: "
-            f"{html.escape(live.name)}</title><style>body{{font-family:sans-serif;max-width:1200px;"
-            "margin:auto} table{border-collapse:collapse;font-size:12px} td,th{border:1px solid "
-            "#ccc;padding:3px 6px}</style></head><body>\n" + body + "\n</body></html>\n")
-    path = live.out / "report.html"
-    path.write_text(page)
+            page.table(display_table(frame))
+    path = page.write(live.out / "report.html")
+    studies.register(live.out, kind="campaign", title=page.title, tidy=live.tidy,
+                     campaign=live.name, inputs=[live.authors])
     return path

@@ -1,21 +1,26 @@
 """Assemble every table and figure of the RC25482 rebuild into one self-contained HTML page.
 
 The section notebooks write their outputs with fixed names into the output folder; this module
-reads them back (PNG figures embedded as data URIs, tables from their CSV files), adds the short
-text for each, and writes ``report.html``. Nothing is recomputed here.
+reads them back (PNG figures embedded as data URIs, tables as the exporter rendered them, else
+from their CSV files), adds the short text for each, and writes ``report.html`` with the page
+builder every report uses (:class:`overhead.pages.Page`). Nothing is recomputed here.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import html
 import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+
+from overhead import studies
+from overhead.export import labelled
+from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY
+from overhead.pages import Page
+from overhead.paths import REFERENCE_DATA, TIDY
 
 
 @dataclass(frozen=True)
@@ -109,20 +114,13 @@ SECTIONS: tuple[tuple[str, str, tuple[Item, ...]], ...] = (
 )
 
 
-def _png(path: Path) -> str:
-    """Return an <img> with the PNG embedded (the page is self-contained)."""
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
-
-
-def _table(out: Path, stem: str) -> str:
-    """Return a table's HTML: the notebook's own .html rendering if present, else its CSV."""
+def _table(out: Path, stem: str, page: Page) -> None:
+    """Add a table: its shown form (``<stem>.html``, the exporter's) if written, else its CSV."""
     rendered = out / f"{stem}.html"
-    if rendered.is_file() and stem.startswith("table"):
-        return rendered.read_text()
-    csv = out / f"{stem}.csv"
-    df = pd.read_csv(csv)
-    return df.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
+    if rendered.is_file() and "Plotly.newPlot(" not in rendered.read_text(errors="replace")[:200000]:
+        page.raw(rendered.read_text())
+        return
+    page.table(labelled(pd.read_csv(out / f"{stem}.csv")))
 
 
 def _git_sha() -> str:
@@ -146,7 +144,8 @@ def missing(out: str | os.PathLike[str]) -> list[str]:
     return gone
 
 
-def build(out: str | os.PathLike[str], *, compared: bool = True) -> Path:
+def build(out: str | os.PathLike[str], *, compared: bool = True,
+          tidy: str | os.PathLike[str] | None = None) -> Path:
     """Write ``out/report.html`` from the outputs already in ``out``.
 
     Missing outputs are listed at the top rather than failing, so a partial run still reports.
@@ -157,6 +156,9 @@ def build(out: str | os.PathLike[str], *, compared: bool = True) -> Path:
         The folder the section notebooks wrote to.
     compared : bool
         Whether published values were available for comparison (said at the top of the page).
+    tidy : str or path, optional
+        The tidy folder the notebooks read (default ``data/tidy/ibm``), registered with the
+        study (:mod:`overhead.studies`).
 
     Returns
     -------
@@ -164,41 +166,32 @@ def build(out: str | os.PathLike[str], *, compared: bool = True) -> Path:
         The path of ``report.html``.
     """
     out = Path(out)
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        "<title>RC25482 rebuilt from the authors' raw data</title>",
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.45}"
-        "img{max-width:100%;border:1px solid #ddd}table{border-collapse:collapse;font-size:0.85em}"
-        "td,th{border-bottom:1px solid #ddd;padding:2px 6px;text-align:right}"
-        ".note{color:#444}.missing{color:#b00}</style></head><body>",
-        "<h1>An Updated Performance Comparison of Virtual Machines and Linux Containers "
-        "(IBM RC25482, 2014), rebuilt</h1>",
-        f"<p class='note'>Every table and figure below was recomputed from the authors' raw logs "
-        f"(thewmf/kvm-docker-comparison) by the <code>overhead</code> notebooks "
-        f"(commit {html.escape(_git_sha())}, {dt.date.today().isoformat()}). "
-        + ("Published values stand beside the reproduced ones." if compared else
-           "No comparison with published values was made (compare_published=False).")
-        + "</p>",
-    ]
+    page = Page("RC25482 rebuilt from the authors' raw data",
+                heading="An Updated Performance Comparison of Virtual Machines and Linux Containers "
+                        "(IBM RC25482, 2014), rebuilt")
+    page.text("Every table and figure below was recomputed from the authors' raw logs "
+              "(thewmf/kvm-docker-comparison) by the overhead notebooks "
+              f"(commit {_git_sha()}, {dt.date.today().isoformat()}). "
+              + ("Published values stand beside the reproduced ones." if compared else
+                 "No comparison with published values was made (compare_published=False)."),
+              cls="note")
     gone = missing(out)
     if gone:
-        parts.append(f"<p class='missing'>Missing outputs: {html.escape(', '.join(gone))}</p>")
+        page.text(f"Missing outputs: {', '.join(gone)}", cls="missing")
     for section, notebook, items in SECTIONS:
-        parts.append(f"<h2>{html.escape(section)}</h2><p class='note'>notebook "
-                     f"<code>notebooks/{notebook}.ipynb</code></p>")
+        page.heading(section)
+        page.raw(f"<p class='note'>notebook <code>notebooks/{notebook}.ipynb</code></p>")
         for item in items:
-            parts.append(f"<h3>{html.escape(item.title)}</h3>")
+            page.heading(item.title, 3)
             if item.text:
-                parts.append(f"<p>{html.escape(item.text)}</p>")
+                page.text(item.text)
             png, csv = out / f"{item.stem}.png", out / f"{item.stem}.csv"
             if item.kind == "figure" and png.is_file():
-                parts.append(_png(png))
-                links = [f"<a href='{item.stem}.{ext}'>{ext}</a>" for ext in ("svg", "pdf", "csv", "html")
-                         if (out / f"{item.stem}.{ext}").is_file()]
-                parts.append(f"<p class='note'>files: {' '.join(links)}</p>")
+                page.figure(png, links=("svg", "pdf", "csv", "html"))
             elif item.kind == "table" and csv.is_file():
-                parts.append(_table(out, item.stem))
-    parts.append("</body></html>")
-    path = out / "report.html"
-    path.write_text("\n".join(parts))
+                _table(out, item.stem, page)
+    path = page.write(out / "report.html")
+    reference = REFERENCE_DATA / f"{AUTHORS_STUDY}.csv"
+    studies.register(out, kind="rc25482", title=page.title, tidy=tidy or TIDY / AUTHORS_DATASET,
+                     reference=reference if compared and reference.is_file() else None)
     return path

@@ -29,12 +29,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from overhead import margins, reference, stats
+from overhead import export, margins, reference, stats, studies
 from overhead.campaign import results
 from overhead.errors import InputError
-from overhead.paths import FIGURES
+from overhead.export import labelled
+from overhead.names import BASELINE
+from overhead.pages import Page
+from overhead.paths import FIGURES, REFERENCE_DATA
 
-BASELINE = "Native"
 TCG_NOTE = ("The VM ran under QEMU TCG (software emulation): the host's KVM module here is "
             "kvm_pvm, under which a stock guest kernel hangs at boot. Its numbers are an "
             "emulator's, never a KVM (or VirtualBox) overhead")
@@ -465,21 +467,15 @@ def margins_used(tables: Iterable[pd.DataFrame]) -> list[str]:
     return list(seen.values())
 
 
-def write_table(study: Study, stem: str, table: pd.DataFrame) -> Path:
-    """Write a table as ``<out>/<stem>.csv`` (all columns) and ``.md`` (:func:`shown`).
+def write_table(study: Study, stem: str, table: pd.DataFrame, *,
+                caption: str | None = None) -> Path:
+    """Write a table as ``<out>/<stem>.csv`` (all columns), ``.md`` and ``.tex`` (:func:`shown`).
 
-    A table with nothing in it (every trial of its cells excluded, say) is written as such:
-    its CSV holds whatever columns it has, its Markdown says it is empty.
+    Through the one exporter (:func:`overhead.export.write_table`). A table with nothing in it
+    (every trial of its cells excluded, say) is written as such: its CSV holds whatever columns
+    it has, its Markdown and LaTeX say it has no rows.
     """
-    path = study.out / f"{stem}.csv"
-    table.to_csv(path, index=False)
-    words = shown(table)
-    if words.empty or len(words.columns) < 2:
-        text = f"(no rows: nothing measured for {stem})" if words.empty else stats.to_markdown(words)
-    else:
-        text = stats.to_markdown(words.set_index(words.columns[0]))
-    (study.out / f"{stem}.md").write_text(text + "\n")
-    return path
+    return export.write_table(table, study.out, stem, caption=caption, shown=shown(table))["csv"]
 
 
 def save_bars(study: Study, stem: str, table: pd.DataFrame, title: str, *,
@@ -558,45 +554,32 @@ def report(study: Study, title: str, intro: str,
     Where a table carries verdicts, the page says how they are decided and lists the margins
     used, each with its reason (:data:`VERDICTS_NOTE`, :func:`margins_used`).
     """
-    from overhead import plots
-
     w = results.where(study.res)
-    parts = [f"<h1>{html.escape(title)}</h1>",
-             f"<p>Campaign {html.escape(study.res.name)}, read from "
-             f"{html.escape(str(study.res.tidy))}; written "
-             f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC. {html.escape(intro)}</p>",
-             "<h2>What was measured where</h2>", w.to_html(index=False, na_rep="-")]
-    parts += [f"<p>{html.escape(said)}</p>" for said in results.where_notes(w)]
+    page = Page(title)
+    page.text(f"Campaign {study.res.name}, read from {study.res.tidy}; written "
+              f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC. {intro}")
+    page.heading("What was measured where").table(w, index=False)
+    for said in results.where_notes(w):
+        page.text(said)
     if "tcg" in accelerators(study):
-        parts.append(f"<p><b>{html.escape(TCG_NOTE)}.</b></p>")
-    parts += results.noise_html(study.res)
+        page.raw(f"<p><b>{html.escape(TCG_NOTE)}.</b></p>")
+    page.raw("\n".join(results.noise_html(study.res)))
     for note in study.notes:
-        parts.append(f"<p>{html.escape(note)}</p>")
+        page.text(note)
     used = margins_used(t for _, _, _, t in sections)
     if used:
-        parts.append("<h2>How each comparison is decided</h2>")
-        parts.append(f"<p>{html.escape(VERDICTS_NOTE)}</p>")
-        parts.append("<ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in used) + "</ul>")
+        page.heading("How each comparison is decided").text(VERDICTS_NOTE).items(used)
     for name, note, stem, table in sections:
-        parts.append(f"<h2>{html.escape(name)}</h2>")
+        page.heading(name)
         if note:
-            parts.append(f"<p>{html.escape(note)}</p>")
+            page.text(note)
         if stem:
-            png = study.out / f"{stem}.png"
-            parts.append(plots.embed_png(png) if png.exists()
-                         else f"<p><i>figure {html.escape(stem)}.png not drawn</i></p>")
-        if table is not None and not table.empty:
-            words = shown(table)
-            parts.append(stats.to_html(words.set_index(words.columns[0]))
-                         if {"mean", "pct", "verdict"} <= set(table.columns)
-                         else words.to_html(index=False, na_rep="-",
-                                            float_format=lambda v: f"{v:.4g}"))
-        elif table is not None:
-            parts.append("<p><i>nothing measured for this table</i></p>")
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            "<style>body{font-family:sans-serif;max-width:1200px;margin:auto} "
-            "table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #ccc;"
-            "padding:3px 6px}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
-    path = study.out / "report.html"
-    path.write_text(page)
+            page.figure(study.out / f"{stem}.png", missing=f"figure {stem}.png not drawn")
+        if table is not None:
+            page.table(labelled(shown(table)) if not table.empty else table,
+                       empty=export.empty_words(stem or name))
+    path = page.write(study.out / "report.html")
+    ref = REFERENCE_DATA / f"{study.study}.csv"
+    studies.register(study.out, kind="seed", title=title, tidy=study.res.tidy,
+                     campaign=study.res.name, reference=ref if ref.is_file() else None)
     return path

@@ -293,6 +293,17 @@ def _flat(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
+def cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Return a frame's header and body rows as text, index columns first (missing: an em dash).
+
+    What :func:`to_markdown`, :func:`to_latex` and :func:`to_html` lay out, for a renderer of
+    its own (the report pages' tables, :mod:`overhead.pages`).
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise StatsError("cells needs a DataFrame")
+    return _flat(table)
+
+
 def to_markdown(table: pd.DataFrame) -> str:
     """Render a frame (index included) as a GitHub-flavoured Markdown pipe table.
 
