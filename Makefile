@@ -40,7 +40,14 @@ KERNEL := $(VENV)/share/jupyter/kernels/overhead/kernel.json
 $(KERNEL): $(STAMP)
 	$(BIN)/python -m ipykernel install --sys-prefix --name overhead --display-name "Python 3 (overhead)"
 
-setup: $(STAMP) $(KERNEL)
+# JupyterLab's defaults for this project: no news feed nor update check (offline, and no
+# "receive official Jupyter news?" toast over every notebook); users can change them in Lab.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_SETTINGS): scripts/lab-overrides.json $(STAMP)
+	mkdir -p $(dir $@)
+	cp scripts/lab-overrides.json $@
+
+setup: $(STAMP) $(KERNEL) $(LAB_SETTINGS)
 
 # Clear outputs before a commit, keeping the kernelspec and language_info that papermill needs.
 strip: setup

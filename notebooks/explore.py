@@ -48,7 +48,7 @@ if interactive:
 else:
     table = explorer.summary(view)
     display(explorer.figure(view, table))
-    display(table)
+    display(explorer.shown(view, table))
 
 # %%
 if export:

@@ -16,6 +16,9 @@
   ``--inputs FILE`` times the current parsers on such a set (ms per input, best of 5; an input
   the current code refuses is left out and counted). ``make bench-parsers`` runs the parser
   part alone (``INPUTS=`` / ``SAVE_INPUTS=`` pass the two options).
+- The explore notebook's view changes on the authors' data (``overhead.explore``): each change
+  as the widget makes it (the new view resolved, its summary, its plotly figure and its table in
+  words), median [min-max] over repetitions. Goal: under 0.3 s a change.
 - A campaign's ingest at scale (``scripts/bench_campaign_ingest.py``): 10,000 trial directories
   copied from genuine runner outputs, ingested cold, then 10 more ingested incrementally
   (goal < 1 s). ``--campaign-trials 0`` leaves it out.
@@ -219,6 +222,48 @@ def bench_saved_inputs(path: Path, min_seconds: float) -> list[str]:
     return lines
 
 
+#: The view changes timed (what a user clicks in the explore widget), from mysql latency by threads.
+EXPLORE_CHANGES = (("metric", "transaction_rate"), ("metric", "latency_mean"),
+                   ("parameter", ""), ("parameter", "p_threads"), ("benchmark", "stream"),
+                   ("benchmark", "redis"), ("benchmark", "mysql"))
+
+
+def bench_explore(ibm: Path | None, runs: int) -> list[str]:
+    """Time the explore widget's view changes on the authors' tidy data (goal < 0.3 s each)."""
+    tidy = ROOT / "data" / "tidy"
+    with tempfile.TemporaryDirectory(prefix="bench-explore-") as tmp:
+        if not (tidy / "ibm" / "measurements.parquet").exists():
+            if ibm is None:
+                return ["explore: skipped, no data/tidy/ibm and no authors' tree to ingest"]
+            tidy = Path(tmp)
+            subprocess.run([str(Path(sys.executable).with_name("overhead")), "ingest-ibm", str(ibm),
+                            "--out", str(tidy / "ibm")], check=True, capture_output=True)
+        from overhead.explore import Explorer, View
+
+        t = time.perf_counter()
+        ex = Explorer(tidy_root=tidy)
+        start = ex.resolve(View(source="ibm", benchmark="mysql", metric="latency_mean",
+                                parameter="p_threads"))
+        ex.figure(start, ex.summary(start))
+        opened = time.perf_counter() - t
+        times: dict[str, list[float]] = {}
+        for _ in range(runs):
+            view = start
+            for field, value in EXPLORE_CHANGES:
+                t = time.perf_counter()
+                view = ex.with_choice(view, **{field: value})
+                table = ex.summary(view)
+                ex.figure(view, table)
+                ex.shown(view, table)
+                times.setdefault(f"{field}={value or '(none)'}", []).append(time.perf_counter() - t)
+    every = [x for xs in times.values() for x in xs]
+    out = [f"explore on the authors' data: opened and first view drawn in {opened:.2f} s; "
+           f"{len(EXPLORE_CHANGES)} changes x {runs} runs (goal < 0.3 s a change)"]
+    out += [f"  {name:<28} {_spread(xs)}" for name, xs in times.items()]
+    out.append(f"  {'every change':<28} {_spread(every)}, worst {max(every):.3f} s")
+    return out
+
+
 def main() -> None:
     """Run the benchmarks and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -230,6 +275,7 @@ def main() -> None:
     ap.add_argument("--parsers-only", action="store_true", help="only the parser timings")
     ap.add_argument("--save-inputs", default="", help="pickle the parsers' inputs to this file")
     ap.add_argument("--inputs", default="", help="time the parsers on a saved input set")
+    ap.add_argument("--explore-only", action="store_true", help="only the explore view changes")
     args = ap.parse_args()
     ibm = Path(args.ibm) if args.ibm and Path(args.ibm).is_dir() else None
     if args.save_inputs:
@@ -241,6 +287,9 @@ def main() -> None:
     if args.parsers_only:
         print("\n".join(bench_parsers(ibm, args.min_seconds)))
         return
+    if args.explore_only:
+        print("\n".join(bench_explore(ibm, args.runs)))
+        return
     print("overhead benchmarks (wall-clock; median [min-max])\n")
     if ibm is not None:
         print("\n".join(bench_ingest(ibm, args.runs)))
@@ -248,6 +297,8 @@ def main() -> None:
         print("ingest-ibm: skipped, the authors' data was not found (make bench IBM_DATA=...)")
     print()
     print("\n".join(bench_parsers(ibm, args.min_seconds)))
+    print()
+    print("\n".join(bench_explore(ibm, args.runs)))
     if args.campaign_trials:
         print(flush=True)
         subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_campaign_ingest.py"),

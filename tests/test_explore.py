@@ -131,6 +131,21 @@ def test_mysql_over_threads_holds_the_series_and_matches_the_rows(explorer, rows
     assert stats.check_verdicts(table) == []
 
 
+def test_the_table_a_reader_sees_is_the_summary_in_words(explorer):
+    view = explorer.resolve(View("ibm", "mysql", "transaction_rate", "p_threads"))
+    shown = explorer.shown(view)
+    assert shown.index.names == ["environment", "threads"]
+    assert list(shown.columns) == ["n", "mean [95% CI]", "vs Native [95% CI of the ratio]",
+                                   "margin", "verdict"]
+    m = _margin_pct(study="rc25482", benchmark="mysql", metric="transaction_rate", tool="sysbench")
+    # the same comparison as the summary's verdict_detail at 70 threads: -60.8% [-62.2, -59.3]
+    vm = shown.loc[("KVM qcow2,pinned", 70)]
+    assert (vm["n"], vm["vs Native [95% CI of the ratio]"]) == (10, "-60.8% [-62.2, -59.3]")
+    assert vm["verdict"] == "slower, beyond the margin" and vm["margin"] == f"\u00b1{m:g}%"
+    assert shown.loc[("Native", 70), "verdict"] == "baseline"
+    assert shown.loc[("Native", 70), "mean [95% CI]"].endswith(" tx/s")
+
+
 def test_linpack_bars_keep_every_environment(explorer, rows):
     view, fig, table = explorer.render(View("ibm", "linpack", "flop_rate"))
     assert list(table["environment"]) == ["Native", "Docker", "KVM-untuned", "KVM-tuned"]

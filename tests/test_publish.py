@@ -263,3 +263,28 @@ def test_a_csv_table_becomes_markdown_and_latex(tmp_path):
         assert "\u2014" in made["md"] and "---" in made["tex"]
     assert made["tex"].startswith("% rc25482: from rc25482.csv")
     assert made["tex"].count("\\\\\n") == len(df) + 1
+
+
+def _media_boxes(pdf: Path) -> set[tuple[int, int]]:
+    import re
+
+    return {(round(float(w)), round(float(h))) for w, h in
+            re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf.read_bytes())}
+
+
+def test_report_pdf_is_a4_unless_letter_is_asked(tmp_path, chromium):
+    from overhead import export, pages
+
+    folder = tmp_path / "figures" / "paper-size"
+    frame = pd.DataFrame({"environment": ["Native", "Docker"], "GB/s": [41.27, 41.20]})
+    export.write_table(frame, folder, "t")
+    pages.Page("paper size").table(frame, index=False).write(folder / "report.html")
+    st = publish.study(folder, data=tmp_path / "data")
+    a4 = publish.publish(st, tmp_path / "a4", chromium=chromium)
+    letter = publish.publish(st, tmp_path / "letter", chromium=chromium, paper="letter")
+    assert _media_boxes(a4.folder / "report.pdf") == {(595, 842)}
+    assert _media_boxes(letter.folder / "report.pdf") == {(612, 792)}
+    # the tables the exporter wrote are copied, not made again
+    assert (a4.folder / "tables" / "t.md").read_bytes() == (folder / "t.md").read_bytes()
+    with pytest.raises(InputError, match="paper size 'A3'"):
+        publish.publish(st, tmp_path / "a3", chromium=chromium, paper="A3")

@@ -286,6 +286,8 @@ def publish_cmd(
         "--only", help="Publish only this study (a folder name under figures; repeatable).")] = None,
     timeout: Annotated[float, typer.Option(
         help="Seconds chromium may take to print one report.")] = 180.0,
+    paper: Annotated[str, typer.Option(
+        help="Paper size of report.pdf: A4 or letter.")] = "A4",
 ) -> None:
     """Write a publishing bundle per study in figures/, as <out>/<study>/ and <out>/<study>.zip.
 
@@ -300,7 +302,7 @@ def publish_cmd(
                            raw=raw or data / "raw", only=only)
     chromium = find_chromium()
     for st in studies:
-        bundle = publish(st, out, chromium=chromium, timeout=timeout)
+        bundle = publish(st, out, chromium=chromium, timeout=timeout, paper=paper)
         typer.echo(bundle.describe())
         for what in bundle.not_found:
             typer.echo(f"  not found: {what}")

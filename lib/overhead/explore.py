@@ -18,6 +18,7 @@ displays it (interactive) or renders one view (papermill).
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import re
@@ -25,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from overhead.errors import InputError
@@ -43,10 +45,13 @@ AUTHORS = AUTHORS_DATASET
 #: The study the authors' data belongs to, for the margins file's ``study`` field.
 #: The summary's columns after the environment and the swept parameter: n and the mean with
 #: its CI; against the baseline the ratio of means with the interval the verdict is decided on
-#: (and the method that gave it), as a percent too, the margin, the verdict and its words.
+#: (and the method that gave it), as a percent too, the margin, the verdict (whether its interval
+#: lies wholly beyond the margin, and about how many trials per side would decide an
+#: inconclusive one) and its words.
 SUMMARY_COLUMNS = ("n", "mean", "sd", "ci_low", "ci_high", "ci_method", "n_baseline", "ratio",
                    "ratio_low", "ratio_high", "ratio_method", "pct", "pct_low", "pct_high",
-                   "margin_low_pct", "margin_high_pct", "verdict", "verdict_detail", "unit")
+                   "margin_low_pct", "margin_high_pct", "verdict", "beyond_margin", "trials_needed",
+                   "verdict_detail", "unit")
 #: Shown for a parameter value that is missing (NA) in some rows.
 MISSING = "(missing)"
 
@@ -153,6 +158,48 @@ def _number(text: str) -> object:
         return text
 
 
+class _Coded:
+    """A selection's columns as integer codes, for choosing held values quickly.
+
+    Holding tries every value of every open column, with a lookahead: hundreds of selections.
+    Done on the frames themselves that took seconds per widget change; on codes (one
+    :func:`pandas.factorize` per column, NA as :data:`MISSING`) each selection is an index array.
+    """
+
+    def __init__(self, rows: pd.DataFrame, columns: list[str], keys: list[str]) -> None:
+        self.uniques: dict[str, list] = {}
+        self.codes: dict[str, np.ndarray] = {}
+        for c in dict.fromkeys([*columns, *keys]):
+            codes, uniques = pd.factorize(rows[c].astype(object).where(rows[c].notna(), MISSING))
+            self.codes[c], self.uniques[c] = codes, list(uniques)
+        self.label = self.codes["label"]
+        key = np.zeros(len(rows), dtype=np.int64)
+        for k in keys:
+            key = key * (len(self.uniques[k]) + 1) + self.codes[k]
+        self.key = pd.factorize(key)[0]
+        # a replicate index: equal to the trial number (redis-benchmark's p_run)
+        self.replicate: dict[str, np.ndarray] = {}
+        if "trial" in rows:
+            trial = rows["trial"].map(lambda t: str(int(t)) if pd.notna(t) and float(t).is_integer()
+                                      else str(t))
+            for c in columns:
+                col = rows[c]
+                self.replicate[c] = (col.notna() & (col.astype(str) == trial)).to_numpy(dtype=bool)
+
+    def free(self, idx: np.ndarray, column: str) -> bool:
+        """:func:`_free` on the rows ``idx``."""
+        if column in self.replicate and self.replicate[column][idx].all():
+            return True
+        key = self.key[idx]
+        pairs = key * (len(self.uniques[column]) + 1) + self.codes[column][idx]
+        return np.unique(pairs).size == np.unique(key).size
+
+    def score(self, idx: np.ndarray, parameter: str) -> tuple[int, int, int]:
+        """Rank the rows ``idx``: environments kept, then (environment, x) points, then rows."""
+        points = int(np.unique(self.key[idx]).size) if parameter else 0
+        return int(np.unique(self.label[idx]).size), points, int(idx.size)
+
+
 def _free(rows: pd.DataFrame, column: str, keys: list[str]) -> bool:
     """Tell whether a parameter needs no holding: a replicate index, or fixed by the keys.
 
@@ -161,51 +208,45 @@ def _free(rows: pd.DataFrame, column: str, keys: list[str]) -> bool:
     them (``p_connections`` with ``p_clients``, a CPU clock per environment): holding it would
     drop environments or points instead of separating unlike runs.
     """
-    col = rows[column]
-    if "trial" in rows and col.notna().all() and \
-            (col.astype(str) == rows["trial"].map(lambda t: str(int(t)) if pd.notna(t) and
-                                                  float(t).is_integer() else str(t))).all():
-        return True
-    per = rows.astype({column: object}).fillna({column: MISSING}).groupby(keys, dropna=False)
-    return bool((per[column].nunique() <= 1).all())
-
-
-def _score(rows: pd.DataFrame, parameter: str) -> tuple[int, int, int]:
-    """Rank a selection: environments kept, then (environment, x) points, then rows."""
-    points = len(rows.groupby(["label", parameter], dropna=False)) if parameter else 0
-    return rows["label"].nunique(), points, len(rows)
+    return _Coded(rows, [column], keys).free(np.arange(len(rows)), column)
 
 
 def _hold(rows: pd.DataFrame, columns: list[str], keys: list[str], parameter: str, *,
           lookahead: bool) -> list[tuple[str, object]]:
     """Choose held values for the columns that need one, one at a time.
 
-    Each step holds the (column, value) whose selection ranks best by :func:`_score` (with
-    ``lookahead``, ranked after completing the rest the same way: holding one column can free
-    another, as mysql's report number follows its thread count once the series is held). A
-    column that has become free (:func:`_free`) is left to follow.
+    Each step holds the (column, value) whose selection ranks best (environments kept, then
+    (environment, x) points, then rows; with ``lookahead``, ranked after completing the rest
+    the same way: holding one column can free another, as mysql's report number follows its
+    thread count once the series is held). A column that has become free (:func:`_free`) is
+    left to follow. Values are returned as the rows have them (NA as :data:`MISSING`).
     """
-    held: list[tuple[str, object]] = []
-    while True:
-        open_ = [c for c in columns if c not in dict(held) and not _free(rows, c, keys)]
-        if not open_:
-            return held
-        best = None
-        for column in open_:
-            values = rows[column].astype(object).where(rows[column].notna(), MISSING)
-            for value in values.drop_duplicates():
-                sel = rows[_match(rows[column], value)]
-                if lookahead:
-                    rest = _hold(sel, [c for c in open_ if c != column], keys, parameter,
-                                 lookahead=False)
-                    for c, v in rest:
-                        sel = sel[_match(sel[c], v)]
-                key = _score(sel, parameter)
-                if best is None or key > best[0]:
-                    best = (key, column, value)
-        _, column, value = best
-        held.append((column, value))
-        rows = rows[_match(rows[column], value)]
+    coded = _Coded(rows, columns, keys)
+
+    def hold(idx: np.ndarray, cols: list[str], ahead: bool) -> list[tuple[str, int]]:
+        held: list[tuple[str, int]] = []
+        while True:
+            done = dict(held)
+            open_ = [c for c in cols if c not in done and not coded.free(idx, c)]
+            if not open_:
+                return held
+            best = None
+            for column in open_:
+                codes = coded.codes[column][idx]
+                for value in pd.unique(codes):
+                    sel = idx[codes == value]
+                    if ahead:
+                        for c, v in hold(sel, [c for c in open_ if c != column], False):
+                            sel = sel[coded.codes[c][sel] == v]
+                    key = coded.score(sel, parameter)
+                    if best is None or key > best[0]:
+                        best = (key, column, value)
+            _, column, value = best
+            held.append((column, value))
+            idx = idx[coded.codes[column][idx] == value]
+
+    chosen = hold(np.arange(len(rows)), list(columns), lookahead)
+    return [(c, coded.uniques[c][v]) for c, v in chosen]
 
 
 def _sort_values(values) -> list:
@@ -246,6 +287,7 @@ class Explorer:
         self.baseline = baseline
         self.margins = margins if margins is not None else _margins.load()
         self._rows: dict[str, pd.DataFrame] = {}
+        self._subsets: dict[tuple, pd.DataFrame] = {}
 
     # ---- data -------------------------------------------------------------------------------
 
@@ -283,6 +325,10 @@ class Explorer:
 
                 df = open_results(source, tidy_root=self.tidy_root, out=self.out).rows
             self._rows[source] = df[df["value"].notna()].reset_index(drop=True)
+            # The rows stay for the explorer's life; kept out of the collector's full passes,
+            # which statsmodels' Holm correction forces on every summary (gc.collect in
+            # multipletests: 0.2 s a call with the authors' 2 M rows in memory).
+            gc.freeze()
         return self._rows[source]
 
     def benchmarks(self, source: str) -> list[str]:
@@ -290,9 +336,17 @@ class Explorer:
         return sorted(self.rows(source)["benchmark"].dropna().unique())
 
     def _of(self, source: str, benchmark: str, metric: str | None = None) -> pd.DataFrame:
-        rows = self.rows(source)
-        rows = rows[rows["benchmark"] == benchmark]
-        return rows if metric is None else rows[rows["metric"] == metric]
+        """Return the rows of a benchmark (and metric), cached: every control asks for them."""
+        key = (source, benchmark, metric)
+        if key not in self._subsets:
+            if metric is None:
+                rows = self.rows(source)
+                rows = rows[rows["benchmark"] == benchmark]
+            else:
+                rows = self._of(source, benchmark)
+                rows = rows[rows["metric"] == metric]
+            self._subsets[key] = rows
+        return self._subsets[key]
 
     def metrics(self, source: str, benchmark: str) -> list[str]:
         """List the metrics of one benchmark."""
@@ -364,6 +418,8 @@ class Explorer:
             raise ViewError(f"{source}: {benchmark} {metric} does not vary {', '.join(unknown)} "
                             f"(it varies: {', '.join(varying) or 'nothing'})")
         rows = self._of(source, benchmark, metric)
+        # only what holding looks at: filtering the full tidy width is what made a change slow
+        rows = rows[["label", *(["trial"] if "trial" in rows else []), *varying]]
         chosen: dict[str, object] = {}
         for column in varying:  # the view's own values first: they must exist together
             if column == parameter or column not in given:
@@ -452,6 +508,23 @@ class Explorer:
         if view.parameter:
             return table.rename(columns={"x": view.parameter})
         return table.drop(columns="x")
+
+    def shown(self, view: View, table: pd.DataFrame | None = None) -> pd.DataFrame:
+        """Return a view's summary as a reader sees it: one row per environment (and value).
+
+        n, the mean with its 95% CI and unit, the percent difference from the baseline with the
+        95% interval its verdict is decided on, the margin and the verdict in a few words
+        (:func:`overhead.campaign.results.in_words`); the numbers stay in :meth:`summary`.
+        """
+        from overhead.campaign.results import in_words
+
+        table = self.summary(view) if table is None else table
+        if table.empty:
+            return table
+        if view.parameter:
+            table = table.assign(x=table[view.parameter], x_name=view.parameter.removeprefix("p_"))
+        words = in_words(table.assign(baseline=self.baseline))
+        return words.set_index(list(words.columns[:2 if view.parameter else 1]))
 
     def figure(self, view: View, table: pd.DataFrame | None = None):
         """Draw a resolved view with plotly: curves over the parameter, or bars.
@@ -672,7 +745,7 @@ class _Widget:
             display(fig)
         self.table.clear_output(wait=True)
         with self.table:
-            display(table)
+            display(self.ex.shown(self.view, table))
 
     def _export(self) -> None:
         try:

@@ -33,7 +33,7 @@ from overhead.names import BASELINE  # noqa: E402
 
 __all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
            "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
-           "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars",
+           "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars", "REFERENCE_MARKER",
            "plotly_bars", "plain_log", "plain_numbers"]
 
 
@@ -361,8 +361,16 @@ def plotly_ci_curves(frame, x: str, y: str, ylow: str | None = None, yhigh: str 
 
 # ---- comparisons with a baseline ------------------------------------------------------------
 
+#: Panels side by side in a comparison figure before it wraps onto another row.
+PANELS_PER_ROW = 3
+#: The marker of a published (or the authors') value beside a measured one: a black star, a
+#: shape no environment uses (Docker NAT's is the diamond).
+REFERENCE_MARKER = "*"
+
+
 def comparison_bars(table, title: str, *, items: list[str] | None = None, baseline: str = BASELINE,
-                    reference: str | None = None, reference_label: str = "published"):
+                    reference: str | None = None, reference_label: str = "published",
+                    reference_env: str | None = None):
     """Draw bars of the measured means (95% CI) per item, the difference from the baseline below.
 
     Parameters
@@ -378,7 +386,14 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
         The baseline environment's label (no difference is drawn for it).
     reference, reference_label : str, optional
         A column with a published percent difference from the baseline per row, drawn as a
-        black diamond beside the measured one and named ``reference_label`` in the legend.
+        black star (:data:`REFERENCE_MARKER`) beside the measured one and named
+        ``reference_label`` in the legend.
+    reference_env : str, optional
+        A column naming the environment each published value was measured in; where it is not
+        the bar's own (the authors' KVM beside an emulated VM), it is written beside the star.
+
+    A panel whose means span more than 20x gets a logarithmic axis (an emulated VM would
+    otherwise flatten every other bar). Each bar's tick says its environment and n on one line.
 
     Returns
     -------
@@ -386,13 +401,23 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
     """
     import textwrap
 
+    import numpy as np
     import pandas as pd
 
     items = items or list(dict.fromkeys(table["item"]))
     bars = max(len(table[table["item"] == i]) for i in items)
-    fig, axes = plt.subplots(2, len(items), figsize=(max(4.2, max(3.1, 0.45 * bars) * len(items)),
-                                                    6.4 + (1.8 if bars > 4 else 0.0)),
-                             squeeze=False, gridspec_kw={"height_ratios": [3, 2]})
+    # at most PANELS_PER_ROW panels side by side, further items on more rows (a page-wide figure)
+    ncols = min(len(items), PANELS_PER_ROW)
+    blocks = -(-len(items) // ncols)
+    fig, grid = plt.subplots(2 * blocks, ncols,
+                             figsize=(max(4.2, max(3.1, 0.45 * bars) * ncols),
+                                      (6.4 + (1.8 if bars > 4 else 0.0)) * blocks),
+                             squeeze=False, gridspec_kw={"height_ratios": [3, 2] * blocks})
+    for k in range(len(items), blocks * ncols):  # the empty places of the last row
+        grid[2 * (k // ncols), k % ncols].set_visible(False)
+        grid[2 * (k // ncols) + 1, k % ncols].set_visible(False)
+    axes = np.array([[grid[2 * (k // ncols), k % ncols] for k in range(len(items))],
+                     [grid[2 * (k // ncols) + 1, k % ncols] for k in range(len(items))]])
     for k, item in enumerate(items):
         rows = table[table["item"] == item].reset_index(drop=True)
         ax, bx = axes[0, k], axes[1, k]
@@ -407,13 +432,21 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
                             if pd.notna(r["pct_low"]) else None, fmt=marker(r["environment"]),
                             color=c, capsize=3, label="live (95% CI)" if i == 1 else None)
             if reference and r["environment"] != baseline and pd.notna(r.get(reference)):
-                bx.plot(i + 0.12, r[reference], "D", color="black", markersize=5,
+                bx.plot(i + 0.12, r[reference], REFERENCE_MARKER, color="black", markersize=8,
                         label=reference_label)
+                other = r.get(reference_env) if reference_env else None
+                if isinstance(other, str) and other and other != r["environment"]:
+                    bx.annotate(other, (i + 0.12, r[reference]), textcoords="offset points",
+                                xytext=(5, 2), fontsize=6)
         ax.set_title(textwrap.fill(item, 26), fontsize=9)
         ax.set_ylabel(rows["unit"].iloc[0])
-        many = len(rows) > 4  # long labels side by side: one line each, upright
-        ticks = [f"{e} (n={n})" if many else f"{e}\nn={n}"
-                 for e, n in zip(rows["environment"], rows["n"], strict=True)]
+        means = rows["mean"][rows["mean"] > 0]
+        if len(means) > 1 and means.max() / means.min() > 20:
+            ax.set_yscale("log", nonpositive="clip")
+            plain_log(ax.yaxis)
+            ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
+        many = len(rows) > 4  # long labels side by side: upright
+        ticks = [f"{e} (n={n})" for e, n in zip(rows["environment"], rows["n"], strict=True)]
         ax.set_xticks(range(len(rows)), ticks, fontsize=7, rotation=90 if many else 30,
                       ha="center" if many else "right")
         bx.axhline(0, color="black", linewidth=0.8)

@@ -68,6 +68,8 @@ from overhead.paths import DATA, ROOT
 NOT_STUDIES = ("explore",)
 #: Static figure formats every bundle carries.
 FIGURE_FORMATS = ("pdf", "svg")
+#: Paper sizes report.pdf can be printed on (CSS @page size names).
+PAPER = {"a4": "A4", "letter": "letter"}
 #: Python distributions whose versions go into the manifest.
 SOFTWARE = ("overhead", "pandas", "numpy", "matplotlib", "seaborn", "plotly", "kaleido")
 
@@ -651,7 +653,7 @@ def _zip(folder: Path, path: Path) -> None:
 
 
 def publish(st: Study, out: str | os.PathLike[str], *, chromium: str | None = None,
-            timeout: float = PDF_TIMEOUT) -> Bundle:
+            timeout: float = PDF_TIMEOUT, paper: str = "A4") -> Bundle:
     """Write ``<out>/<name>/`` and ``<out>/<name>.zip`` for one study (replacing earlier ones).
 
     Parameters
@@ -664,11 +666,20 @@ def publish(st: Study, out: str | os.PathLike[str], *, chromium: str | None = No
         The chromium executable (default: :func:`find_chromium`).
     timeout : float
         Seconds chromium may take to print the report.
+    paper : str
+        The paper size report.pdf is printed on: ``A4`` (the pages' own) or ``letter``.
 
     Returns
     -------
     Bundle
+
+    Raises
+    ------
+    InputError
+        When ``paper`` is neither.
     """
+    if paper.lower() not in PAPER:
+        raise InputError(f"paper size {paper!r}: not one of {', '.join(PAPER)}")
     started = time.perf_counter()
     chromium = find_chromium(chromium)
     out = Path(out)
@@ -726,6 +737,9 @@ def publish(st: Study, out: str | os.PathLike[str], *, chromium: str | None = No
             elif todo:
                 not_found.append(f"table {stem}: no CSV to make its {' and '.join(todo)} from")
         not_found += bundle_report(st.folder, work, placed)
+        if paper.lower() != "a4":  # the pages ask for A4 (overhead.pages.STYLE)
+            page = work / "report.html"
+            page.write_text(page.read_text().replace("@page{size:A4", f"@page{{size:{PAPER[paper.lower()]}"))
         pages = print_pdf(work / "report.html", work / "report.pdf", chromium, timeout=timeout)
         contents = {"figures": figures, "tables": tables, "exported_from_plotly":
                     sorted(p.stem for p, _, _ in exports), "report_pdf_pages": pages}
@@ -747,7 +761,8 @@ def publish_all(figures: str | os.PathLike[str], out: str | os.PathLike[str], *,
                 data: str | os.PathLike[str] | None = None,
                 tidy: str | os.PathLike[str] | None = None,
                 raw: str | os.PathLike[str] | None = None, only: Sequence[str] | None = None,
-                chromium: str | None = None, timeout: float = PDF_TIMEOUT) -> list[Bundle]:
+                chromium: str | None = None, timeout: float = PDF_TIMEOUT,
+                paper: str = "A4") -> list[Bundle]:
     """Publish every study of a figures folder (see :func:`find_studies` and :func:`publish`).
 
     Parameters
@@ -764,6 +779,8 @@ def publish_all(figures: str | os.PathLike[str], out: str | os.PathLike[str], *,
         The chromium executable.
     timeout : float
         Seconds chromium may take per report.
+    paper : str
+        ``A4`` or ``letter`` (:func:`publish`).
 
     Returns
     -------
@@ -771,7 +788,7 @@ def publish_all(figures: str | os.PathLike[str], out: str | os.PathLike[str], *,
     """
     studies = find_studies(figures, data=data, tidy=tidy, raw=raw, only=only)
     chromium = find_chromium(chromium)
-    return [publish(st, out, chromium=chromium, timeout=timeout) for st in studies]
+    return [publish(st, out, chromium=chromium, timeout=timeout, paper=paper) for st in studies]
 
 
 __all__ = ["AUTHORS_STUDY", "Bundle", "Study", "bundle_report", "export_plotly", "find_chromium",

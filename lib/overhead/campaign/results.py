@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,8 +26,8 @@ from overhead.errors import InputError
 from overhead.names import BASELINE
 from overhead.paths import FIGURES, ROOT, TIDY
 
-__all__ = ["Results", "campaign_name", "compare", "display_label", "noise_html", "open_results",
-           "where", "where_notes"]
+__all__ = ["Results", "campaign_name", "compare", "display_label", "in_words", "margin_words",
+           "noise_html", "open_results", "verdict_short", "where", "where_notes"]
 
 
 @dataclass
@@ -436,3 +437,101 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
             f"<li>{html.escape(f'{r.env_name} {r.benchmark} {r.params} {r.metric}: {r.modes}')}</li>"
             for r in multi.itertuples()) + "</ul>")
     return parts
+
+
+# ---------------------------------------------------------------------------------------------
+# a comparison in words (the seed studies' tables, the explore notebook's table)
+
+_LEVEL = 0.95
+
+
+def margin_words(low: float, high: float) -> str:
+    """Say an equivalence margin in words (a dash when it is not known)."""
+    if pd.isna(low) or pd.isna(high):
+        return "-"
+    return stats.Margin(float(low), float(high)).words()
+
+
+def verdict_short(row: pd.Series) -> str:
+    """Say a comparison row's verdict in a few words (its interval and margin are beside it).
+
+    "equivalent", "slower, beyond the margin", "slower, not shown beyond the margin",
+    "inconclusive: about 12 trials per side would decide it", "not tested: <why>", "baseline";
+    a difference that does not survive Holm's correction across its item says so.
+    """
+    word = row.get("verdict")
+    if not isinstance(word, str):
+        return "-"
+    if word in ("baseline", "equivalent"):
+        return word
+    if word == "not tested":
+        detail = row.get("verdict_detail")
+        return detail if isinstance(detail, str) and detail else word
+    if word == "inconclusive":
+        k = row.get("trials_needed")
+        return (f"inconclusive: about {int(k)} trials per side would decide it" if pd.notna(k)
+                else "inconclusive: the estimate sits on the margin")
+    beyond = row.get("beyond_margin")
+    beyond = beyond == "True" if isinstance(beyond, str) else \
+        (beyond is not None and bool(pd.notna(beyond)) and bool(beyond))
+    said = f"{word}, beyond the margin" if beyond else f"{word}, not shown beyond the margin"
+    holm = row.get("p_difference_holm")
+    if holm is not None and pd.notna(holm) and float(holm) >= 1 - _LEVEL:
+        said += f" (not significant after Holm within the item, p={float(holm):.2g})"
+    return said
+
+
+def in_words(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
+    """Return a comparison table in words, for display and the report.
+
+    One row per ([item, ]environment[, x]): n, mean [95% CI], the ratio to the baseline as a
+    percent difference with the 95% interval the verdict is decided on, the equivalence margin,
+    the verdict (and why its cells stopped getting trials, where the campaign's plan says), and
+    the published value with its own difference from its baseline and its source.
+    """
+    if table.empty:
+        return table
+
+    def fmt(v: float) -> str:
+        return "-" if pd.isna(v) else f"{v:.4g}"
+
+    base = str(table["baseline"].dropna().iloc[0]) if "baseline" in table and \
+        table["baseline"].notna().any() else BASELINE
+    level = float(table["ci_level"].dropna().iloc[0]) if "ci_level" in table and \
+        table["ci_level"].notna().any() else _LEVEL
+    out = pd.DataFrame({"environment": table["environment"]})
+    if "item" in table:
+        out.insert(0, "item", table["item"])
+    # a table read back from CSV has NaN where x was "" (no swept parameter)
+    if "x" in table and table["x"].fillna("").astype(str).ne("").any():
+        name = table["x_name"].iloc[0] if "x_name" in table else "x"
+        out[name if isinstance(name, str) and name else "x"] = table["x"]
+    for c in extra:
+        out[c] = table[c]
+    out["n"] = table["n"]
+    modes = table["modes"] if "modes" in table else pd.Series([""] * len(table), index=table.index)
+    out[f"mean [{100 * level:g}% CI]"] = [
+        f"{md} {u}" if isinstance(md, str) and md else
+        f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}] {u}" if pd.notna(lo) else f"{fmt(m)} {u}"
+        for m, lo, hi, u, md in zip(table["mean"], table["ci_low"], table["ci_high"],
+                                    table["unit"], modes.fillna(""), strict=True)]
+    is_base = table["verdict"].eq("baseline").fillna(False).to_numpy(dtype=bool)
+    out[f"vs {base} [{100 * level:g}% CI of the ratio]"] = [
+        "baseline" if b else "-" if pd.isna(p) else
+        (f"{p:+.1f}% [{lo:+.1f}, {hi:+.1f}]" if pd.notna(lo) else f"{p:+.1f}% (no interval)")
+        for b, p, lo, hi in zip(is_base, table["pct"], table["pct_low"], table["pct_high"],
+                                strict=True)]
+    out["margin"] = ["-" if b else margin_words(lo, hi) for b, lo, hi in
+                     zip(is_base, table["margin_low_pct"], table["margin_high_pct"], strict=True)]
+    out["verdict"] = [verdict_short(r) for _, r in table.iterrows()]
+    if "stopped" in table and table["stopped"].fillna("").astype(str).ne("").any():
+        out["why it stopped"] = table["stopped"].fillna("-")
+    if "published_value" in table:
+        out["published"] = [
+            "-" if pd.isna(v) else f"{v:g} {u} ({e})"
+            for v, u, e in zip(table["published_value"], table["published_unit"],
+                               table["published_env"], strict=True)]
+        out["published vs its baseline"] = [
+            "-" if pd.isna(p) else f"{p:+.1f}%" for p in table["published_pct_vs_baseline"]]
+        out["source"] = table["published_source"].fillna("-")
+    return out

@@ -716,12 +716,14 @@ def plot_bars(table: pd.DataFrame, title: str, *, items: list[str] | None = None
     """Draw bars of the live means (95% CI) per item, the difference from native below.
 
     The lower panels give each environment's percent difference from Native: live (with its
-    CI) beside the authors' (black diamond); see :func:`overhead.plots.comparison_bars`.
+    CI) beside the authors' (black star, with the authors' environment named where it is not
+    the live one); see :func:`overhead.plots.comparison_bars`.
     """
     from overhead import plots
 
     return plots.comparison_bars(table, title, items=items, baseline=BASELINE,
-                                 reference="authors_pct_vs_native", reference_label="authors")
+                                 reference="authors_pct_vs_native", reference_label="authors",
+                                 reference_env="authors_environment")
 
 
 def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = True):
@@ -756,8 +758,8 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
                 bx.errorbar(r["x"].astype(float), r["pct"], yerr=[r["pct"] - r["pct_low"], r["pct_high"] - r["pct"]],
                             fmt=f"-{mk}", color=c, capsize=3)
                 if r["authors_pct_vs_native"].notna().any():
-                    bx.plot(r["x"].astype(float), r["authors_pct_vs_native"], "D", color=c,
-                            markeredgecolor="black", markersize=5, linestyle="none")
+                    bx.plot(r["x"].astype(float), r["authors_pct_vs_native"], plots.REFERENCE_MARKER,
+                            color=c, markeredgecolor="black", markersize=8, linestyle="none")
         levels = sorted({float(v) for v in rows["x"].dropna()})
         for a in (ax, bx):
             if logx:
@@ -769,7 +771,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             a.xaxis.set_minor_locator(NullLocator())
             a.set_xlabel(xlabel)
         bx.axhline(0, color="black", linewidth=0.8)
-        bx.set_ylabel("% vs native (diamonds: authors,\nat their nearest level)", fontsize=8)
+        bx.set_ylabel("% vs native (stars: authors,\nat their nearest level)", fontsize=8)
         ax.set_ylabel(rows["unit"].iloc[0])
         means = rows["mean"][rows["mean"] > 0]
         if len(means) and means.max() / means.min() > 20:
@@ -778,9 +780,13 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             plots.plain_log(ax.yaxis)
             ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
         ax.set_title(textwrap.fill(item, 40), fontsize=10)
-        ax.legend(fontsize=7)
+        # beside the panel, not over it: inside, "best" still covered the VM's first points
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
+    for ax, bx in zip(axes[0], axes[1], strict=True):  # the lower panel as wide as the upper
+        top, low = ax.get_position(), bx.get_position()
+        bx.set_position([top.x0, low.y0, top.width, low.height])
     return fig
 
 
