@@ -365,7 +365,7 @@ show(f"""sysbench 0.4 prints per *event* statistics, and in the OLTP test an eve
 N = X R. Per run, (N - X R) / N lies between {pct(lr['low'], 2)} and {pct(lr['high'], 2)} in all
 {lr['n_runs']} runs, {lr['sign']}: X R = event time / total time is the average number of threads
 *inside* a transaction, and the rest is time spent outside one (connecting, starting, stopping);
-sysbench's rounding of R to 0.01 ms covers what remains (tests/test_rc25482_mysql.py). Per
+sysbench's rounding of R to 0.01 ms covers what remains (tests/rc25482/test_rc25482_mysql.py). Per
 point, computed from the means, the residual can be slightly negative (mean X times mean R is
 not the mean of X R: runs with higher X have lower R); its range is printed below and is in
 `fig12.csv` (`littles_rel_residual_pct`, with the per-run min and max).""")

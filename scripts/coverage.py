@@ -3,7 +3,7 @@
     .venv/bin/python scripts/coverage.py [--reps 4000] [--out docs/coverage.md]
 
 The table decides which interval each comparison and each mean uses (overhead.stats.ratio_interval,
-overhead.stats.auto_interval); tests/test_stats_coverage.py asserts the same with fewer samples.
+overhead.stats.auto_interval); tests/stats/test_stats_coverage.py asserts the same with fewer samples.
 Seeded: the same command writes the same file.
 """
 

@@ -15,7 +15,7 @@
 #            data/hosts/nfs/rpcbind.pid rpcbind.log (when this script started rpcbind)
 # Sync semantics, as the seed's `sync` export: ganesha answers an UNSTABLE write after its
 # pwrite and a COMMIT, or a FILE_SYNC/DATA_SYNC write, after fsync(2) of the file on the host
-# (tests/test_nfs.py traces it); it never claims data stable that is not (no knfsd `async`).
+# (tests/hosts/test_nfs.py traces it); it never claims data stable that is not (no knfsd `async`).
 # NFS_Commit stays off: UNSTABLE writes are not turned into synchronous ones either.
 #
 # rpcbind: Debian's 1.2.6 crashes with -h (double free), and without it binds every address

@@ -139,7 +139,7 @@ def papermill_cli(src, dst, *, timeout: float = 1800, **params) -> subprocess.Co
 #: CPU time outside its trials, and flag and re-run them (the campaign's ``isolation``). Tests
 #: that are not about isolation turn the judgement off with this line (a share of 1 of the
 #: host's CPU time is never exceeded); pausing and placement stay on. The isolation test
-#: itself (tests/test_isolation_hog.py) runs alone, after the parallel suite (make test).
+#: itself (tests/hosts/test_isolation_hog.py) runs alone, after the parallel suite (make test).
 SHARED_MACHINE = "isolation: {outside: 1, steal: 1}\n"
 #: The same as the campaign notebook's ``isolation`` parameter (an override).
 SHARED_ISOLATION = {"outside": 1, "steal": 1}
@@ -251,3 +251,21 @@ def hosts(_local_hosts_owner) -> Path:
     import local_hosts
 
     return local_hosts.up()
+
+
+#: Folders of tests/ whose tests carry a marker of the same name, so that they can be chosen
+#: or left out (``pytest -m "not hosts"``: everything that runs without the local hosts).
+FOLDER_MARKERS = ("hosts", "repo")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test of tests/hosts/ ``hosts`` and each of tests/repo/ ``repo``."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            folder = Path(str(item.path)).resolve().relative_to(tests).parts[0]
+        except ValueError:
+            continue
+        if folder in FOLDER_MARKERS:
+            item.add_marker(getattr(pytest.mark, folder))
+

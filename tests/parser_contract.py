@@ -8,7 +8,7 @@
 
 The failed-run rule (the library's words are in :mod:`overhead.parsers`): a parse is finished
 (rows), cut short with results (rows and :func:`overhead.parsers.cut_short_of`), failed without
-results (RunFailed) or not a run of this tool (ParseError). ``tests/test_parser_cuts.py``
+results (RunFailed) or not a run of this tool (ParseError). ``tests/parsers/test_parser_cuts.py``
 checks on genuine outputs that a cut is never a finished run.
 """
 

@@ -37,7 +37,7 @@ _ENVIRONMENTS = {
 }
 
 # fio results.xlsx row labels -> the fio job of fio/results/{linux,docker}.log whose numbers
-# they are (found by matching the Native and Docker cells to those logs; tests/test_reference.py
+# they are (found by matching the Native and Docker cells to those logs; tests/rc25482/test_reference.py
 # checks it) and the direction the number measures.
 _FIO_JOBS = {
     "Sequential Read": ("seq-read-2", "read"),

@@ -6,7 +6,7 @@ resamples three values and undercovers; a t interval of a noisy positive quantit
 zero. :func:`ratio_coverage` and :func:`mean_coverage` draw seeded samples from known
 distributions, call the project's own interval functions on each, and count the hits; the
 table is kept in docs/coverage.md (``scripts/coverage.py``) and asserted by
-tests/test_stats_coverage.py. What each n uses (:func:`overhead.stats.ratio_interval`,
+tests/stats/test_stats_coverage.py. What each n uses (:func:`overhead.stats.ratio_interval`,
 :func:`overhead.stats.auto_interval`) is what this table shows to cover at least 93%.
 
 The distributions (every one positive, scaled to a given mean):

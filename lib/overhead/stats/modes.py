@@ -115,7 +115,7 @@ def gap_test(values, alpha: float = 0.05, *, log: bool | None = None) -> GapTest
     alpha : float
         Level: multimodal when the simulated p-value is below it. At the default 0.05 about
         one cell in twenty of a unimodal normal campaign is reported as two groups (the
-        simulation's own rate; tests/test_stats_modes.py measures it), which the report says.
+        simulation's own rate; tests/campaign/test_isolation_units.py measures it), which the report says.
     log : bool, optional
         Test the logarithms (the default when every value is positive: times and rates are
         ratio-scale, and a slow mode is wider than a fast one in absolute terms, alike in

@@ -1,7 +1,7 @@
 """Isolation of a trial, piece by piece: the cgroup a trial's processes go to, the CPU time
 sampled around it, the interference flags, the gap test for two modes, and the report's lines.
 
-The campaign-level test (a CPU hog during a campaign) is tests/test_isolation_hog.py."""
+The campaign-level test (a CPU hog during a campaign) is tests/hosts/test_isolation_hog.py."""
 
 from __future__ import annotations
 

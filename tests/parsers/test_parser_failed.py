@@ -9,7 +9,7 @@ are read off the files: the line named must hold the text quoted (``SHOWN``).
 
 No genuine failed output is here for linpack, stream and gups: their binaries (the authors'
 builds) are not on this machine and their fixtures are the authors' logs of finished runs.
-fio, ab, netperf, iperf3 (JSON) and redis-benchmark are in ``tests/test_failed_runs.py``.
+fio, ab, netperf, iperf3 (JSON) and redis-benchmark are in ``tests/parsers/test_failed_runs.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 
 from overhead import parsers
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 #: (tool, file, line named, the message after "the run did not finish: ", what that line shows)
 CASES = [

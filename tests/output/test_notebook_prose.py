@@ -27,7 +27,7 @@ import jupytext
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ALLOWLIST = ROOT / "tests" / "prose_numbers.yml"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("0*.py"))
 KINDS = {"paper", "design", "checked-by"}
@@ -147,9 +147,9 @@ def test_entry_checks():
     assert entry_problems("x", {"text": "Fig VIII", "kind": "design"}) == ["x: 'Fig VIII': holds no number"]
     assert "is not one of" in entry_problems("x", {"text": "93k", "kind": "result"})[0]
     assert "does not exist" in entry_problems(
-        "x", {"text": "93k", "kind": "checked-by", "test": "tests/test_notebook_prose.py::test_nothing"})[0]
+        "x", {"text": "93k", "kind": "checked-by", "test": "tests/output/test_notebook_prose.py::test_nothing"})[0]
     assert entry_problems("x", {"text": "93k", "kind": "checked-by",
-                                "test": "tests/test_notebook_prose.py::test_entry_checks"}) == []
+                                "test": "tests/output/test_notebook_prose.py::test_entry_checks"}) == []
 
 
 # --- the guard itself, on a synthetic notebook ---------------------------------------------------

@@ -418,7 +418,7 @@ def test_killed_server_keeps_the_finished_tests(fixtures):
 
 
 @pytest.mark.parametrize("name", sorted(
-    p.name for p in (Path(__file__).parent / "fixtures/redis-benchmark").glob("*.*")
+    p.name for p in (Path(__file__).resolve().parents[1] / "fixtures/redis-benchmark").glob("*.*")
     if p.name != "README.md" and not p.name.startswith(("refused", "killed_set"))))
 def test_every_prefix_of_redis7_fixtures(fixtures, name):
     check_all_prefixes(TOOL, fixture_text(fixtures, name))

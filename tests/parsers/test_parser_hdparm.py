@@ -149,7 +149,7 @@ def test_device_not_permitted_is_a_failed_run():
     """Issue 26: ``hdparm -tT /dev/vda`` without the right to open the device (made here,
     see the README) prints one line, ":1 /dev/vda: Operation not permitted", and exits 1:
     the failed-run form, not "no hdparm timing found"; auto-detection picks hdparm."""
-    path = Path(__file__).parent / "fixtures" / "hdparm" / "vda_tT_not_permitted.txt"
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "hdparm" / "vda_tT_not_permitted.txt"
     text = path.read_text()
     assert text == "/dev/vda: Operation not permitted\n"
     with pytest.raises(RunFailed) as exc:

@@ -12,7 +12,7 @@ from overhead.parsers._datestamp import sockets
 from overhead.rc25482 import RULESET, spreadsheets
 from overhead.rc25482.files import HOST_NODES
 
-SUMS = Path(__file__).resolve().parents[1] / "data" / "reference" / "kvm-docker-comparison.sha256"
+SUMS = Path(__file__).resolve().parents[2] / "data" / "reference" / "kvm-docker-comparison.sha256"
 
 
 def test_every_file_of_the_tree_has_a_rule(ibm):

@@ -4,7 +4,7 @@ The server: rpcbind and nfs-ganesha answer on 127.0.0.1 only, export data/hosts/
 qemu.NFS_URL, and keep the NFS sync semantics: an UNSTABLE write is not synced by itself, the
 COMMIT that follows it is an fsync(2) of the file on the host (traced with strace on ganesha).
 The options: a VM environment's scratch_via, nfs and nfs_options as the inventory reads them.
-Guests that use the export boot for real in tests/test_qemu.py.
+Guests that use the export boot for real in tests/hosts/test_qemu.py.
 """
 
 from __future__ import annotations

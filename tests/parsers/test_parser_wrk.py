@@ -10,7 +10,7 @@ from conftest import value
 from overhead.parsers import ParseError, RunFailed, detect, parse_file, parse_text
 from parser_contract import check_all_prefixes, hypothesis_random_bytes
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "wrk"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "wrk"
 
 TOOL = "wrk"
 KB, MB = 1024, 1024**2

@@ -17,7 +17,7 @@ import overhead
 from overhead.cli import app
 from overhead.errors import OverheadError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 OVERHEAD = [sys.executable, "-m", "overhead.cli"]
 

@@ -179,7 +179,7 @@ def test_msec_percentiles(logs):
 @pytest.fixture(scope="module")
 def paper():
     """The published values (data/reference/rc25482.csv), as text rows."""
-    with open(Path(__file__).resolve().parents[1] / "data" / "reference" / "rc25482.csv", newline="") as fh:
+    with open(Path(__file__).resolve().parents[2] / "data" / "reference" / "rc25482.csv", newline="") as fh:
         return list(csv.DictReader(fh))
 
 

@@ -413,7 +413,7 @@ def _qemu_alive(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
-# --- scratch_via: the guest's /var/tmp on an NFS export (tests/test_nfs.py: the server) ---------
+# --- scratch_via: the guest's /var/tmp on an NFS export (tests/hosts/test_nfs.py: the server) ---------
 
 @pytest.mark.parametrize(("kwargs", "match"), [
     (dict(scratch_via="nfs"), "scratch_via must be one of disk, nfs-disk, nfs-mount"),

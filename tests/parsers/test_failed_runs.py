@@ -20,7 +20,7 @@ import pytest
 from overhead import parsers
 from overhead.ingest import Rule, RuleSet, ingest, run_id
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 #: tool -> (a good output, a failed output, its line that shows the failure, what it says)
 CASES = {

@@ -13,7 +13,7 @@ import pytest
 from overhead import tidy
 from overhead.ingest import Rule, RuleSet, ingest, plan, run_id
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def _facts(environment: str, variant: str | None) -> dict:

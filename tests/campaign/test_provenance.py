@@ -21,8 +21,8 @@ from overhead.campaign import ingest, results
 from overhead.environments import docker, dockerfacts, posix
 from overhead.paths import ROOT
 
-FIX = Path(__file__).parent / "fixtures" / "provenance"
-TRIALS = Path(__file__).parent / "fixtures" / "campaign-trials"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "provenance"
+TRIALS = Path(__file__).resolve().parents[1] / "fixtures" / "campaign-trials"
 HOSTLIB = ROOT / "scripts" / "hostlib.sh"
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import REFERENCE, _require
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CSV_FILE = ROOT / "data" / "reference" / "rc25482.csv"
 COLUMNS = ["item", "metric", "env", "value", "err", "err_kind", "unit", "n", "source", "status",
            "note", "quote"]

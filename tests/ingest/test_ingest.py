@@ -210,8 +210,8 @@ def test_cli_ingest_missing_tree_says_how_to_get_it(tmp_path):
 
 def test_make_demo_with_a_wrong_data_path_says_so(tmp_path):
     """IBM_DATA names a folder that is not there: one line naming it, before anything is built
-    (without IBM_DATA and without data, make demo fetches it: tests/test_get_ibm_data.py)."""
-    root = Path(__file__).resolve().parents[1]
+    (without IBM_DATA and without data, make demo fetches it: tests/ingest/test_get_ibm_data.py)."""
+    root = Path(__file__).resolve().parents[2]
     r = subprocess.run(["make", "-s", "--no-print-directory", "ingest", f"IBM_DATA={tmp_path / 'missing'}"],
                        cwd=root, capture_output=True, text=True)
     assert r.returncode != 0

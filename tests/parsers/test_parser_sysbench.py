@@ -483,7 +483,7 @@ def test_detect(ibm, fixtures):
     assert sb.detect((ibm / "mysql/results/bml/dstat-run-2000000.csv").read_text()) == 0.0
 
 
-FIXTURES = sorted(p.name for p in (Path(__file__).parent / "fixtures/sysbench").glob("*.txt")
+FIXTURES = sorted(p.name for p in (Path(__file__).resolve().parents[1] / "fixtures/sysbench").glob("*.txt")
                   if p.name not in ("v1_oltp_prepare.txt", "v1_version.txt",  # no rows at all
                                     "v1_unknown_test.txt", "v1_fileio_no_prepare.txt"))
 

@@ -12,7 +12,7 @@ import pytest
 from overhead import parsers
 
 OVERHEAD = [sys.executable, "-m", "overhead.cli"]
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

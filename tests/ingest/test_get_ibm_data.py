@@ -21,7 +21,7 @@ import pytest
 # One worker builds the mirror once for all of this module's tests (pytest -n ... --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("get_ibm_data")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "get-ibm-data.sh"
 SUMS = ROOT / "data" / "reference" / "kvm-docker-comparison.sha256"
 HISTORY_SUMS = ROOT / "data" / "reference" / "kvm-docker-comparison-history.sha256"
@@ -228,6 +228,7 @@ def _fresh_project(top: Path) -> Path:
     """The parts of a fresh clone that `make data` uses, in a folder with no ../shared beside it."""
     proj = top / "clone"
     for rel in ("Makefile", "requirements.lock", "pyproject.toml", "scripts/get-ibm-data.sh",
+                "scripts/lab-overrides.json",
                 "data/reference/kvm-docker-comparison.sha256",
                 "data/reference/kvm-docker-comparison-history.sha256"):
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ import pytest
 
 from overhead import parsers
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 #: (tool, encoded fixture, the genuine fixture it was made from, encoding)
 CASES = [

@@ -324,7 +324,7 @@ def test_json_cut_keeps_whole_sections(fx):
     "v230_c2_t1_n2000_runs3_all.json", "v230_c2_t1_time30_sigint.json",
 ])
 def test_no_cut_of_a_new_output_is_complete(fx, name):
-    """The six cuts of tests/test_parser_cuts.py on each new genuine output: never complete."""
+    """The six cuts of tests/parsers/test_parser_cuts.py on each new genuine output: never complete."""
     from test_parser_cuts import cut_points, outcome
 
     text = (fx / name).read_text()

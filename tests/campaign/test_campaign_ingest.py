@@ -21,7 +21,7 @@ from overhead import tidy
 from overhead.campaign import ingest as ci
 from overhead.errors import InputError, ParseError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CAMPAIGN = "smoke"
 
 pytestmark = pytest.mark.xdist_group("campaign-ingest")
