@@ -62,7 +62,7 @@ lint: setup
 	shellcheck -x -s sh runners/*.sh scripts/*.sh images/debian/*.sh
 
 test: debian setup lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not quiet"
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not quiet" --durations=15
 	@# tests that measure the machine (a CPU hog's trials flagged and re-run) run alone
 	$(BIN)/python -m pytest -q -p no:xdist -m quiet -rP
 	@# and each notebook as a user opens it: default parameters (data/tidy/ibm, figures/rc25482),

@@ -39,8 +39,6 @@ from overhead.rc25482 import compute, findings, setup
 from overhead.rc25482.published import table1_published
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
-pd.set_option("display.width", 220, "display.max_columns", 40, "display.precision", 4,
-              "display.max_colwidth", 80)
 if paper is None:
     print("compare_published=False: the published columns stay empty")
 

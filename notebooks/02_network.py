@@ -41,8 +41,6 @@ from overhead import export, plots
 from overhead.rc25482 import diagrams, load, network, setup
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
-pd.set_option("display.width", 220, "display.max_columns", 30, "display.precision", 4,
-              "display.max_colwidth", 100)
 if paper is None:
     print("compare_published=False: the published columns stay empty")
 

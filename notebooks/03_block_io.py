@@ -39,7 +39,6 @@ from overhead.prose import num, pct, show, span
 from overhead.rc25482 import blockio, diagrams, findings, load, setup
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
-pd.set_option("display.width", 200, "display.max_columns", 30, "display.precision", 4)
 
 # %%
 fio = load(tidy_dir, "fio")

@@ -49,7 +49,6 @@ from overhead.rc25482 import findings, load, setup
 from overhead.rc25482 import redis as rd
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
-pd.set_option("display.width", 200, "display.max_columns", 30, "display.precision", 4)
 
 # %%
 raw = load(tidy_dir, "redis")

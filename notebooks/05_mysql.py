@@ -64,7 +64,6 @@ from overhead.rc25482 import mysql as my
 from overhead.rc25482 import mysql_dstat as md
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
-pd.set_option("display.width", 220, "display.max_columns", 30, "display.precision", 4)
 
 # %%
 raw = load(tidy_dir, "mysql", where={"p_series": my.SERIES})

@@ -117,7 +117,10 @@ def out_dir(path: str | os.PathLike[str] | None = None) -> Path:
 
 def setup(tidy_dir: str = "", ibm_data: str = "", out_dir_: str = "", published_values: str = "",
           compare_published: bool = True) -> tuple[str, Path, pd.DataFrame | None]:
-    """Resolve a notebook's parameters (empty = the defaults) and apply the figure theme.
+    """Resolve a notebook's parameters (empty = the defaults); set the figure theme and tables' display.
+
+    The one setup call of every section notebook: pandas shows tables 220 characters wide, up
+    to 40 columns and 4 significant decimals.
 
     Parameters
     ----------
@@ -135,6 +138,8 @@ def setup(tidy_dir: str = "", ibm_data: str = "", out_dir_: str = "", published_
     published : pandas.DataFrame or None
         The published values, or None when no comparison is wanted.
     """
+    import pandas as pd
+
     from overhead import plots
     from overhead.rc25482.published import published
 
@@ -142,4 +147,6 @@ def setup(tidy_dir: str = "", ibm_data: str = "", out_dir_: str = "", published_
     out = out_dir(out_dir_ or None)
     paper = published(published_values or AUTHORS_STUDY) if compare_published else None
     plots.theme()
+    pd.set_option("display.width", 220, "display.max_columns", 40, "display.precision", 4,
+                  "display.max_colwidth", 100)
     return tidy_path, out, paper
