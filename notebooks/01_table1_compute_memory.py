@@ -51,7 +51,8 @@ if paper is None:
 # block): a flag, never a deletion.
 
 # %%
-trials = compute.load_trials(tidy_dir)
+tables = compute.authors_tables(tidy_dir, paper)  # table1_trials, table1
+trials = tables["table1_trials"]
 export.write_table(trials, out, "table1_trials")
 display(trials.groupby(["workload", "environment", "view"], sort=False)
         .agg(n=("value", "size"), flagged=("outlier", lambda s: int(s.fillna(False).sum())))
@@ -85,7 +86,7 @@ display(trials.groupby(["workload", "environment", "view"], sort=False)
 
 # %%
 published = table1_published(paper, include_open=True) if paper is not None else None
-table1 = compute.table1(trials, published)
+table1 = tables["table1"]
 export.write_table(table1, out, "table1", formats=["csv"])  # its shown form below
 display(table1[compute.TABLE1_COLUMNS + ["unit", "sd_population", "delta_ci95_low", "delta_ci95_high",
                                          "verdict", "trials_needed", "pct_diff_vs_published"]])
@@ -257,8 +258,8 @@ print("files written:", sorted(p.name for p in out.glob("table[12]*")))
 if campaign:
     from overhead.rc25482 import live
 
-    lv, live_tables, live_figures = live.section(campaign, "compute", authors=out,
-                                                 tidy_root=campaign_tidy or None)
+    lv, live_tables, live_figures = live.section(campaign, "compute", authors=tidy_dir,
+                                                 tidy_root=campaign_tidy or None, out_root=out.parent)
     display(live.where(lv))
     for stem, frame in live_tables.items():
         print(stem, "->", lv.out / f"{stem}.csv")

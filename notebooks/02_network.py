@@ -38,7 +38,7 @@ import pandas as pd
 from IPython.display import display
 
 from overhead import export, plots
-from overhead.rc25482 import diagrams, load, network, setup
+from overhead.rc25482 import diagrams, network, setup
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
 if paper is None:
@@ -67,8 +67,8 @@ plt.show()
 # gap): 10 x 1448 / 1538 = 9.41 Gbps, the paper's number.
 
 # %%
-ref_rows = load(tidy_dir, table="reference")
-fig02 = network.goodput(ref_rows, paper)
+tables = network.authors_tables(tidy_dir, paper)  # fig02, fig03
+fig02 = tables["fig02"]
 export.write_table(fig02, out, "fig02")
 display(fig02)
 
@@ -122,7 +122,7 @@ plt.show()
 # checked. n = 1 per bar: no CI.
 
 # %%
-fig03 = network.latency(ref_rows, paper)
+fig03 = tables["fig03"]
 export.write_table(fig03, out, "fig03")
 display(fig03)
 
@@ -184,8 +184,8 @@ print("files written:", sorted(p.name for p in out.glob("fig0[123]*")))
 if campaign:
     from overhead.rc25482 import live
 
-    lv, live_tables, live_figures = live.section(campaign, "network", authors=out,
-                                                 tidy_root=campaign_tidy or None)
+    lv, live_tables, live_figures = live.section(campaign, "network", authors=tidy_dir,
+                                                 tidy_root=campaign_tidy or None, out_root=out.parent)
     display(live.where(lv))
     for stem, frame in live_tables.items():
         print(stem, "->", lv.out / f"{stem}.csv")

@@ -73,7 +73,8 @@ plt.show()
 # variation and not a confidence interval** (n = 1 run per environment).
 
 # %%
-fig5 = blockio.sequential_throughput(fio, sheet)
+tables = blockio.authors_tables(tidy_dir, paper)  # fig05, fig06, fig07_ratios
+fig5 = tables["fig05"]
 export.write_table(fig5, out, "fig05")
 display(fig5[["test", "environment", "bandwidth_mb_s", "interval_sd_mb_s", "run_bandwidth_mb_s",
               "spreadsheet_mb_s", "spreadsheet_sd_mb_s", "spreadsheet_raw", "pct_vs_spreadsheet",
@@ -183,7 +184,7 @@ committed logs"""
 # mixed value is read IOPS + write IOPS. n = 1 run per environment: no CI, no test.
 
 # %%
-fig6 = blockio.random_iops(fio, sheet)
+fig6 = tables["fig06"]
 export.write_table(fig6, out, "fig06")
 display(fig6[["test", "environment", "outstanding_ios", "iops", "read_iops", "write_iops", "spreadsheet_iops",
               "pct_vs_spreadsheet", "pct_vs_native", "spreadsheet_pct_vs_native", "n_runs", "verdict"]])
@@ -271,7 +272,7 @@ if paper is not None:
           int((lat["pct_vs_reference"].abs() < 1e-9).sum()), "of", int(lat["reference_us"].notna().sum()))
 fig7 = pd.concat([lat, lat_sheet], ignore_index=True) if lat_sheet is not None else lat
 export.write_table(fig7, out, "fig07")
-ratios = blockio.latency_comparison(fio)
+ratios = tables["fig07_ratios"]
 export.write_table(ratios, out, "fig07_ratios")
 display(ratios.pivot(index="statistic", columns="environment", values="value_us")[ENVS].round(1))
 display(ratios[ratios["environment"] != "Native"].pivot(index="statistic", columns="environment",
@@ -386,8 +387,8 @@ fio's mean total latency {num(r7['lat_native'])} and {num(r7['lat_kvm'])} us).""
 if campaign:
     from overhead.rc25482 import live
 
-    lv, live_tables, live_figures = live.section(campaign, "blockio", authors=out,
-                                                 tidy_root=campaign_tidy or None)
+    lv, live_tables, live_figures = live.section(campaign, "blockio", authors=tidy_dir,
+                                                 tidy_root=campaign_tidy or None, out_root=out.parent)
     display(live.where(lv))
     for stem, frame in live_tables.items():
         print(stem, "->", lv.out / f"{stem}.csv")

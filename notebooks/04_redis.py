@@ -79,7 +79,8 @@ display(runs[runs.workload == W].groupby("environment")
 # of the workload (`p_difference_holm`).
 
 # %%
-fig8 = rd.throughput_curve(runs)
+tables = rd.authors_tables(tidy_dir, paper, runs=runs, bounds=bounds)  # fig08, fig09
+fig8 = tables["fig08"]
 export.write_table(fig8, out, "fig08")
 f8 = fig8[fig8["workload"] == W]
 littles_tab = rd.littles_summary(runs, W, published=pub)
@@ -151,7 +152,7 @@ the paper calls the two "practically identical".""")
 # ## Fig 9: latency vs client connections
 
 # %%
-fig9 = rd.latency_curve(runs[runs["workload"] == W], bounds, published=pub)
+fig9 = tables["fig09"]
 export.write_table(fig9, out, "fig09")
 f9 = fig9[fig9["workload"] == W]
 r9 = findings.fig9_bounds(f9)
@@ -324,8 +325,8 @@ with pd.option_context("display.max_colwidth", 200):
 if campaign:
     from overhead.rc25482 import live
 
-    lv, live_tables, live_figures = live.section(campaign, "redis", authors=out,
-                                                 tidy_root=campaign_tidy or None)
+    lv, live_tables, live_figures = live.section(campaign, "redis", authors=tidy_dir,
+                                                 tidy_root=campaign_tidy or None, out_root=out.parent)
     display(live.where(lv))
     for stem, frame in live_tables.items():
         print(stem, "->", lv.out / f"{stem}.csv")

@@ -156,7 +156,8 @@ show(f"""**What the counters say.**
 # applies: the runs are read-only.
 
 # %%
-fig10 = my.throughput_curve(runs)
+tables = my.authors_tables(tidy_dir, paper, runs=runs, cpu=cpu)  # fig10, fig11, fig12
+fig10 = tables["fig10"]
 fig10 = authors.with_authors(fig10, authors_plot, authors.FIG10_COLUMNS)
 export.write_table(fig10, out, "fig10")
 display(fig10.pivot(index="threads", columns="environment", values="tps_mean")[ENVS].round(0))
@@ -276,7 +277,7 @@ display(cpu.attrs["checks"])
 print(f"idle gaps between runs: {cpu['gap_before'].min():.0f}-{cpu['gap_before'].max():.0f} samples; busy stretches "
       f"{cpu['length'].min()}-{cpu['length'].max()} samples; kept per run {cpu['n_samples'].min()}-"
       f"{cpu['n_samples'].max()}; largest mean wai of a run {cpu['cpu_wait'].max():.3f}%")
-fig11 = md.cpu_curve(cpu, fig10)
+fig11 = tables["fig11"]
 fig11 = authors.with_authors(fig11, authors_cpu, authors.FIG11_COLUMNS)
 export.write_table(fig11, out, "fig11")
 if not authors_cpu.empty:
@@ -370,7 +371,7 @@ not the mean of X R: runs with higher X have lower R); its range is printed belo
 `fig12.csv` (`littles_rel_residual_pct`, with the per-run min and max).""")
 
 # %%
-fig12 = my.latency_curve(runs)
+fig12 = tables["fig12"]
 fig12 = authors.with_authors(fig12, authors_plot, authors.FIG12_COLUMNS)
 export.write_table(fig12, out, "fig12")
 lo, hi = fig12["littles_rel_residual_pct"].min(), fig12["littles_rel_residual_pct"].max()
@@ -542,8 +543,8 @@ if paper is not None:
 if campaign:
     from overhead.rc25482 import live
 
-    lv, live_tables, live_figures = live.section(campaign, "mysql", authors=out,
-                                                 tidy_root=campaign_tidy or None)
+    lv, live_tables, live_figures = live.section(campaign, "mysql", authors=tidy_dir,
+                                                 tidy_root=campaign_tidy or None, out_root=out.parent)
     display(live.where(lv))
     for stem, frame in live_tables.items():
         print(stem, "->", lv.out / f"{stem}.csv")

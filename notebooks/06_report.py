@@ -47,7 +47,7 @@ if campaign:
     from overhead.rc25482 import live
 
     lv = live.open_campaign(campaign, tidy_root=campaign_tidy or None, out_root=out.parent,
-                            authors=out)
+                            authors=tidy_dir or None)
     live_page = live.report(lv)
     print(f"wrote {live_page} ({live_page.stat().st_size / 1e6:.1f} MB)")
     display(pd.read_csv(lv.out / "known_truths.csv"))

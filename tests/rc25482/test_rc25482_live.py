@@ -301,3 +301,44 @@ def test_a_small_fio_file_is_said_beside_the_block_io_figures(tmp_path):
     assert set(notes) == {"fig05", "fig06", "fig07"} and "here is 16m" in notes["fig05"]
     rows = _rows({"native": [2e9, 2.1e9]}, "fio-seq", "bandwidth", p_rw="read", p_size="16g")
     assert live.caveats(_live(tmp_path, rows)) == {}
+
+
+def test_the_authors_values_are_computed_from_their_tidy_data_as_the_notebooks_write_them(
+        tmp_path, ibm_tidy):
+    """The live side no longer reads figures/rc25482/*.csv: the section modules compute the
+    authors' tables from data/tidy/ibm. The same live tables either way, value for value."""
+    from overhead import export
+    from overhead.rc25482 import compute, mysql, network, redis
+    from overhead.rc25482.published import published
+
+    paper = published("rc25482")
+    written = tmp_path / "written"  # what the notebooks write: the same frames, through CSV
+    for module in (compute, network, redis, mysql):
+        for stem, frame in module.authors_tables(ibm_tidy, paper).items():
+            export.write_table(frame, written, stem, formats=("csv",))
+    rows = _hpcc([4.6e9, 4.61e9, 4.59e9], [4.0e9, 4.01e9, 3.99e9])
+    rows += _rows({"native": [100e-6, 101e-6, 99e-6], "docker-nat": [130e-6, 131e-6, 129e-6]},
+                  "netperf", "latency_mean", p_test="TCP_RR")
+    for k, (threads, tps) in enumerate([(10, 1000.0), (30, 3000.0), (50, 3200.0)]):
+        for env_name in ("native", "docker-nat"):
+            base = {"run_id": f"c/{env_name}/mysql/t-{k}", "benchmark": "mysql",
+                    "environment": ENVS[env_name][0], "variant": ENVS[env_name][1],
+                    "label": ENVS[env_name][2], "env_name": env_name, "p_sidecar": None,
+                    "p_test": "oltp_read_write", "p_threads": threads}
+            rows.append({**base, "metric": "transaction_rate", "value": tps})
+            rows.append({**base, "metric": "latency_mean", "value": threads / tps})
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    computed = _live(tmp_path / "a", rows, ibm_tidy)
+    read = _live(tmp_path / "b", rows, written)
+    frames = {"table1": (live.compute(computed), live.compute(read)),
+              "fig03": (live.network(computed)["fig03"], live.network(read)["fig03"]),
+              "fig10": (live.mysql(computed)["fig10"], live.mysql(read)["fig10"]),
+              "fig12": (live.mysql(computed)["fig12"], live.mysql(read)["fig12"])}
+    for stem, (a, b) in frames.items():
+        pd.testing.assert_frame_equal(a, b, check_dtype=False, obj=stem)
+        assert a["authors_value"].notna().any(), stem  # the authors' values are there
+    # Linpack: the authors' Docker mean, 290.87 GFLOPS in their logs (Table I)
+    lin = frames["table1"][0].set_index(["item", "environment"]).loc[("Linpack", "Docker net=host volume")]
+    assert lin["authors_environment"] == "Docker" and lin["authors_value"] == pytest.approx(290.87, abs=0.01)
+    assert computed.authors_computed.keys() == {"compute", "network", "mysql"}

@@ -31,6 +31,7 @@ kept in ``spreadsheet_raw``).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -482,3 +483,19 @@ __all__ = ["BASELINE", "ENVIRONMENTS", "FioDataError", "LATENCY_JOB", "NOT_TESTA
            "SEQUENTIAL", "identify_spreadsheet_latency", "job_value", "latency_comparison",
            "latency_percentiles", "overlap", "random_iops", "sequential_throughput",
            "spreadsheet_latency_percentiles"]
+
+
+def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Compute the section's comparison tables from the authors' tidy data.
+
+    ``fig05`` (:func:`sequential_throughput`), ``fig06`` (:func:`random_iops`), both with the
+    spreadsheet's values beside when ``paper`` is given (a comparison is wanted), and
+    ``fig07_ratios`` (:func:`latency_comparison`). Fig 7's percentiles, which set the
+    spreadsheet's inconsistent columns beside the logs, stay with the notebook.
+    """
+    from overhead.rc25482 import load
+
+    fio = load(tidy_dir, "fio")
+    sheet = load(tidy_dir, "fio", table="reference") if paper is not None else None
+    return {"fig05": sequential_throughput(fio, sheet), "fig06": random_iops(fio, sheet),
+            "fig07_ratios": latency_comparison(fio)}

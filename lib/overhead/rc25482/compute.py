@@ -666,3 +666,16 @@ def claims(table: pd.DataFrame, views: pd.DataFrame, spread: pd.DataFrame) -> pd
         ("PXZ: KVM 22% slower; tuning makes little difference", "no PXZ data in the repository: cannot be checked"),
     ]
     return pd.DataFrame(rows, columns=["claim", "data"]).astype("string")
+
+
+def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Compute the section's tables from the authors' tidy data (what the notebook writes).
+
+    ``table1_trials`` (:func:`load_trials`) and ``table1`` (:func:`table1`, with the published
+    values beside when ``paper`` is given). The notebook and the live side both get them here.
+    """
+    from overhead.rc25482.published import table1_published
+
+    trials = load_trials(tidy_dir)
+    published = table1_published(paper, include_open=True) if paper is not None else None
+    return {"table1_trials": trials, "table1": table1(trials, published)}

@@ -27,7 +27,7 @@ import html
 import os
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -36,16 +36,17 @@ import pandas as pd
 from overhead import export, stats, studies
 from overhead.campaign import results
 from overhead.errors import InputError
-from overhead.names import BASELINE
+from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY, BASELINE
 from overhead.pages import Page
-from overhead.paths import FIGURES
+from overhead.paths import TIDY
 
 __all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "caveats", "compute", "known_truths",
            "mysql", "network", "open_campaign", "plot_bars", "plot_curves", "redis", "report",
            "where"]
 
-#: Where the authors' half of the notebooks writes its tables (make reproduce).
-AUTHORS_DIR = FIGURES / "rc25482"
+#: Where the authors' values come from by default: their ingested tidy data, from which the
+#: section modules compute the tables (``authors_tables``), not the files a notebook wrote.
+AUTHORS_DIR = TIDY / AUTHORS_DATASET
 TCG_NOTE = ("QEMU TCG is software emulation, not KVM: the authors' KVM value is shown for "
             "orientation only, and this overhead is not a KVM overhead")
 #: X R under this fraction of N: the closed loop never formed (Little's law cannot hold).
@@ -66,10 +67,13 @@ class Live(results.Results):
     Attributes
     ----------
     authors : pathlib.Path
-        Where the authors' tables are (``figures/rc25482``).
+        The authors' tidy data (default ``data/tidy/ibm``): each section's tables are computed
+        from it by the section module (``authors_tables``), once; or a folder of tables a
+        notebook wrote (``<stem>.csv``), read as they are.
     """
 
     authors: Path = AUTHORS_DIR
+    authors_computed: dict = field(default_factory=dict, repr=False)
 
 
 #: Display label of a campaign environment (kept under its old name for this module).
@@ -92,7 +96,7 @@ def open_campaign(campaign: str | os.PathLike[str], *, tidy_root: str | os.PathL
     out_root : path, optional
         The folder of figure trees (default ``figures``); output goes to ``<out_root>/<name>``.
     authors : path, optional
-        The authors' tables (default ``figures/rc25482``).
+        The authors' tidy data (default ``data/tidy/ibm``), or a folder of their tables as CSV.
 
     Returns
     -------
@@ -137,7 +141,32 @@ def _authors_env(section: str, label: str) -> str | None:
     return None
 
 
+#: The section module that computes each of the authors' tables set beside the live ones.
+AUTHORS_SECTION = {"table1": "compute", "fig02": "network", "fig03": "network", "fig05": "blockio",
+                   "fig06": "blockio", "fig07_ratios": "blockio", "fig08": "redis", "fig09": "redis",
+                   "fig10": "mysql", "fig11": "mysql", "fig12": "mysql"}
+
+
+def is_tidy(folder: Path) -> bool:
+    """Whether a folder is ingested tidy data (it has ``measurements.parquet``)."""
+    return (Path(folder) / "measurements.parquet").exists()
+
+
 def _authors_table(live: Live, stem: str) -> pd.DataFrame | None:
+    """Return the authors' table ``stem``: computed from their tidy data, or read from a folder."""
+    if is_tidy(live.authors):
+        section = AUTHORS_SECTION.get(stem)
+        if section is None:
+            return None
+        if section not in live.authors_computed:
+            import importlib
+
+            from overhead.rc25482.published import published
+
+            module = importlib.import_module(f"overhead.rc25482.{section}")
+            live.authors_computed[section] = module.authors_tables(live.authors,
+                                                                   published(AUTHORS_STUDY))
+        return live.authors_computed[section].get(stem)
     path = live.authors / f"{stem}.csv"
     return pd.read_csv(path) if path.exists() else None
 
@@ -164,7 +193,7 @@ def _attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
             vals.append(np.nan)
             pcts.append(np.nan)
             xs.append(None)
-            notes.append(f"authors' {stem}.csv not built (make reproduce)")
+            notes.append(f"authors' {stem} not found in {live.authors} (make ingest)")
             continue
         hit = match(authors, row, env) if env else authors.iloc[0:0]
         if hit.empty:
@@ -847,8 +876,9 @@ def section(campaign: str | os.PathLike[str], name: str, *, authors: str | os.Pa
     name : str
         One of :data:`SECTIONS`.
     authors : path
-        The folder the notebook wrote the authors' tables to; the live output goes beside it
-        (``<its parent>/<campaign>``) unless ``out_root`` says otherwise.
+        The authors' tidy data (their tables are computed from it), or a folder of their
+        tables as CSV; with such a folder the live output goes beside it
+        (``<its parent>/<campaign>``) unless ``out_root`` says otherwise (default ``figures``).
     tidy_root, out_root : path, optional
         See :func:`open_campaign`.
 
@@ -862,7 +892,8 @@ def section(campaign: str | os.PathLike[str], name: str, *, authors: str | os.Pa
     if name not in SECTIONS:
         raise InputError(f"section {name!r}: not one of {', '.join(SECTIONS)}")
     authors = Path(authors)
-    lv = open_campaign(campaign, tidy_root=tidy_root, out_root=out_root or authors.parent,
+    lv = open_campaign(campaign, tidy_root=tidy_root,
+                       out_root=out_root or (None if is_tidy(authors) else authors.parent),
                        authors=authors)
     accel = where(lv)["accelerator"].dropna()
     vm = f"; VM accelerator: {', '.join(sorted(set(accel)))}" if len(accel) else ""

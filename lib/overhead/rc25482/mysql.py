@@ -30,6 +30,7 @@ total transactions over total time (what a harmonic mean would give for equal-wo
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -582,3 +583,26 @@ def _verdict_record(v: stats.Verdict) -> dict:
             "ratio_low": v.interval.low, "ratio_high": v.interval.high,
             "margin_low_pct": v.margin.low_pct, "margin_high_pct": v.margin.high_pct,
             "verdict": v.verdict, "verdict_detail": v.words()}
+
+
+def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None = None, *,
+                   runs: pd.DataFrame | None = None,
+                   cpu: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Compute the section's curves from the authors' tidy data: ``fig10``, ``fig11``, ``fig12``.
+
+    Throughput and latency over sysbench threads from the runs of :data:`SERIES`
+    (:func:`sysbench_runs`), and the server CPU over them from dstat
+    (:func:`overhead.rc25482.mysql_dstat.cpu_runs`); ``runs`` and ``cpu`` when the caller has
+    them. The authors' own plot values (their history's CSVs) are the notebook's to add.
+    """
+    from overhead.rc25482 import load
+    from overhead.rc25482 import mysql_dstat as md
+
+    if runs is None:
+        runs = sysbench_runs(load(tidy_dir, "mysql", where={"p_series": SERIES}))
+    if cpu is None:
+        monitor = load(tidy_dir, "mysql", table="monitor", where={"p_series": SERIES},
+                       metrics=list(MONITOR_METRICS))
+        cpu = md.cpu_runs(monitor, runs)
+    fig10 = throughput_curve(runs)
+    return {"fig10": fig10, "fig11": md.cpu_curve(cpu, fig10), "fig12": latency_curve(runs)}

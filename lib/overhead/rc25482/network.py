@@ -19,6 +19,7 @@ Entry points: :func:`tcp_goodput_limit`, :func:`goodput` (Fig 2), :func:`latency
 from __future__ import annotations
 
 import math
+import os
 
 import pandas as pd
 
@@ -248,3 +249,15 @@ def claims(fig02: pd.DataFrame, fig03: pd.DataFrame) -> pd.DataFrame:
          "consistent"),
     ]
     return pd.DataFrame(rows, columns=["claim", "data", "outcome"]).astype("string")
+
+
+def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Compute the section's tables from the authors' tidy data: ``fig02`` and ``fig03``.
+
+    Both from the spreadsheets' rows (the ``reference`` table of the ingest), with the
+    published values beside when ``paper`` is given.
+    """
+    from overhead.rc25482 import load
+
+    ref_rows = load(tidy_dir, table="reference")
+    return {"fig02": goodput(ref_rows, paper), "fig03": latency(ref_rows, paper)}

@@ -27,6 +27,7 @@ buckets into the bound they imply for the mean, E[floor(L)] <= E[L] < E[floor(L)
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -630,3 +631,23 @@ def littles_display(summary: pd.DataFrame) -> pd.DataFrame:
                      "published (diff)": pub, "how": r["method"],
                      "note": "; ".join(x for x in (r["note"], r["published_text"]) if isinstance(x, str) and x)})
     return pd.DataFrame(rows).set_index(["environment", "quantity"])
+
+
+def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None = None, *,
+                   runs: pd.DataFrame | None = None,
+                   bounds: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Compute the section's curves from the authors' tidy data: ``fig08`` and ``fig09``.
+
+    Throughput per run (:func:`run_throughput`) over client connections, and the latency
+    Little's law implies for the :data:`PRIMARY` workload with the millisecond buckets' bounds;
+    ``runs`` and ``bounds`` when the caller has them already.
+    """
+    from overhead.rc25482 import load
+
+    if runs is None or bounds is None:
+        raw = load(tidy_dir, "redis")
+        runs = run_throughput(raw) if runs is None else runs
+        bounds = latency_bounds(raw) if bounds is None else bounds
+    pub = published_values(paper) if paper is not None else {}
+    return {"fig08": throughput_curve(runs),
+            "fig09": latency_curve(runs[runs["workload"] == PRIMARY], bounds, published=pub)}
