@@ -44,10 +44,10 @@ display(HTML(f'<a href="{page}">{page.name}</a>'))
 
 # %%
 if campaign:
-    from overhead.rc25482 import live
+    from overhead.rc25482 import live, prepare
 
     lv = live.open_campaign(campaign, tidy_root=campaign_tidy or None, out_root=out.parent,
-                            authors=tidy_dir or None)
+                            authors=tidy_dir or prepare(ibm_data or None))
     live_page = live.report(lv)
     print(f"wrote {live_page} ({live_page.stat().st_size / 1e6:.1f} MB)")
     display(pd.read_csv(lv.out / "known_truths.csv"))

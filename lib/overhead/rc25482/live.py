@@ -193,7 +193,8 @@ def _attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
             vals.append(np.nan)
             pcts.append(np.nan)
             xs.append(None)
-            notes.append(f"authors' {stem} not found in {live.authors} (make ingest)")
+            notes.append("; ".join(n for n in (note, f"authors' {stem} not found in {live.authors} "
+                                                     "(make ingest)") if n))
             continue
         hit = match(authors, row, env) if env else authors.iloc[0:0]
         if hit.empty:
