@@ -361,6 +361,10 @@ def plotly_ci_curves(frame, x: str, y: str, ylow: str | None = None, yhigh: str 
 
 # ---- comparisons with a baseline ------------------------------------------------------------
 
+#: Means that span more than this factor get a log axis in a comparison figure.
+LOG_SPAN = 8.0
+#: Differences from the baseline beyond this many percent get a symmetric-log axis.
+SYMLOG_PCT = 100.0
 #: Panels side by side in a comparison figure before it wraps onto another row.
 PANELS_PER_ROW = 3
 #: The marker of a published (or the authors') value beside a measured one: a black star, a
@@ -392,8 +396,9 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
         A column naming the environment each published value was measured in; where it is not
         the bar's own (the authors' KVM beside an emulated VM), it is written beside the star.
 
-    A panel whose means span more than 20x gets a logarithmic axis (an emulated VM would
-    otherwise flatten every other bar). Each bar's tick says its environment and n on one line.
+    A panel whose means span more than :data:`LOG_SPAN` gets a logarithmic axis, and its
+    differences a symmetric-log one past :data:`SYMLOG_PCT` percent (an emulated VM would
+    otherwise flatten every other bar and difference). Each bar's tick says its environment and n on one line.
 
     Returns
     -------
@@ -441,7 +446,7 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
         ax.set_title(textwrap.fill(item, 26), fontsize=9)
         ax.set_ylabel(rows["unit"].iloc[0])
         means = rows["mean"][rows["mean"] > 0]
-        if len(means) > 1 and means.max() / means.min() > 20:
+        if len(means) > 1 and means.max() / means.min() > LOG_SPAN:
             ax.set_yscale("log", nonpositive="clip")
             plain_log(ax.yaxis)
             ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
@@ -453,6 +458,11 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
         bx.set_xticks(range(len(rows)), [""] * len(rows))
         bx.set_xlim(ax.get_xlim())
         bx.set_ylabel(f"% vs {baseline}")
+        ends = pd.concat([rows["pct"], rows["pct_low"], rows["pct_high"]]).abs().dropna()
+        if len(ends) and ends.max() > SYMLOG_PCT:
+            # an emulated VM 1000% away would flatten every container's few percent into the axis
+            bx.set_yscale("symlog", linthresh=10)
+            bx.set_ylabel(f"% vs {baseline}\n(linear to ±10, then log)")
     handles, names = [], []
     for bx in axes[1]:
         for h, n in zip(*bx.get_legend_handles_labels(), strict=True):

@@ -58,3 +58,33 @@ def test_comparison_bars_draw_the_mean_and_ratio_intervals_the_table_prints(poin
 def plt_axes():
     import matplotlib.pyplot as plt
     return plt.subplots()
+
+
+def test_comparison_bars_keep_a_few_percent_visible_beside_an_emulated_vm():
+    """fig03 of the live report: QEMU TCG at 760 us beside native's 55 us flattened every
+    container's bar and difference. Past 8x the means get a log axis, past 100% the
+    differences a symmetric-log one; the published value is a star, not Docker NAT's diamond."""
+    import pandas as pd
+
+    from overhead import plots
+
+    # the live TCP_RR means and differences of campaign local-quick (2026-11-27)
+    table = pd.DataFrame({
+        "item": ["TCP_RR"] * 4, "environment": ["Native", "Docker net=host volume", "Docker NAT volume",
+                                                "QEMU TCG untuned"],
+        "n": [5, 5, 4, 2], "mean": [54.0, 57.0, 63.0, 766.0], "ci_low": [50.0, 52.0, 55.0, 540.0],
+        "ci_high": [58.0, 62.0, 71.0, 1076.0], "pct": [0.0, 4.2, 16.7, 1318.7],
+        "pct_low": [None, -3.6, 1.9, 1143.3], "pct_high": [None, 16.0, 29.0, 1512.0],
+        "unit": ["us"] * 4, "published_pct_vs_baseline": [None, None, None, 80.8],
+        "published_env": [None, None, None, "KVM"]})
+    fig = plots.comparison_bars(table, "t", reference="published_pct_vs_baseline",
+                                reference_label="authors", reference_env="published_env")
+    top, low = fig.axes[0], fig.axes[1]
+    assert top.get_yscale() == "log" and low.get_yscale() == "symlog"
+    assert [t.get_text() for t in top.get_xticklabels()][3] == "QEMU TCG untuned (n=2)"
+    stars = [line for line in low.get_lines() if line.get_marker() == plots.REFERENCE_MARKER]
+    assert len(stars) == 1 and "KVM" in [t.get_text() for t in low.texts]
+    # a few percent apart: linear axes as before
+    near = table.iloc[:3].assign(published_pct_vs_baseline=None)
+    fig = plots.comparison_bars(near, "t")
+    assert fig.axes[0].get_yscale() == "linear" and fig.axes[1].get_yscale() == "linear"

@@ -768,7 +768,8 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
     from overhead import plots
 
     items = list(dict.fromkeys(table["item"]))
-    fig, axes = plt.subplots(2, len(items), figsize=(max(5.0, 5.0 * len(items)), 6.6),
+    # each panel's legend stands beside it: 2.4 inches for it
+    fig, axes = plt.subplots(2, len(items), figsize=(7.4 * len(items), 6.6),
                              squeeze=False, gridspec_kw={"height_ratios": [3, 2]})
     for k, item in enumerate(items):
         rows = table[table["item"] == item]
@@ -802,9 +803,14 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             a.set_xlabel(xlabel)
         bx.axhline(0, color="black", linewidth=0.8)
         bx.set_ylabel("% vs native (stars: authors,\nat their nearest level)", fontsize=8)
+        ends = pd.concat([rows["pct"], rows["pct_low"], rows["pct_high"]]).abs().dropna()
+        if len(ends) and ends.max() > plots.SYMLOG_PCT:  # an emulated VM's +1000% beside a few %
+            bx.set_yscale("symlog", linthresh=10)
+            bx.set_ylabel("% vs native, linear to ±10 then log\n(stars: authors, nearest level)",
+                          fontsize=8)
         ax.set_ylabel(rows["unit"].iloc[0])
         means = rows["mean"][rows["mean"] > 0]
-        if len(means) and means.max() / means.min() > 20:
+        if len(means) and means.max() / means.min() > plots.LOG_SPAN:
             # an emulated VM 20x or more away would flatten every other curve into a line
             ax.set_yscale("log", nonpositive="clip")
             plots.plain_log(ax.yaxis)
@@ -812,7 +818,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
         ax.set_title(textwrap.fill(item, 40), fontsize=10)
         # beside the panel, not over it: inside, "best" still covered the VM's first points
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(textwrap.fill(title, int(12 * fig.get_figwidth())), fontsize=11)
     fig.tight_layout()
     for ax, bx in zip(axes[0], axes[1], strict=True):  # the lower panel as wide as the upper
         top, low = ax.get_position(), bx.get_position()
