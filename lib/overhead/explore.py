@@ -187,7 +187,14 @@ class _Coded:
                 self.replicate[c] = (col.notna() & (col.astype(str) == trial)).to_numpy(dtype=bool)
 
     def free(self, idx: np.ndarray, column: str) -> bool:
-        """:func:`_free` on the rows ``idx``."""
+        """Tell whether a parameter needs no holding on the rows ``idx``.
+
+        A column equal to the ``trial`` column (redis-benchmark's ``p_run``) numbers
+        repetitions, which a summary pools. A column with one value per environment (and per x
+        value) follows them (``p_connections`` with ``p_clients``, a CPU clock per
+        environment): holding it would drop environments or points instead of separating
+        unlike runs.
+        """
         if column in self.replicate and self.replicate[column][idx].all():
             return True
         key = self.key[idx]
@@ -200,17 +207,6 @@ class _Coded:
         return int(np.unique(self.label[idx]).size), points, int(idx.size)
 
 
-def _free(rows: pd.DataFrame, column: str, keys: list[str]) -> bool:
-    """Tell whether a parameter needs no holding: a replicate index, or fixed by the keys.
-
-    A column equal to the ``trial`` column (redis-benchmark's ``p_run``) numbers repetitions,
-    which a summary pools. A column with one value per environment (and per x value) follows
-    them (``p_connections`` with ``p_clients``, a CPU clock per environment): holding it would
-    drop environments or points instead of separating unlike runs.
-    """
-    return _Coded(rows, [column], keys).free(np.arange(len(rows)), column)
-
-
 def _hold(rows: pd.DataFrame, columns: list[str], keys: list[str], parameter: str, *,
           lookahead: bool) -> list[tuple[str, object]]:
     """Choose held values for the columns that need one, one at a time.
@@ -218,7 +214,7 @@ def _hold(rows: pd.DataFrame, columns: list[str], keys: list[str], parameter: st
     Each step holds the (column, value) whose selection ranks best (environments kept, then
     (environment, x) points, then rows; with ``lookahead``, ranked after completing the rest
     the same way: holding one column can free another, as mysql's report number follows its
-    thread count once the series is held). A column that has become free (:func:`_free`) is
+    thread count once the series is held). A column that has become free (:meth:`_Coded.free`) is
     left to follow. Values are returned as the rows have them (NA as :data:`MISSING`).
     """
     coded = _Coded(rows, columns, keys)
@@ -379,7 +375,7 @@ class Explorer:
         than the swept one is held at the value the view gives, else at a default value (the one that keeps the most environments, then x values, then rows), so that a summary never pools
         unlike runs; except a replicate index (equal to
         ``trial``) and a parameter that has one value per environment (and x value): those
-        are pooled and follow (see :func:`_free`).
+        are pooled and follow (see :meth:`_Coded.free`).
 
         Raises
         ------

@@ -33,7 +33,7 @@ from overhead.names import BASELINE  # noqa: E402
 
 __all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
            "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
-           "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars", "REFERENCE_MARKER",
+           "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars", "REFERENCE_MARKER", "log_if_spread", "symlog_if_far",
            "plotly_bars", "plain_log", "plain_numbers"]
 
 
@@ -372,6 +372,38 @@ PANELS_PER_ROW = 3
 REFERENCE_MARKER = "*"
 
 
+def log_if_spread(ax, means) -> bool:
+    """Put an axis on a log scale (plain numbers) when its positive means span more than :data:`LOG_SPAN`.
+
+    An emulated VM an order of magnitude away would otherwise flatten every other bar or
+    curve. Returns whether it did (the caller says so in its label).
+    """
+    import pandas as pd
+
+    means = pd.Series(means, dtype=float)
+    means = means[means > 0]
+    if len(means) < 2 or means.max() / means.min() <= LOG_SPAN:
+        return False
+    ax.set_yscale("log", nonpositive="clip")
+    plain_log(ax.yaxis)
+    return True
+
+
+def symlog_if_far(ax, rows) -> bool:
+    """Put a percent-difference axis on a symmetric-log scale past :data:`SYMLOG_PCT`.
+
+    ``rows`` has ``pct``, ``pct_low`` and ``pct_high``; linear within ±10%, so that an emulated
+    VM's +1000% does not flatten a container's few percent. Returns whether it did.
+    """
+    import pandas as pd
+
+    ends = pd.concat([rows["pct"], rows["pct_low"], rows["pct_high"]]).abs().dropna()
+    if not len(ends) or ends.max() <= SYMLOG_PCT:
+        return False
+    ax.set_yscale("symlog", linthresh=10)
+    return True
+
+
 def comparison_bars(table, title: str, *, items: list[str] | None = None, baseline: str = BASELINE,
                     reference: str | None = None, reference_label: str = "published",
                     reference_env: str | None = None):
@@ -445,10 +477,7 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
                                 xytext=(5, 2), fontsize=6)
         ax.set_title(textwrap.fill(item, 26), fontsize=9)
         ax.set_ylabel(rows["unit"].iloc[0])
-        means = rows["mean"][rows["mean"] > 0]
-        if len(means) > 1 and means.max() / means.min() > LOG_SPAN:
-            ax.set_yscale("log", nonpositive="clip")
-            plain_log(ax.yaxis)
+        if log_if_spread(ax, rows["mean"]):
             ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
         many = len(rows) > 4  # long labels side by side: upright
         ticks = [f"{e} (n={n})" for e, n in zip(rows["environment"], rows["n"], strict=True)]
@@ -458,10 +487,7 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
         bx.set_xticks(range(len(rows)), [""] * len(rows))
         bx.set_xlim(ax.get_xlim())
         bx.set_ylabel(f"% vs {baseline}")
-        ends = pd.concat([rows["pct"], rows["pct_low"], rows["pct_high"]]).abs().dropna()
-        if len(ends) and ends.max() > SYMLOG_PCT:
-            # an emulated VM 1000% away would flatten every container's few percent into the axis
-            bx.set_yscale("symlog", linthresh=10)
+        if symlog_if_far(bx, rows):
             bx.set_ylabel(f"% vs {baseline}\n(linear to ±10, then log)")
     handles, names = [], []
     for bx in axes[1]:

@@ -803,17 +803,11 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             a.set_xlabel(xlabel)
         bx.axhline(0, color="black", linewidth=0.8)
         bx.set_ylabel("% vs native (stars: authors,\nat their nearest level)", fontsize=8)
-        ends = pd.concat([rows["pct"], rows["pct_low"], rows["pct_high"]]).abs().dropna()
-        if len(ends) and ends.max() > plots.SYMLOG_PCT:  # an emulated VM's +1000% beside a few %
-            bx.set_yscale("symlog", linthresh=10)
+        if plots.symlog_if_far(bx, rows):
             bx.set_ylabel("% vs native, linear to ±10 then log\n(stars: authors, nearest level)",
                           fontsize=8)
         ax.set_ylabel(rows["unit"].iloc[0])
-        means = rows["mean"][rows["mean"] > 0]
-        if len(means) and means.max() / means.min() > plots.LOG_SPAN:
-            # an emulated VM 20x or more away would flatten every other curve into a line
-            ax.set_yscale("log", nonpositive="clip")
-            plots.plain_log(ax.yaxis)
+        if plots.log_if_spread(ax, rows["mean"]):
             ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
         ax.set_title(textwrap.fill(item, 40), fontsize=10)
         # beside the panel, not over it: inside, "best" still covered the VM's first points

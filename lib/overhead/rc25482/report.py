@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from overhead import studies
+from overhead.browser import is_plotly_page
 from overhead.export import labelled
 from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY
 from overhead.pages import Page
@@ -117,7 +118,7 @@ SECTIONS: tuple[tuple[str, str, tuple[Item, ...]], ...] = (
 def _table(out: Path, stem: str, page: Page) -> None:
     """Add a table: its shown form (``<stem>.html``, the exporter's) if written, else its CSV."""
     rendered = out / f"{stem}.html"
-    if rendered.is_file() and "Plotly.newPlot(" not in rendered.read_text(errors="replace")[:200000]:
+    if rendered.is_file() and not is_plotly_page(rendered):
         page.raw(rendered.read_text())
         return
     page.table(labelled(pd.read_csv(out / f"{stem}.csv")))
