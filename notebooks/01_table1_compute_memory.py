@@ -35,7 +35,7 @@ from IPython.display import Markdown, display
 
 from overhead import export, plots, prose
 from overhead.prose import num, pct, show, span
-from overhead.rc25482 import compute, findings, setup
+from overhead.rc25482 import compute, setup
 from overhead.rc25482.published import table1_published
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
@@ -108,7 +108,7 @@ if published is not None:
 
 # %%
 views = compute.linpack_views(trials)
-lo = findings.linpack_outlier(trials, table1, views, paper)
+lo = compute.linpack_outlier(trials, table1, views, paper)
 show(f"""**Data caveat.** One trial of the *untuned* KVM block (trial {lo['trial']}, line {lo['line']} of
 `{lo['file']}`) ran at {num(lo['value'], 1)} GFLOPS against about {num(lo['others_mean'], 1)} for the
 other {lo['others']}. It is flagged (modified z about {num(lo['mod_z'])}) and **kept** in the Table I
@@ -201,7 +201,7 @@ plt.show()
 
 # %%
 spread = compute.stream_median_spread(trials)
-sm = findings.stream_medians(spread, table1)
+sm = compute.stream_medians(spread, table1)
 show(f"""The text's number {sm['reproduced']} for **Triad** (the kernel of the authors'
 `stream-triad.xlsx` chart): the medians of native, Docker and KVM differ by {pct(sm['triad'], 2)}.
 For Copy and Scale the spread is about {span(sm['copy_scale_low'], sm['copy_scale_high'], unit='%')},
@@ -228,7 +228,7 @@ export.write_table(table2, out, "table2", shown=t2, caption="Table II: STREAM ke
 display(t2)
 derived = compute.table2_derived(table1)
 export.write_table(derived, out, "table2_derived")
-sr = findings.stream_rates(derived, table1)
+sr = compute.stream_rates(derived, table1)
 show(f"""STREAM is memory-bound, so it does {span(sr['gflops_low'], sr['gflops_high'])} GFLOP/s on a
 machine whose Linpack rate is {prose.sig(sr['linpack'], 2)} GFLOPS.""")
 display(derived.pivot(index="operation", columns="environment", values="gflops")

@@ -36,7 +36,7 @@ from plotly.subplots import make_subplots
 
 from overhead import export, plots, prose
 from overhead.prose import num, pct, show, span
-from overhead.rc25482 import blockio, diagrams, findings, load, setup
+from overhead.rc25482 import blockio, diagrams, load, setup
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
 
@@ -83,7 +83,7 @@ display(fig5[["test", "environment", "bandwidth_mb_s", "interval_sd_mb_s", "run_
 
 # %%
 if sheet is not None:
-    k5 = findings.fig5_spreadsheet(fig5)
+    k5 = blockio.fig5_spreadsheet(fig5)
     show(f"""Known problems, shown in the figure: the spreadsheet's **KVM** values come from a run that
 is not in the repository; the committed `vm.log` is lower ({num(k5['kvm_read_sheet_units'], 1)} /
 {num(k5['kvm_write_sheet_units'], 1)} in the spreadsheet's units, i.e. {pct(k5['kvm_read_below'])} and
@@ -162,7 +162,7 @@ plots.save_html(plotly_bars(fig5, "bandwidth_mb_s", "interval_sd_mb_s", "spreads
                             "error bars: fio per-interval bandwidth SD within one run, not a CI"), out, "fig05")
 
 # %%
-r5 = findings.fig5(fig5)
+r5 = blockio.fig5_findings(fig5)
 show(f"""**Reading Fig 5.** In these single runs Docker's bandwidth is within {pct(r5['docker_bound'])} of
 native's for both directions (verdict *not tested*: one run a side is no evidence of sameness). In the
 committed logs KVM is {pct(r5['kvm_read'])} (read) and {pct(r5['kvm_write'])} (write) below native"""
@@ -191,7 +191,7 @@ display(fig6[["test", "environment", "outstanding_ios", "iops", "read_iops", "wr
 
 # %%
 if sheet is not None:
-    k6 = findings.fig6_spreadsheet(fig6)
+    k6 = blockio.fig6_spreadsheet(fig6)
     show(f"""Known problem: the spreadsheet's **KVM** values come from the uncommitted run; the committed
 `vm.log` gives {num(k6['log_read'])} / {num(k6['log_write'])} / {num(k6['log_mixed'])} IOPS (read / write /
 mixed) against the spreadsheet's {num(k6['sheet_read'])} / {num(k6['sheet_write'])} /
@@ -223,7 +223,7 @@ plots.save_html(plotly_bars(fig6, "iops", None, "spreadsheet_iops", None, tests6
                 out, "fig06")
 
 # %%
-r6 = findings.fig6(fig6)
+r6 = blockio.fig6_findings(fig6)
 show(f"""**Reading Fig 6.** In these single runs Docker's IOPS are within {pct(r6['docker_bound'], 2)} of
 native's (verdict *not tested*: the paper's "no overhead" cannot be tested with one run a side). KVM delivers
 {span(r6['kvm_fewer_low'], r6['kvm_fewer_high'], unit='%')} fewer IOPS in the committed logs"""
@@ -239,7 +239,7 @@ for n = 1.""")
 # %%
 lat = blockio.latency_percentiles(fio)
 ident = blockio.identify_spreadsheet_latency(fio, sheet) if sheet is not None else None
-k7 = findings.fig7_percentiles(lat, ident)
+k7 = blockio.fig7_percentiles(lat, ident)
 show(f"""The paper's Fig 7 is a CDF of read completion latency; the text's "2-3x" matches
 **`random-read-16`** (4 KiB, iodepth 16, one job) in the committed logs, whose medians are
 {num(k7['median_native'])} / {num(k7['median_docker'])} / {num(k7['median_kvm'])} us (Native / Docker / KVM).
@@ -352,7 +352,7 @@ plots.save_html(fig, out, "fig07")
 fig
 
 # %%
-r7 = findings.fig7(ratios, gap)
+r7 = blockio.fig7_findings(ratios, gap)
 show(f"""**Reading Fig 7.** Docker's latency distribution {r7['docker_on_native']} (medians
 {num(r7['docker_median'])} vs {num(r7['native_median'])} us). KVM's is shifted right over its whole range:
 its median is {num(r7['kvm_p50'], 2)}x native's, its 90th percentile {num(r7['kvm_p90'], 2)}x and its 99th

@@ -45,7 +45,7 @@ from IPython.display import Markdown, display
 
 from overhead import export, plots, prose
 from overhead.prose import ci, num, pct, show, span
-from overhead.rc25482 import findings, load, setup
+from overhead.rc25482 import load, setup
 from overhead.rc25482 import redis as rd
 
 tidy_dir, out, paper = setup(tidy_dir, ibm_data, out_dir, published_values, compare_published)
@@ -131,7 +131,7 @@ fig.update_layout(title="Fig 8: Redis GET+SET throughput (mean, 95% CI)", xaxis_
 plots.save_html(fig, out, "fig08")
 
 # %%
-r8 = findings.fig8(f8, littles_tab, paper)
+r8 = rd.fig8_findings(f8, littles_tab, paper)
 show(f"""**Reading Fig 8.** The shapes follow the paper. Native climbs almost linearly to about
 {num(r8['native_at_n'] / 1e3)}k req/s at {r8['native_n']} connections and flattens at about
 {num(r8['native_sat'] / 1e3)}k req/s from {r8['flat_from']}-{r8['flat_to']} connections on (the
@@ -155,7 +155,7 @@ the paper calls the two "practically identical".""")
 fig9 = tables["fig09"]
 export.write_table(fig9, out, "fig09")
 f9 = fig9[fig9["workload"] == W]
-r9 = findings.fig9_bounds(f9)
+r9 = rd.fig9_bounds(f9)
 show(f"""redis-benchmark 2.x prints **no average latency**, only the share of requests per whole
 millisecond (latencies truncated to whole ms: `99.95% <= 1 milliseconds`), far too coarse for
 latencies of {prose.sig(r9['lat_low'], 2)}-{prose.sig(r9['lat_high'], 2)} us. The latency plotted is the one
@@ -263,7 +263,7 @@ written = export.write_table(
 display(Markdown(written["md"].read_text()))
 
 # %%
-ra = findings.redis_analysis(littles_tab, paper)
+ra = rd.redis_analysis(littles_tab, paper)
 show(f"""**Reading the analysis.**
 
 - **KVM adds about {num(ra['kvm_added'])} us per request** {ci(ra['kvm_low'], ra['kvm_high'])} below

@@ -59,7 +59,7 @@ from plotly.subplots import make_subplots
 
 from overhead import export, plots, prose
 from overhead.prose import ci, num, pct, show, span
-from overhead.rc25482 import authors, find_history, find_tree, findings, load, setup
+from overhead.rc25482 import authors, find_history, find_tree, load, setup
 from overhead.rc25482 import mysql as my
 from overhead.rc25482 import mysql_dstat as md
 
@@ -90,7 +90,7 @@ print("paper's values:", "none (compare_published=False)" if paper is None else 
 # %%
 cpu = md.cpu_runs(monitor, runs)
 sig = md.network_signature(cpu)
-pk = findings.mysql_packets(raw, sig)
+pk = my.mysql_packets(raw, sig)
 show(f"""Every transaction here is {pk['queries']} queries ({pk['reads']} SELECTs, BEGIN, COMMIT), so a
 server that sees each request and each answer once counts about {pk['queries']} packets per
 transaction in each direction, requests of {num(pk['request_b'])} B and answers of {num(pk['answer_b'])} B
@@ -111,7 +111,7 @@ display(Markdown(written["md"].read_text()))
 display(sig.round(2))
 
 # %%
-wc = findings.mysql_counters(sig, pk["queries"])
+wc = my.mysql_counters(sig, pk["queries"])
 show(f"""**What the counters say.**
 
 - **KVM's dstat ran on the host.** Its header names host `arldcn24`, the same machine as the
@@ -220,7 +220,7 @@ pf.update_yaxes(title_text="throughput loss vs native (%)", secondary_y=True)
 plots.save_html(pf, out, "fig10")
 
 # %%
-r10 = findings.fig10(fig10, runs)
+r10 = my.fig10_findings(fig10, runs)
 show(f"""**Reading Fig 10.** Native rises to about {prose.sig(r10['native_peak'], 4)} tx/s at
 {r10['native_peak_at']} threads and then declines slowly ({prose.sig(r10['native_last'], 4)} at
 {r10['last_threads']}: contention when overloaded, as the paper says). **Docker net=host volume**
@@ -244,7 +244,7 @@ recovered from the history) agree with these means within {r10['authors_bound']:
 # ## Fig 11: throughput vs CPU utilisation
 
 # %%
-sg = findings.fig11_segmentation(cpu, authors_cpu)
+sg = my.fig11_segmentation(cpu, authors_cpu)
 show(f"""**Segmentation.** dstat ran once per configuration over all 150 sysbench runs, 1-s samples
 without time stamps. `overhead.stats.segment_runs` cuts the series: dstat's first row
 (an average since boot) is dropped; samples with idle < 95% are busy; maximal busy stretches of
@@ -335,7 +335,7 @@ pf.update_layout(title="Fig 11: MySQL throughput vs CPU utilisation (mean, 95% C
 plots.save_html(pf, out, "fig11")
 
 # %%
-r11 = findings.fig11(fig11, cpu)
+r11 = my.fig11_findings(fig11, cpu)
 off = ("" if not r11["off_line"] else f""" {r11['off_line']} lies below that line: at the same CPU it
 delivers {span(r11['off_low'], r11['off_high'], unit='%')} less throughput than native.""")
 show(f"""**Reading Fig 11.** Up to {r11['line_upto']} threads {r11['on_line']} lie on one line (at the same
@@ -356,7 +356,7 @@ is not measured here).""")
 # ## Fig 12: latency vs threads, and Little's law
 
 # %%
-lr = findings.fig12_littles(runs)
+lr = my.fig12_littles(runs)
 show(f"""sysbench 0.4 prints per *event* statistics, and in the OLTP test an event is a transaction
 (events = transactions in all {lr['n_runs']} reports), so "avg" is the mean transaction latency R; the
 "approx. 95 percentile" is sysbench's own estimate. Mean over 10 runs with 95% CI.
@@ -424,7 +424,7 @@ pf.update_yaxes(title_text="latency (ms)")
 plots.save_html(pf, out, "fig12")
 
 # %%
-r12 = findings.fig12(fig12, fig10)
+r12 = my.fig12_findings(fig12, fig10)
 show(f"""**Reading Fig 12.** Latency grows almost linearly with threads once the server is saturated
 (native {num(r12['native_first'], 1)} ms at {r12['first']} threads, {num(r12['native_last'], 1)} ms at
 {r12['last']}), as Little's law requires when X is flat. Docker net=host's latency against native's
@@ -473,7 +473,7 @@ pf.update_layout(title="Fig 13: MySQL throughput vs latency (mean, 95% CI)", tem
 plots.save_html(pf, out, "fig13")
 
 # %%
-r13 = findings.fig13(fig13)
+r13 = my.fig13_findings(fig13)
 show(f"""**Reading Fig 13.** Native, Docker net=host and Docker NAT volume bend at
 {prose.sig(r13['bend_low'], 3)}-{prose.sig(r13['bend_high'], 3)} tx/s ({r13['bend_threads_low']}-{r13['bend_threads_high']}
 threads, where each comes within 5% of its peak throughput); beyond that, more threads only add
@@ -507,7 +507,7 @@ else:
 
 # %%
 if paper is not None:
-    rc = findings.mysql_comparison(claims, fig10, fig11)
+    rc = my.mysql_comparison(claims, fig10, fig11)
     same = ("" if authors_cpu.empty else f""" The authors' own results-cpu files give {rc['authors_words']}
 {num(rc['authors_diff'], 1)} points ({num(rc['authors_native'], 1)} vs {pct(rc['authors_host'])} at their peaks).""")
     show(f"""**Reading the comparison.**

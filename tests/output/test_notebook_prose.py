@@ -2,7 +2,8 @@
 
 A result stated in a markdown cell goes stale silently when the data or the analysis changes.
 The notebooks therefore render results from the computed values (code cells that build the text
-with :mod:`overhead.prose` from :mod:`overhead.rc25482.findings` and show it). The numbers that
+with :mod:`overhead.prose` from the prose functions of the section modules, with the helpers of
+:mod:`overhead.rc25482.wording`, and show it). The numbers that
 stay typed in markdown cells must each be listed in ``tests/prose_numbers.yml`` with their kind:
 
 - ``paper``: quoted from RC25482 (the paper's own words and numbers);
@@ -110,7 +111,7 @@ def test_every_typed_number_is_listed(path):
     assert not unlisted, (
         f"{path.name}: numbers typed in markdown that tests/prose_numbers.yml does not list. A result "
         "must be rendered from the data (a code cell with overhead.prose.show and a function in "
-        "overhead.rc25482.findings); a paper quote, a design constant or a data-set fact checked by a "
+        "its section module, e.g. overhead.rc25482.redis.fig8_findings); a paper quote, a design constant or a data-set fact checked by a "
         "test goes in the allowlist with its kind:\n" + "\n".join(map(str, unlisted)))
     assert not stale, f"{path.name}: allowlist entries that match no markdown text any more: {stale}"
 

@@ -1,6 +1,6 @@
-"""The numbers the notebooks' prose states (overhead.rc25482.findings), on the authors' real data.
+"""The numbers the notebooks' prose states (the section modules compute, blockio, redis and mysql), on the authors' real data.
 
-Each findings function is called on the frames its notebook has (built here as in the
+Each such function is called on the frames its notebook has (built here as in the
 notebooks, with fewer bootstrap resamples where only CIs depend on them), and its key values
 are compared with computations made here directly from the runs, the raw logs or other frames,
 not with copies of the function's code. The ``test_*_header_facts`` tests check the data-set
@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from overhead.rc25482 import authors, blockio, compute, findings, load, network
+from overhead.rc25482 import authors, blockio, compute, load, network
 from overhead.rc25482 import mysql as my
 from overhead.rc25482 import mysql_dstat as md
 from overhead.rc25482 import redis as rd
@@ -77,7 +77,7 @@ def test_table1_header_facts(trials, table1, ibm):
 
 
 def test_linpack_outlier(trials, table1, views, paper, ibm):
-    d = findings.linpack_outlier(trials, table1, views, paper)
+    d = compute.linpack_outlier(trials, table1, views, paper)
     plain(d)
     # line 35: "45000  45000  1      558.628    108.7559 1.891121e-09 3.327228e-02   pass"
     line = (ibm / "linpack" / "results" / "vm.two-socket.interleavedalloc.log").read_text().splitlines()[34]
@@ -98,14 +98,14 @@ def test_linpack_outlier(trials, table1, views, paper, ibm):
     other = paper.copy()
     hit = (other["item"] == "Table I") & (other["metric"] == "Linpack") & (other["env"] == "KVM-untuned")
     other.loc[hit, "value"] = 132.68
-    assert findings.linpack_outlier(trials, table1, views, other)["sheet_what"].startswith("which is not")
+    assert compute.linpack_outlier(trials, table1, views, other)["sheet_what"].startswith("which is not")
     # with no published values the study's own file is quoted
-    assert findings.linpack_outlier(trials, table1, views, None)["sheet_mean"] == d["sheet_mean"]
+    assert compute.linpack_outlier(trials, table1, views, None)["sheet_mean"] == d["sheet_mean"]
 
 
 def test_stream_medians_and_rates(trials, table1):
     spread = compute.stream_median_spread(trials)
-    d = findings.stream_medians(spread, table1)
+    d = compute.stream_medians(spread, table1)
     plain(d)
     st = trials[trials["in_table"] & trials["workload"].str.startswith("STREAM")]
     med = st.groupby(["workload", "environment"])["value"].median()
@@ -121,7 +121,7 @@ def test_stream_medians_and_rates(trials, table1):
     assert (rows["delta_ci95_high"] < 0).all() and (rows["delta_ci95_high"] > -3).all()
     assert d["kvm_verdict"] == (f"slower on both, not shown beyond \u00b13% (95% CIs from "
                                 f"{rows['delta_ci95_low'].min():+.1f}% to {rows['delta_ci95_high'].max():+.1f}%)")
-    r = findings.stream_rates(compute.table2_derived(table1), table1)
+    r = compute.stream_rates(compute.table2_derived(table1), table1)
     # FLOPs per byte of the kernels with floating-point work: Scale 1/16, Add 1/24, Triad 2/24
     rates = [means[(w, e)] * f for w, f in (("STREAM Scale", 1 / 16), ("STREAM Add", 1 / 24),
                                             ("STREAM Triad", 2 / 24)) for e in ("Native", "Docker", "KVM-untuned")]
@@ -184,7 +184,7 @@ def raw_bw_avg(ibm, log: str, job: str) -> float:
 
 
 def test_fig5(fig5, ibm):
-    k = findings.fig5_spreadsheet(fig5)
+    k = blockio.fig5_spreadsheet(fig5)
     plain(k)
     # the committed log in the spreadsheet's units is fio's printed KB/s / 1000
     assert k["kvm_read_sheet_units"] == pytest.approx(raw_bw_avg(ibm, "vm.log", "seq-read-2") / 1000, rel=1e-6)
@@ -192,7 +192,7 @@ def test_fig5(fig5, ibm):
     assert k["native_read_sheet_raw"] == pytest.approx(806.935)  # fio results.xlsx, as printed
     assert k["kvm_read_below"] == pytest.approx(100 * (1 - k["kvm_read_sheet_units"] / 801.946), rel=1e-4)
     assert k["others_equal"] == "equal their logs"
-    d = findings.fig5(fig5)
+    d = blockio.fig5_findings(fig5)
     plain(d)
     bw = fig5.set_index(["test", "environment"])["bandwidth_mb_s"]
     docker = max(abs(bw[(t, "Docker")] / bw[(t, "Native")] - 1) * 100 for t in ("Sequential Read", "Sequential Write"))
@@ -204,11 +204,11 @@ def test_fig5(fig5, ibm):
 
 
 def test_fig6(fig6):
-    k = findings.fig6_spreadsheet(fig6)
+    k = blockio.fig6_spreadsheet(fig6)
     plain(k)
     assert (k["log_read"], k["log_write"], k["log_mixed"]) == (42543, 56160, 49218)  # vm.log iops=
     assert (k["sheet_read"], k["sheet_write"], k["sheet_mixed"]) == (46173, 59321, 50737)
-    d = findings.fig6(fig6)
+    d = blockio.fig6_findings(fig6)
     plain(d)
     iops = fig6.set_index(["test", "environment"])["iops"]
     fewer = [100 * (1 - iops[(t, "KVM")] / iops[(t, "Native")]) for t, _ in blockio.RANDOM]
@@ -222,14 +222,14 @@ def test_fig6(fig6):
 def test_fig7(fio, sheet):
     lat = blockio.latency_percentiles(fio)
     ident = blockio.identify_spreadsheet_latency(fio, sheet)
-    k = findings.fig7_percentiles(lat, ident)
+    k = blockio.fig7_percentiles(lat, ident)
     plain(k)
     assert (k["median_native"], k["median_docker"], k["median_kvm"]) == (258, 262, 620)  # clat 50.00th=[...]
     assert k["n_percentiles"] == 17
     assert (k["native_job"], k["native_outstanding"], k["native_equal"], k["native_of"]) == ("random-read-16x8", 128, 12, 13)
     assert k["native_slips"] == "p80 reads 1728 instead of 1720 us"
     assert (k["docker_job"], k["docker_slips"], k["kvm_job"]) == ("random-read-16", "", "none committed")
-    d = findings.fig7(blockio.latency_comparison(fio), blockio.overlap(fio))
+    d = blockio.fig7_findings(blockio.latency_comparison(fio), blockio.overlap(fio))
     plain(d)
     p = {env: dict(zip(lat.loc[lat["environment"] == env, "percentile"], lat.loc[lat["environment"] == env, "latency_us"],
                        strict=True)) for env in ("Native", "KVM")}
@@ -287,7 +287,7 @@ def test_redis_header_facts(redis_raw, mix):
 
 
 def test_fig8(f8, littles_tab, mix, paper):
-    d = findings.fig8(f8, littles_tab, paper)
+    d = rd.fig8_findings(f8, littles_tab, paper)
     plain(d)
     level = mix.groupby(["environment", "connections"])["throughput"].mean()
     assert d["native_n"] == 5 and d["native_at_n"] == pytest.approx(level[("Native", 5)])
@@ -321,7 +321,7 @@ def test_fig8(f8, littles_tab, mix, paper):
 
 
 def test_fig9_bounds(f9, mix, redis_raw):
-    d = findings.fig9_bounds(f9)
+    d = rd.fig9_bounds(f9)
     plain(d)
     b = rd.latency_bounds(redis_raw)
     m = mix.merge(b[b["workload"] == rd.PRIMARY], on=["environment", "session", "run", "connections"])
@@ -343,7 +343,7 @@ def test_fig9_bounds(f9, mix, redis_raw):
 
 
 def test_redis_analysis(littles_tab, paper):
-    d = findings.redis_analysis(littles_tab, paper)
+    d = rd.redis_analysis(littles_tab, paper)
     plain(d)
     t = littles_tab.set_index(["environment", "key"])
     assert d["kvm_added"] == t.loc[("KVM", "added"), "estimate"] and 76 < d["kvm_added"] < 86
@@ -452,13 +452,13 @@ def test_mysql_earlier_folders_network_signature(ibm, ibm_tidy):
 
 def test_mysql_packets_and_counters(mysql_raw, cpu):
     sig = md.network_signature(cpu)
-    k = findings.mysql_packets(mysql_raw, sig)
+    k = my.mysql_packets(mysql_raw, sig)
     plain(k)
     assert (k["queries"], k["reads"], k["others"]) == (16, 14, 2)
     hi = cpu[cpu["threads"] >= 150]
     nat = hi[hi["environment"] == "Native"]
     assert k["request_b"] == pytest.approx(nat["net_recv"].sum() / nat["packets_recv"].sum())
-    d = findings.mysql_counters(sig, k["queries"])
+    d = my.mysql_counters(sig, k["queries"])
     plain(d)
     per_tx = hi.assign(p=(hi["packets_recv"] + hi["packets_send"]) / 2 / hi["tps"]).groupby("environment")["p"].mean()
     assert d["kvm_packets"] == pytest.approx(per_tx["KVM"], rel=1e-3) and round(d["kvm_packets"]) == 32
@@ -471,7 +471,7 @@ def test_mysql_packets_and_counters(mysql_raw, cpu):
 
 
 def test_fig10(fig10, runs, claims):
-    d = findings.fig10(fig10, runs)
+    d = my.fig10_findings(fig10, runs)
     plain(d)
     mean = runs.groupby(["environment", "threads"])["tps"].mean()
     assert (d["native_peak"], d["native_peak_at"]) == (pytest.approx(mean["Native"].max()), 170)
@@ -505,7 +505,7 @@ def test_fig10(fig10, runs, claims):
 
 
 def test_fig11(fig11, cpu, claims, authors_cpu):
-    s = findings.fig11_segmentation(cpu, authors_cpu)
+    s = my.fig11_segmentation(cpu, authors_cpu)
     plain(s)
     assert (s["gap_low"], s["gap_high"]) == (cpu["gap_before"].min(), cpu["gap_before"].max())
     idle10 = cpu[cpu["threads"] == 10].groupby("environment")["cpu_idle"].mean()
@@ -518,7 +518,7 @@ def test_fig11(fig11, cpu, claims, authors_cpu):
     assert worst <= s["authors_mean_bound"] < worst + 0.01
     sd = (m["cpu_idle_pooled_sd"] - m["cpu_idle_pooled_sd_authors"]).abs().max()
     assert sd <= s["authors_sd_bound"] < sd + 0.01
-    d = findings.fig11(fig11, cpu)
+    d = my.fig11_findings(fig11, cpu)
     plain(d)
     util = cpu.groupby(["environment", "threads"])["cpu_util"].mean()
     assert (d["peak_native"], d["peak_native_at"]) == (pytest.approx(util["Native"].max()), 250)
@@ -536,12 +536,12 @@ def test_fig11(fig11, cpu, claims, authors_cpu):
 
 
 def test_fig12(fig12, fig10, runs):
-    lr = findings.fig12_littles(runs)
+    lr = my.fig12_littles(runs)
     plain(lr)
     assert lr["n_runs"] == 750 and lr["sign"] == "always positive"
     assert lr["low"] == pytest.approx(fig12["littles_rel_residual_run_min_pct"].min())
     assert lr["high"] == pytest.approx(fig12["littles_rel_residual_run_max_pct"].max())
-    d = findings.fig12(fig12, fig10)
+    d = my.fig12_findings(fig12, fig10)
     plain(d)
     lat = runs.groupby(["environment", "threads"])["latency_ms"].mean()
     assert (d["native_first"], d["native_last"]) == pytest.approx((lat[("Native", 10)], lat[("Native", 290)]))
@@ -561,7 +561,7 @@ def test_fig12(fig12, fig10, runs):
 
 
 def test_fig13(fig10, fig12, runs):
-    d = findings.fig13(my.throughput_latency(fig10, fig12))
+    d = my.fig13_findings(my.throughput_latency(fig10, fig12))
     plain(d)
     x = runs.groupby(["environment", "threads"])["tps"].mean()
     r = runs.groupby(["environment", "threads"])["latency_ms"].mean()
@@ -578,7 +578,7 @@ def test_fig13(fig10, fig12, runs):
 
 
 def test_mysql_comparison(claims, fig10, fig11, authors_cpu):
-    d = findings.mysql_comparison(claims, fig10, fig11)
+    d = my.mysql_comparison(claims, fig10, fig11)
     plain(d)
     assert d["host"] == pytest.approx(1.09, abs=0.01) and d["host_gap"] == "but within a point"
     assert d["kvm"] == pytest.approx(fig10.loc[fig10["environment"] == "KVM", "loss_vs_native_pct"].min())

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,7 +41,7 @@ import pandas as pd
 from overhead import stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons
+from overhead.rc25482 import comparisons, wording
 
 #: Environment labels of the fio runs, in figure order.
 ENVIRONMENTS = ("Native", "Docker", "KVM")
@@ -499,3 +500,212 @@ def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None 
     sheet = load(tidy_dir, "fio", table="reference") if paper is not None else None
     return {"fig05": sequential_throughput(fio, sheet), "fig06": random_iops(fio, sheet),
             "fig07_ratios": latency_comparison(fio)}
+
+
+# --- the prose numbers of the notebook (its "Reading ..." paragraphs) ------------------
+
+#: The spreadsheet's "MB/s" are fio's KB/s (KiB/s) divided by 1000: 1 spreadsheet unit = 1.024 MB/s.
+SHEET_UNIT_MB_S = 1.024
+
+
+def fig5_spreadsheet(fig5: pd.DataFrame) -> dict:
+    """Compute the numbers of Fig 5's "known problems" paragraph (log against spreadsheet).
+
+    Parameters
+    ----------
+    fig5 : pandas.DataFrame
+        :func:`overhead.rc25482.blockio.sequential_throughput` (with the spreadsheet).
+
+    Returns
+    -------
+    dict
+        kvm_read_sheet_units, kvm_write_sheet_units (the committed vm.log in the spreadsheet's
+        units), kvm_read_below, kvm_write_below (% below the spreadsheet's KVM values),
+        others_equal ("equal their logs" when Native's and Docker's spreadsheet values are
+        within 0.01% of the logs), native_read_sheet_raw (the spreadsheet's printed native read
+        value) and native_read_mb_s (the same in MB/s).
+    """
+    read = wording.row(fig5, test="Sequential Read", environment="KVM")
+    write = wording.row(fig5, test="Sequential Write", environment="KVM")
+    others = fig5[fig5["environment"] != "KVM"]
+    equal = bool((others["pct_vs_spreadsheet"].abs() < 0.01).all())
+    native = wording.row(fig5, test="Sequential Read", environment="Native")
+    return {
+        "kvm_read_sheet_units": float(read["bandwidth_mb_s"]) / SHEET_UNIT_MB_S,
+        "kvm_write_sheet_units": float(write["bandwidth_mb_s"]) / SHEET_UNIT_MB_S,
+        "kvm_read_below": -float(read["pct_vs_spreadsheet"]),
+        "kvm_write_below": -float(write["pct_vs_spreadsheet"]),
+        "others_equal": "equal their logs" if equal else "differ from their logs",
+        "native_read_sheet_raw": float(native["spreadsheet_mb_s"]) / SHEET_UNIT_MB_S,
+        "native_read_mb_s": float(native["spreadsheet_mb_s"]),
+    }
+
+
+def fig5_findings(fig5: pd.DataFrame) -> dict:
+    """Compute the numbers of "Reading Fig 5" (sequential throughput against native).
+
+    Parameters
+    ----------
+    fig5 : pandas.DataFrame
+        :func:`overhead.rc25482.blockio.sequential_throughput` (with the spreadsheet).
+
+    Returns
+    -------
+    dict
+        docker_bound (largest |Docker - native| in %, rounded up to 0.1), kvm_read, kvm_write
+        (KVM's loss against native in the committed logs, %), sheet_read, sheet_write (the
+        same in the spreadsheet), sd_read, sd_write (KVM / native within-run SD ratio, logs),
+        sheet_sd_read, sheet_sd_write (the same in the spreadsheet).
+    """
+    read = wording.row(fig5, test="Sequential Read", environment="KVM")
+    write = wording.row(fig5, test="Sequential Write", environment="KVM")
+    docker = fig5.loc[fig5["environment"] == "Docker", "pct_vs_native"].abs().max()
+    return {
+        "docker_bound": wording.up(float(docker), 1),
+        "kvm_read": -float(read["pct_vs_native"]), "kvm_write": -float(write["pct_vs_native"]),
+        "sheet_read": -float(read["spreadsheet_pct_vs_native"]),
+        "sheet_write": -float(write["spreadsheet_pct_vs_native"]),
+        "sd_read": float(read["sd_ratio_vs_native"]), "sd_write": float(write["sd_ratio_vs_native"]),
+        "sheet_sd_read": float(read["spreadsheet_sd_ratio_vs_native"]),
+        "sheet_sd_write": float(write["spreadsheet_sd_ratio_vs_native"]),
+    }
+
+
+def fig6_spreadsheet(fig6: pd.DataFrame) -> dict:
+    """Compute KVM's random-I/O IOPS in the committed log and in the spreadsheet (Fig 6 intro).
+
+    Parameters
+    ----------
+    fig6 : pandas.DataFrame
+        :func:`overhead.rc25482.blockio.random_iops` (with the spreadsheet).
+
+    Returns
+    -------
+    dict
+        log_read, log_write, log_mixed (KVM IOPS of the committed vm.log), sheet_read,
+        sheet_write, sheet_mixed (the spreadsheet's KVM values).
+    """
+    out = {}
+    for key, test in (("read", "Random Read"), ("write", "Random Write"), ("mixed", "Random Mixed 70/30")):
+        row = wording.row(fig6, test=test, environment="KVM")
+        out[f"log_{key}"] = float(row["iops"])
+        out[f"sheet_{key}"] = float(row["spreadsheet_iops"])
+    return out
+
+
+def fig6_findings(fig6: pd.DataFrame) -> dict:
+    """Compute the numbers of "Reading Fig 6" (random I/O against native).
+
+    Parameters
+    ----------
+    fig6 : pandas.DataFrame
+        :func:`overhead.rc25482.blockio.random_iops` (with the spreadsheet).
+
+    Returns
+    -------
+    dict
+        docker_bound (largest |Docker - native| in %, rounded up to 0.01), kvm_fewer_low/high
+        (KVM's fewer IOPS than native in the logs, %), sheet_fewer_low/high (the same in the
+        spreadsheet), half ("holds in both" when every one of them lies between 40% and 60%),
+        gap (the logs' mean shortfall, %).
+    """
+    docker = fig6.loc[fig6["environment"] == "Docker", "pct_vs_native"].abs().max()
+    kvm = fig6[fig6["environment"] == "KVM"]
+    log = -kvm["pct_vs_native"].astype(float)
+    sheet = -kvm["spreadsheet_pct_vs_native"].astype(float)
+    both = pd.concat([log, sheet])
+    return {
+        "docker_bound": wording.up(float(docker), 2),
+        "kvm_fewer_low": float(log.min()), "kvm_fewer_high": float(log.max()),
+        "sheet_fewer_low": float(sheet.min()), "sheet_fewer_high": float(sheet.max()),
+        "half": "holds in both" if bool(both.between(40, 60).all()) else "does not hold in both",
+        "gap": float(log.mean()),
+    }
+
+
+_MISMATCH = re.compile(r"p([\d.]+): sheet ([\d.]+) us, log ([\d.]+) us")
+
+
+def fig7_percentiles(lat: pd.DataFrame, ident: pd.DataFrame | None = None) -> dict:
+    """Compute the numbers of the Fig 7 introduction (medians, and the spreadsheet's columns).
+
+    Parameters
+    ----------
+    lat : pandas.DataFrame
+        :func:`overhead.rc25482.blockio.latency_percentiles`.
+    ident : pandas.DataFrame or None
+        :func:`overhead.rc25482.blockio.identify_spreadsheet_latency` (None: no spreadsheet).
+
+    Returns
+    -------
+    dict
+        median_native, median_docker, median_kvm (us), n_percentiles (how many percentiles
+        fio printed per run); with ``ident``: native_job, native_outstanding, native_numjobs,
+        native_iodepth, native_equal, native_of, native_slips (e.g. "p80 reads 1728 instead of
+        1720 us"), the same docker_* keys, and kvm_job.
+    """
+    med = lat[lat["percentile"] == 50].set_index("environment")["latency_us"]
+    counts = lat.groupby("environment").size()
+    if counts.nunique() != 1:
+        raise ValueError(f"fio printed different numbers of percentiles per environment: {counts.to_dict()}")
+    out = {"median_native": float(med["Native"]), "median_docker": float(med["Docker"]),
+           "median_kvm": float(med["KVM"]), "n_percentiles": int(counts.iloc[0])}
+    if ident is not None:
+        rows = ident.set_index("environment")
+        for env in ("Native", "Docker"):
+            r = rows.loc[env]
+            key = env.lower()
+            out[f"{key}_job"] = str(r["matching_job"])
+            out[f"{key}_outstanding"] = int(r["outstanding_ios"])
+            out[f"{key}_numjobs"] = int(r["numjobs"])
+            out[f"{key}_iodepth"] = int(r["iodepth"])
+            out[f"{key}_equal"] = int(r["n_equal"])
+            out[f"{key}_of"] = int(r["n_percentiles"])
+            slips = _MISMATCH.findall(str(r["mismatches"])) if pd.notna(r["mismatches"]) else []
+            out[f"{key}_slips"] = "; ".join(f"p{p} reads {s} instead of {lg} us" for p, s, lg in slips)
+        out["kvm_job"] = str(rows.loc["KVM", "matching_job"])
+    return out
+
+
+def fig7_findings(ratios: pd.DataFrame, gap: dict) -> dict:
+    """Compute the numbers of "Reading Fig 7" (random read latency against native).
+
+    Parameters
+    ----------
+    ratios : pandas.DataFrame
+        :func:`overhead.rc25482.blockio.latency_comparison`.
+    gap : dict
+        :func:`overhead.rc25482.blockio.overlap`.
+
+    Returns
+    -------
+    dict
+        docker_median, native_median (us), docker_on_native ("lies on native's" when every
+        Docker percentile is within 2% of native's), kvm_p1, kvm_p10, kvm_p50, kvm_p90,
+        kvm_p99 (KVM / native ratios), paper_range ("holds across the distribution" when the
+        ratios from the 10th percentile up lie in 2-3x, rounded to 0.1), kvm_p1_us,
+        native_p99_us, overlap ("is as slow as" when KVM's 1st percentile is at least native's
+        99th), little_native, little_kvm (iodepth / IOPS, us), lat_native, lat_kvm (fio's mean
+        total latency, us).
+    """
+    def value(env: str, stat: str, col: str = "value_us") -> float:
+        return wording.at(ratios, col, environment=env, statistic=stat)
+
+    pcts = [s for s in ratios["statistic"].unique() if re.fullmatch(r"p[\d.]+", s)]
+    docker = ratios[(ratios["environment"] == "Docker") & ratios["statistic"].isin(pcts)]
+    upper = [s for s in pcts if float(s[1:]) >= 10]
+    kvm_upper = ratios[(ratios["environment"] == "KVM") & ratios["statistic"].isin(upper)]["ratio_vs_native"]
+    in_range = bool(kvm_upper.round(1).between(2.0, 3.0).all())
+    return {
+        "docker_median": value("Docker", "p50"), "native_median": value("Native", "p50"),
+        "docker_on_native": ("lies on native's" if bool((docker["ratio_vs_native"] - 1).abs().max() <= 0.02)
+                             else "differs from native's"),
+        **{f"kvm_{s}": value("KVM", s, "ratio_vs_native") for s in ("p1", "p10", "p50", "p90", "p99")},
+        "paper_range": ("holds across the distribution" if in_range
+                        else "does not hold across the whole distribution"),
+        "kvm_p1_us": float(gap["env_p1_us"]), "native_p99_us": float(gap["native_p99_us"]),
+        "overlap": "is as slow as" if gap["env_p1_us"] >= gap["native_p99_us"] else "is faster than",
+        "little_native": value("Native", "Little's law iodepth / IOPS"),
+        "little_kvm": value("KVM", "Little's law iodepth / IOPS"),
+        "lat_native": value("Native", "total latency mean"), "lat_kvm": value("KVM", "total latency mean"),
+    }

@@ -35,11 +35,15 @@ import pandas as pd
 
 from overhead import stats
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons
+from overhead.rc25482 import comparisons, wording
+from overhead.rc25482.published import table1_published
 
 #: Table I rows in the paper's order and the unit each is printed in.
 WORKLOADS = ("PXZ", "Linpack", "RandomAccess", "STREAM Copy", "STREAM Scale", "STREAM Add", "STREAM Triad")
 #: Table I columns.
+#: The paper's STREAM statement: "the median data exhibiting a difference of only 1.4%".
+PAPER_STREAM_SPREAD_PCT = 1.4
+
 ENVIRONMENTS = ("Native", "Docker", "KVM-untuned", "KVM-tuned")
 #: workload -> (printed unit, factor from the canonical tidy unit).
 UNITS = {
@@ -679,3 +683,107 @@ def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None 
     trials = load_trials(tidy_dir)
     published = table1_published(paper, include_open=True) if paper is not None else None
     return {"table1_trials": trials, "table1": table1(trials, published)}
+
+
+# --- the prose numbers of the notebook (its "Reading ..." paragraphs) ------------------
+
+def linpack_outlier(trials: pd.DataFrame, table1: pd.DataFrame, views: pd.DataFrame,
+                    paper: pd.DataFrame | None = None) -> dict:
+    """Compute the numbers of the untuned-KVM Linpack caveat (the flagged trial).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        :func:`overhead.rc25482.compute.load_trials`.
+    table1 : pandas.DataFrame
+        :func:`overhead.rc25482.compute.table1`.
+    views : pandas.DataFrame
+        :func:`overhead.rc25482.compute.linpack_views`.
+    paper : pandas.DataFrame or None
+        The published values (the authors' spreadsheet cell); None reads the study's file.
+
+    Returns
+    -------
+    dict
+        trial, file, line, value (GFLOPS) and mod_z of the flagged trial; others_mean and
+        others (the other trials' mean, and their count in words); sd, ci_low, ci_high (the
+        Table I cell's SD and 95% CI of the mean) and ci_method; sheet_mean, sheet_sd (the
+        spreadsheet cell) and sheet_what (whether it is the mean of all trials); n_aborted
+        (trials of the aborted tuned block).
+    """
+    cell = trials[(trials["workload"] == "Linpack") & (trials["environment"] == "KVM-untuned")
+                  & trials["in_table"]]
+    flagged_mask = cell["outlier"].fillna(False).astype(bool)
+    flagged = wording.one(cell[flagged_mask], "the flagged untuned-KVM Linpack trial")
+    others = cell.loc[~flagged_mask, "value"]
+    file, line = str(flagged["source"]).rsplit(":", 1)
+    row = wording.row(table1, workload="Linpack", environment="KVM-untuned")
+    sheet = wording.row(table1_published(wording.paper(paper), include_open=True), workload="Linpack", environment="KVM-untuned")
+    all_mean = float(cell["value"].mean())
+    averaged_all = abs(float(sheet["mean"]) / all_mean - 1.0) < 1e-4
+    aborted = wording.one(views[views["view"].str.startswith("aborted")], "the aborted tuned-KVM block")
+    return {
+        "trial": int(flagged["trial"]), "file": file, "line": int(line), "value": float(flagged["value"]),
+        "mod_z": float(flagged["mod_z"]), "others_mean": float(others.mean()), "others": wording.count(len(others)),
+        "sd": float(row["sd"]), "ci_low": float(row["ci95_low"]), "ci_high": float(row["ci95_high"]),
+        "ci_method": str(row["ci_method"]),
+        "sheet_mean": float(sheet["mean"]), "sheet_sd": float(sheet["sd"]),
+        "sheet_what": (f"i.e. it averaged all {wording.count(len(cell))}" if averaged_all
+                       else f"which is not the mean of all {wording.count(len(cell))} trials"),
+        "n_aborted": int(aborted["n"]),
+    }
+
+
+def stream_medians(spread: pd.DataFrame, table1: pd.DataFrame) -> dict:
+    """Compute the numbers of the paragraph on the paper's STREAM "difference of only 1.4%".
+
+    Parameters
+    ----------
+    spread : pandas.DataFrame
+        :func:`overhead.rc25482.compute.stream_median_spread`.
+    table1 : pandas.DataFrame
+        :func:`overhead.rc25482.compute.table1`.
+
+    Returns
+    -------
+    dict
+        triad (spread of the Triad medians, %), reproduced ("is reproduced" when it rounds to
+        the paper's 1.4, else "is not reproduced"), copy_scale_low/high (the Copy and Scale
+        spreads), kvm_slower_low/high (untuned KVM's loss on Copy and Scale, %), and
+        kvm_verdict (its verdicts against native on both kernels, with their intervals:
+        :func:`overhead.rc25482.compute.across`).
+    """
+    sp = spread.set_index("workload")["spread_pct"]
+    triad = float(sp["STREAM Triad"])
+    two = ["STREAM Copy", "STREAM Scale"]
+    kvm = table1[table1["workload"].isin(two) & (table1["environment"] == "KVM-untuned")]
+    slower = -kvm["delta_vs_native_pct"].astype(float)
+    return {
+        "triad": triad,
+        "reproduced": ("is reproduced" if round(triad, 1) == PAPER_STREAM_SPREAD_PCT
+                       else "is not reproduced"),
+        "copy_scale_low": float(sp[two].min()), "copy_scale_high": float(sp[two].max()),
+        "kvm_slower_low": float(slower.min()), "kvm_slower_high": float(slower.max()),
+        "kvm_verdict": across(table1, two, "KVM-untuned"),
+    }
+
+
+def stream_rates(derived: pd.DataFrame, table1: pd.DataFrame) -> dict:
+    """Compute the FLOP rates STREAM achieves beside the Linpack rate (the Table II paragraph).
+
+    Parameters
+    ----------
+    derived : pandas.DataFrame
+        :func:`overhead.rc25482.compute.table2_derived`.
+    table1 : pandas.DataFrame
+        :func:`overhead.rc25482.compute.table1`.
+
+    Returns
+    -------
+    dict
+        gflops_low, gflops_high (the smallest and largest derived GFLOP/s of the kernels that
+        do floating-point work), linpack (native Linpack GFLOPS).
+    """
+    g = derived.loc[derived["gflops"] > 0, "gflops"]
+    return {"gflops_low": float(g.min()), "gflops_high": float(g.max()),
+            "linpack": wording.at(table1, "mean", workload="Linpack", environment="Native")}

@@ -30,6 +30,7 @@ total transactions over total time (what a harmonic mean would give for equal-wo
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ import pandas as pd
 from overhead import stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons
+from overhead.rc25482 import comparisons, wording
 
 #: The paper's MySQL data (other p_series are earlier runs).
 SERIES = "performance-governor"
@@ -606,3 +607,483 @@ def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None 
         cpu = md.cpu_runs(monitor, runs)
     fig10 = throughput_curve(runs)
     return {"fig10": fig10, "fig11": md.cpu_curve(cpu, fig10), "fig12": latency_curve(runs)}
+
+
+# --- the prose numbers of the notebook (its "Reading ..." paragraphs) ------------------
+
+def mysql_packets(raw: pd.DataFrame, sig: pd.DataFrame) -> dict:
+    """Compute the queries and packets of one transaction (the Table III introduction).
+
+    Parameters
+    ----------
+    raw : pandas.DataFrame
+        The sysbench rows (``load(tidy, "mysql", where={"p_series": ...})``).
+    sig : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.network_signature`.
+
+    Returns
+    -------
+    dict
+        queries (per transaction), reads (SELECTs per transaction), others (other queries:
+        BEGIN and COMMIT), request_b, answer_b (native's bytes per received and sent packet).
+    """
+    per = raw[raw["metric"].isin(["queries_read", "queries_other", "queries_total", "transactions"])]
+    per = per.assign(report=per["source"].astype(str).str.rsplit(":", n=1).str[0] + "#"
+                     + per["p_report"].astype(str))
+    wide = per.pivot_table(index="report", columns="metric", values="value", aggfunc="first")
+
+    def exact(col: str) -> int:
+        ratio = wide[col] / wide["transactions"]
+        value = float(ratio.median())
+        if (ratio - value).abs().max() > 0.01:
+            raise ValueError(f"{col} per transaction varies between reports")
+        return int(round(value))
+
+    native = sig.set_index("environment").loc["Native"]
+    return {"queries": exact("queries_total"), "reads": exact("queries_read"), "others": exact("queries_other"),
+            "request_b": float(native["bytes_per_packet_recv"]), "answer_b": float(native["bytes_per_packet_send"])}
+
+
+def mysql_counters(sig: pd.DataFrame, queries: int = 16) -> dict:
+    """Compute the numbers of "What the counters say" (dstat's network counters per configuration).
+
+    Parameters
+    ----------
+    sig : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.network_signature`.
+    queries : int
+        Queries per transaction (packets per transaction of a server that sees each once).
+
+    Returns
+    -------
+    dict
+        kvm_packets (per transaction, mean of both directions), kvm_recv_b, kvm_send_b (bytes
+        per packet), kvm_sizes ("equal average sizes" when within 1%), kvm_times (how often a
+        packet is counted, in words), native_packets, native_recv_b, native_send_b, kvm_usr_sys,
+        others_usr_sys_low/high (usr/sys of the other configurations), aufs_packets, nofs_packets,
+        nofs_recv_b, nofs_send_b, nofs_like ("exactly like native and Docker net=host" when its
+        packets and sizes are within 1% of both).
+    """
+    s = sig.set_index("environment")
+    packets = (s["packets_per_tx_recv"] + s["packets_per_tx_send"]) / 2
+    kvm, native, nofs = s.loc["KVM"], s.loc["Native"], s.loc["Docker NAT volume"]
+    others = s.drop(index="KVM")["usr_per_sys"]
+
+    def close(a: float, b: float) -> bool:
+        return abs(a / b - 1.0) < 0.01
+
+    like = all(close(packets["Docker NAT volume"], packets[e])
+               and close(nofs["bytes_per_packet_recv"], s.loc[e, "bytes_per_packet_recv"])
+               and close(nofs["bytes_per_packet_send"], s.loc[e, "bytes_per_packet_send"])
+               for e in ("Native", "Docker net=host volume"))
+    return {
+        "kvm_packets": float(packets["KVM"]), "kvm_recv_b": float(kvm["bytes_per_packet_recv"]),
+        "kvm_send_b": float(kvm["bytes_per_packet_send"]),
+        "kvm_sizes": ("equal average sizes" if close(kvm["bytes_per_packet_recv"], kvm["bytes_per_packet_send"])
+                      else "different average sizes"),
+        "kvm_times": wording.times(packets["KVM"] / queries),
+        "native_packets": float(packets["Native"]), "native_recv_b": float(native["bytes_per_packet_recv"]),
+        "native_send_b": float(native["bytes_per_packet_send"]),
+        "kvm_usr_sys": float(kvm["usr_per_sys"]),
+        "others_usr_sys_low": float(others.min()), "others_usr_sys_high": float(others.max()),
+        "aufs_packets": float(packets["Docker NAT AUFS"]), "aufs_times": wording.times(packets["Docker NAT AUFS"] / queries),
+        "nofs_packets": float(packets["Docker NAT volume"]), "nofs_recv_b": float(nofs["bytes_per_packet_recv"]),
+        "nofs_send_b": float(nofs["bytes_per_packet_send"]),
+        "nofs_like": "exactly like native and Docker net=host" if like else "unlike native and Docker net=host",
+    }
+
+
+def _loss_range(fig10: pd.DataFrame, env: str, from_threads: int = 0) -> tuple[float, float]:
+    """Return the smallest and largest loss of ``env`` at >= ``from_threads`` threads."""
+    rows = fig10[(fig10["environment"] == env) & (fig10["threads"] >= from_threads)]["loss_vs_native_pct"]
+    return float(rows.min()), float(rows.max())
+
+
+def _claim(claims: pd.DataFrame, start: str, env: str) -> pd.Series:
+    """Return the row of :func:`overhead.rc25482.mysql.claims` whose claim starts with ``start``."""
+    return wording.one(claims[claims["claim"].str.startswith(start) & (claims["environment"] == env)],
+                f"claim {start!r} for {env}")
+
+
+def fig10_findings(fig10: pd.DataFrame, runs: pd.DataFrame, *, asymptote_from: int = 230,
+          aufs_from: int = 130, kvm_from: int = 50) -> dict:
+    """Compute the numbers of "Reading Fig 10" (MySQL throughput and loss against native).
+
+    Parameters
+    ----------
+    fig10 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.throughput_curve` (with the authors' columns when read).
+    runs : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.sysbench_runs` (for the losses of the runs pooled at high
+        concurrency).
+    asymptote_from, aufs_from, kvm_from : int
+        The thread counts from which the Docker asymptote, Docker NAT AUFS's and KVM's high-load
+        losses are read.
+
+    Returns
+    -------
+    dict
+        native_peak, native_peak_at, native_last, last_threads; host_first, host_first_loss,
+        host_first_verdict (its verdict in words: :func:`overhead.rc25482.comparisons.plain`);
+        host_max, host_max_at; host_high_low, host_high_high (at >= asymptote_from); host_pooled
+        (+ _low, _high), host_pooled_words (the pooled loss's verdict in words); host_verdicts
+        (where each verdict holds along the curve: :func:`verdict_runs`); nat_high_low,
+        nat_high_high, nat_pooled,
+        paper_asym (the paper's Docker asymptote), closest (the configuration whose pooled loss
+        is closest to it) and nat_closest (that said of Docker NAT volume); aufs_low, aufs_high,
+        aufs_high_low, aufs_high_high; kvm_first (+ _low, _high), kvm_high_low, kvm_high_high,
+        paper_kvm, kvm_holds ("holds, the 10-thread point only barely" etc.); authors_bound (largest |mean
+        - authors' mean|, tx/s, rounded up; NaN without the authors' columns); and the three
+        thread counts passed in.
+    """
+    native = fig10[fig10["environment"] == "Native"].set_index("threads")["tps_mean"]
+    host = fig10[fig10["environment"] == "Docker net=host volume"].set_index("threads").sort_index()
+    first = host.iloc[0]
+    verdicts = {env: pooled_loss(runs, env, asymptote_from) for env in
+                ("Docker net=host volume", "Docker NAT volume", "Docker NAT AUFS")}
+    pooled = {env: (-v.interval.pct, -v.interval.pct_high, -v.interval.pct_low) for env, v in verdicts.items()}
+    hv = verdicts["Docker net=host volume"]
+    closest = min(pooled, key=lambda e: abs(pooled[e][0] - PAPER_DOCKER_LOSS_PCT))
+    kvm = fig10[fig10["environment"] == "KVM"].set_index("threads").sort_index()
+    kvm_min = kvm.reset_index().loc[kvm["loss_vs_native_pct"].to_numpy().argmin()]
+    kvm_paper = PAPER_KVM_LOSS_PCT
+    if (kvm["loss_vs_native_pct"] > kvm_paper).all():
+        holds = (f"holds, the {int(kvm_min['threads'])}-thread point only barely"
+                 if kvm_min["loss_vs_native_pct"] < kvm_paper + 1 else "holds")
+    else:
+        holds = "does not hold at every point"
+    authors = (float((fig10["tps_mean"] - fig10["tps_mean_authors"]).abs().max())
+               if "tps_mean_authors" in fig10 else math.nan)
+    return {
+        "native_peak": float(native.max()), "native_peak_at": int(native.idxmax()),
+        "native_last": float(native.iloc[-1]), "last_threads": int(native.index[-1]),
+        "host_first": int(host.index[0]), "host_first_loss": float(first["loss_vs_native_pct"]),
+        "host_first_verdict": comparisons.plain(first["verdict"], first["margin_low_pct"], first["margin_high_pct"],
+                                                beyond=first["beyond_margin"], trials_needed=first["trials_needed"],
+                                                pct_low=100 * (first["ratio_low"] - 1),
+                                                pct_high=100 * (first["ratio_high"] - 1)),
+        "host_pooled_words": comparisons.plain(hv.verdict, hv.margin.low_pct, hv.margin.high_pct,
+                                               beyond=hv.beyond_margin, trials_needed=hv.trials_needed,
+                                               pct_low=hv.interval.pct_low, pct_high=hv.interval.pct_high),
+        "host_max": float(host["loss_vs_native_pct"].max()), "host_max_at": int(host["loss_vs_native_pct"].idxmax()),
+        **dict(zip(("host_high_low", "host_high_high"),
+                   _loss_range(fig10, "Docker net=host volume", asymptote_from), strict=True)),
+        **dict(zip(("host_pooled", "host_pooled_low", "host_pooled_high"), pooled["Docker net=host volume"],
+                   strict=True)),
+        "host_verdicts": wording.verdict_runs(host.reset_index(), "threads"),
+        **dict(zip(("nat_high_low", "nat_high_high"), _loss_range(fig10, "Docker NAT volume", asymptote_from),
+                   strict=True)),
+        "nat_pooled": pooled["Docker NAT volume"][0], "paper_asym": PAPER_DOCKER_LOSS_PCT,
+        "closest": closest,
+        "nat_closest": (f"closest to the paper's {PAPER_DOCKER_LOSS_PCT:g}%" if closest == "Docker NAT volume"
+                        else f"though {closest} is closer to the paper's {PAPER_DOCKER_LOSS_PCT:g}%"),
+        **dict(zip(("aufs_low", "aufs_high"), _loss_range(fig10, "Docker NAT AUFS"), strict=True)),
+        **dict(zip(("aufs_high_low", "aufs_high_high"), _loss_range(fig10, "Docker NAT AUFS", aufs_from),
+                   strict=True)),
+        "kvm_first": float(kvm.iloc[0]["loss_vs_native_pct"]), "kvm_first_at": int(kvm.index[0]),
+        "kvm_first_low": float(kvm.iloc[0]["loss_ci95_low"]), "kvm_first_high": float(kvm.iloc[0]["loss_ci95_high"]),
+        **dict(zip(("kvm_high_low", "kvm_high_high"), _loss_range(fig10, "KVM", kvm_from), strict=True)),
+        "paper_kvm": kvm_paper, "kvm_holds": holds, "authors_bound": wording.up_sig(authors) if math.isfinite(authors) else math.nan,
+        "asymptote_from": asymptote_from, "aufs_from": aufs_from, "kvm_from": kvm_from,
+    }
+
+
+def fig11_segmentation(cpu: pd.DataFrame, authors_cpu: pd.DataFrame | None = None) -> dict:
+    """Compute the checks of Fig 11's segmentation of the dstat samples into runs.
+
+    Parameters
+    ----------
+    cpu : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.cpu_runs` (with ``attrs["checks"]`` and
+        ``attrs["samples"]``).
+    authors_cpu : pandas.DataFrame or None
+        :func:`overhead.rc25482.authors.read_authors_cpu` (their pooled per-thread averages);
+        None or empty leaves the cross-check keys NaN.
+
+    Returns
+    -------
+    dict
+        gap_low, gap_high (idle samples between runs), light_threads, light_idle_low,
+        light_idle_high (mean idle of the lightest runs per configuration, %),
+        least_busy ("in every trial" when the lightest runs are the least busy in every trial
+        of every configuration), start_low, start_high (s from the records stamp to the first
+        run), wait_bound (largest mean wai of a run, %, rounded up), authors_mean_bound (largest
+        |pooled usr, sys or utilisation - the authors'|, points, rounded up), authors_sd_bound
+        (the same for the idle SD).
+    """
+    checks = cpu.attrs["checks"]
+    light = int(cpu["threads"].min())
+    idle = cpu[cpu["threads"] == light].groupby("environment")["cpu_idle"].mean()
+    trials = cpu.groupby("environment")["trial"].nunique()
+    least = checks.set_index("environment")["trials_least_busy_at_min_threads"].reindex(trials.index)
+    every = bool((least == trials).all())
+    out = {
+        "gap_low": float(cpu["gap_before"].min()), "gap_high": float(cpu["gap_before"].max()),
+        "light_threads": light, "light_idle_low": float(idle.min()), "light_idle_high": float(idle.max()),
+        "least_busy": "in every trial" if every else "not in every trial",
+        "start_low": float(checks["first_run_after_stamp_s"].min()),
+        "start_high": float(checks["first_run_after_stamp_s"].max()),
+        "wait_bound": wording.up(float(cpu["cpu_wait"].max()), 2),
+        "authors_mean_bound": math.nan, "authors_sd_bound": math.nan,
+    }
+    samples = cpu.attrs.get("samples")
+    if authors_cpu is not None and not authors_cpu.empty and samples is not None:
+        pooled = samples.groupby(["environment", "threads"]).agg(
+            our_util=("cpu_util", "mean"), our_usr=("cpu_usr", "mean"), our_sys=("cpu_sys", "mean"),
+            our_idle_sd=("cpu_idle", "std")).reset_index()
+        m = pooled.merge(authors_cpu, on=["environment", "threads"])
+        means = max(float((m["our_util"] - m["cpu_util"]).abs().max()),
+                    float((m["our_usr"] - m["usr_mean"]).abs().max()),
+                    float((m["our_sys"] - m["sys_mean"]).abs().max()))
+        out["authors_mean_bound"] = wording.up(means, 2)
+        out["authors_sd_bound"] = wording.up(float((m["our_idle_sd"] - m["idle_sd"]).abs().max()), 2)
+    return out
+
+
+def fig11_findings(fig11: pd.DataFrame, cpu: pd.DataFrame, *, line_upto: int = 50,
+          line_tolerance: float = 3.0) -> dict:
+    """Compute the numbers of "Reading Fig 11" (throughput against CPU utilisation).
+
+    Parameters
+    ----------
+    fig11 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.cpu_curve` (with throughput).
+    cpu : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.cpu_runs` (the runs at the peaks; packets per second).
+    line_upto : int
+        The thread count up to which the configurations are compared at equal CPU.
+    line_tolerance : float
+        Largest |throughput difference| at equal CPU (%) for "on one line".
+
+    Returns
+    -------
+    dict
+        line_upto; on_line (the Docker configurations within ``line_tolerance``% of native's
+        throughput at equal CPU, with native, in words), line_bound (their largest difference,
+        %, rounded up), off_line (the others, in words), off_low, off_high (their shortfall,
+        %); peak_<key> and peak_<key>_at for native, host, nat, aufs (peak CPU %, threads);
+        diff, diff_low, diff_high (native minus Docker net=host peak, points, with the Welch
+        95% CI of the runs at the two peaks: :func:`overhead.rc25482.mysql.peak_cpu_difference`);
+        kvm_cpu_bound
+        (KVM's largest mean CPU, rounded up), kvm_tps_low, kvm_tps_high, kvm_rising ("keeps
+        creeping up" when its throughput rises at every step), last_threads, kvm_packets,
+        native_packets (packets/s each way at the largest thread count), kvm_real (half of
+        KVM's count).
+    """
+    native = fig11[fig11["environment"] == "Native"].sort_values("cpu_util_mean")
+    diffs = {}
+    for env in ("Docker net=host volume", "Docker NAT volume", "Docker NAT AUFS"):
+        d = fig11[(fig11["environment"] == env) & (fig11["threads"] <= line_upto)]
+        at_cpu = np.interp(d["cpu_util_mean"], native["cpu_util_mean"], native["tps_mean"])
+        diffs[env] = 100.0 * (d["tps_mean"].to_numpy() / at_cpu - 1.0)
+    on = [e for e, v in diffs.items() if np.abs(v).max() <= line_tolerance]
+    off = [e for e in diffs if e not in on]
+    peaks = {}
+    for key, env in (("native", "Native"), ("host", "Docker net=host volume"), ("nat", "Docker NAT volume"),
+                     ("aufs", "Docker NAT AUFS")):
+        rows = fig11[fig11["environment"] == env].set_index("threads")["cpu_util_mean"]
+        peaks[f"peak_{key}"] = float(rows.max())
+        peaks[f"peak_{key}_at"] = int(rows.idxmax())
+    c, _, _ = peak_cpu_difference(fig11, cpu, "Docker net=host volume")
+    kvm = fig11[fig11["environment"] == "KVM"].sort_values("threads")
+    last = int(cpu["threads"].max())
+    at_last = cpu[cpu["threads"] == last].groupby("environment")[["packets_recv", "packets_send"]].mean()
+    kvm_packets = float(at_last.loc["KVM"].mean())
+    off_values = np.concatenate([-diffs[e] for e in off]) if off else np.array([math.nan])
+    return {
+        "line_upto": line_upto,
+        "on_line": ", ".join(["native", *on[:-1]]) + f" and {on[-1]}" if on else "native alone",
+        "line_bound": wording.up(float(max(np.abs(diffs[e]).max() for e in on)), 0) if on else math.nan,
+        "off_line": " and ".join(off), "off_low": float(np.min(off_values)), "off_high": float(np.max(off_values)),
+        **peaks,
+        "diff": c.estimate, "diff_low": c.low, "diff_high": c.high,
+        "kvm_cpu_bound": wording.up(float(kvm["cpu_util_mean"].max()), 0),
+        "kvm_tps_low": float(kvm["tps_mean"].iloc[0]), "kvm_tps_high": float(kvm["tps_mean"].iloc[-1]),
+        "kvm_rising": ("keeps creeping up" if bool((np.diff(kvm["tps_mean"].to_numpy()) > 0).all())
+                       else "creeps up, though not at every step"),
+        "last_threads": last, "kvm_packets": kvm_packets, "kvm_real": kvm_packets / 2,
+        "native_packets": float(at_last.loc["Native"].mean()),
+    }
+
+
+def fig12_littles(runs: pd.DataFrame) -> dict:
+    """Compute Little's-law residual of every sysbench run, (N - X R) / N (the Fig 12 introduction).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.sysbench_runs`.
+
+    Returns
+    -------
+    dict
+        n_runs, low, high (smallest and largest residual over the runs, %), sign ("always
+        positive" when every residual is above 0, else "not always positive").
+    """
+    law = stats.littles_law(runs["threads"], runs["tps"], runs["latency_ms"] * MS)
+    rel = 100.0 * law["rel_residual"]
+    return {"n_runs": int(len(runs)), "low": float(rel.min()), "high": float(rel.max()),
+            "sign": "always positive" if bool((rel > 0).all()) else "not always positive"}
+
+
+def fig12_findings(fig12: pd.DataFrame, fig10: pd.DataFrame, *, high_from: int = 230) -> dict:
+    """Compute the numbers of "Reading Fig 12" (MySQL latency against native).
+
+    Parameters
+    ----------
+    fig12 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.latency_curve` (with the authors' columns when read).
+    fig10 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.throughput_curve` (KVM's loss at the first thread count).
+    high_from : int
+        The thread count from which Docker net=host's high-load increase is read.
+
+    Returns
+    -------
+    dict
+        first, last (the smallest and largest thread counts), native_first, native_last (ms);
+        host_verdicts (where each verdict of Docker net=host's latency holds along the curve,
+        :func:`verdict_runs`; a higher latency is "slower"), host_max, host_max_at (largest
+        increase, %), high_from,
+        host_high_low, host_high_high (increase at >= high_from, %); kvm_first (increase, %),
+        kvm_first_ms, kvm_loss (KVM's throughput loss there, %); authors ("hold the same means
+        to the digit" when they agree within half of sysbench's 0.01 ms, else the largest
+        difference in words; "" without the authors' columns).
+    """
+    lat = fig12.set_index(["environment", "threads"])
+    native = lat.loc["Native"]["latency_ms_mean"].sort_index()
+    host = lat.loc["Docker net=host volume"].sort_index()
+    kvm = lat.loc["KVM"].sort_index()
+    first = int(native.index[0])
+    high = host[host.index >= high_from]["latency_increase_vs_native_pct"]
+    authors = ""
+    if "latency_ms_mean_authors" in fig12 and fig12["latency_ms_mean_authors"].notna().any():
+        worst = float((fig12["latency_ms_mean"] - fig12["latency_ms_mean_authors"]).abs().max())
+        authors = ("hold the same means to the digit" if worst < 0.005
+                   else f"agree with these means within {wording.up_sig(worst):g} ms")
+    return {
+        "first": first, "last": int(native.index[-1]), "native_first": float(native.iloc[0]),
+        "native_last": float(native.iloc[-1]),
+        "host_verdicts": wording.verdict_runs(host.reset_index(), "threads"),
+        "host_max": float(host["latency_increase_vs_native_pct"].max()),
+        "host_max_at": int(host["latency_increase_vs_native_pct"].idxmax()), "high_from": high_from,
+        "host_high_low": float(high.min()), "host_high_high": float(high.max()),
+        "kvm_first": float(kvm.loc[first, "latency_increase_vs_native_pct"]),
+        "kvm_first_ms": float(kvm.loc[first, "latency_ms_mean"]),
+        "kvm_loss": wording.at(fig10, "loss_vs_native_pct", environment="KVM", threads=first),
+        "authors": authors,
+    }
+
+
+def fig13_findings(fig13: pd.DataFrame, *, tolerance: float = 0.05) -> dict:
+    """Compute the numbers of "Reading Fig 13" (throughput against latency).
+
+    A curve "bends" where it first comes within ``tolerance`` of its peak throughput (the
+    plateau's edge, as in the Redis analysis); KVM bends earlier: at the first step in threads
+    where its throughput grows by a smaller share than its latency.
+
+    Parameters
+    ----------
+    fig13 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.throughput_latency`.
+    tolerance : float
+        Share of the peak that counts as reached.
+
+    Returns
+    -------
+    dict
+        bend_low, bend_high (tx/s where native, Docker net=host and Docker NAT volume come within
+        ``tolerance`` of their peak), bend_threads_low, bend_threads_high, turn_back ("turn
+        slightly back" when all three end below their peak), aufs_bend (tx/s); kvm_from,
+        kvm_to (the first step where KVM's latency grows faster than its throughput),
+        kvm_from_tps, kvm_to_tps, kvm_gain (tx/s gained from ``kvm_to`` to the last point),
+        kvm_lat_from, kvm_lat_last (ms), last (the largest thread count).
+    """
+    def bend(env: str) -> pd.Series:
+        rows = fig13[fig13["environment"] == env].sort_values("threads")
+        return rows[rows["tps_mean"] >= (1 - tolerance) * rows["tps_mean"].max()].iloc[0]
+
+    three = ("Native", "Docker net=host volume", "Docker NAT volume")
+    bends = [bend(e) for e in three]
+    back = all(fig13[fig13["environment"] == e].sort_values("threads")["tps_mean"].iloc[-1]
+               < fig13.loc[fig13["environment"] == e, "tps_mean"].max() for e in three)
+    kvm = fig13[fig13["environment"] == "KVM"].sort_values("threads").reset_index(drop=True)
+    x, r = kvm["tps_mean"].to_numpy(), kvm["latency_ms_mean"].to_numpy()
+    step = int(np.flatnonzero(x[1:] / x[:-1] < r[1:] / r[:-1])[0])
+    return {
+        "bend_low": float(min(b["tps_mean"] for b in bends)), "bend_high": float(max(b["tps_mean"] for b in bends)),
+        "bend_threads_low": int(min(b["threads"] for b in bends)),
+        "bend_threads_high": int(max(b["threads"] for b in bends)),
+        "turn_back": "turn slightly back" if back else "do not turn back",
+        "aufs_bend": float(bend("Docker NAT AUFS")["tps_mean"]),
+        "kvm_from": int(kvm["threads"][step]), "kvm_to": int(kvm["threads"][step + 1]),
+        "kvm_from_tps": float(x[step]), "kvm_to_tps": float(x[step + 1]),
+        "kvm_gain": float(x[-1] - x[step + 1]), "kvm_lat_from": float(r[step]), "kvm_lat_last": float(r[-1]),
+        "last": int(kvm["threads"].iloc[-1]),
+    }
+
+
+def mysql_comparison(claims: pd.DataFrame, fig10: pd.DataFrame, fig11: pd.DataFrame) -> dict:
+    """Compute the numbers of "Reading the comparison" (the paper's MySQL statements).
+
+    Parameters
+    ----------
+    claims : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.claims`.
+    fig10 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql.throughput_curve`.
+    fig11 : pandas.DataFrame
+        :func:`overhead.rc25482.mysql_dstat.cpu_curve` (with the authors' pooled columns when
+        read).
+
+    Returns
+    -------
+    dict
+        host, host_low, host_high, host_diff (% against the paper), paper_asym, host_gap
+        ("but within a point" when within 1 point of the paper); nat, nat_low, nat_high;
+        host_min, host_max (per-point losses); kvm, kvm_low, kvm_high, kvm_at, kvm_yes ("yes"
+        when every mean lies above the paper's 40), paper_kvm, kvm_high_low, kvm_high_high (at >=
+        50 threads); cpu, cpu_low, cpu_high (net=host), cpu_nat, paper_cpu, cpu_inside ("lies
+        just inside the first interval" etc.); authors_diff, authors_native, authors_host (the
+        authors' results-cpu peaks; NaN without them), authors_words ("the same" when their
+        difference rounds like ours, else "a difference of").
+    """
+    asym = _claim(claims, "Docker loss", "Docker net=host volume")
+    nat = _claim(claims, "Docker loss", "Docker NAT volume")
+    kvm = _claim(claims, "KVM loss", "KVM")
+    cpu = _claim(claims, "peak CPU", "Docker net=host volume")
+    cpu_nat = _claim(claims, "peak CPU", "Docker NAT volume")
+    host_min, host_max = _loss_range(fig10, "Docker net=host volume")
+    kvm_rows = fig10[fig10["environment"] == "KVM"]
+    kvm_at = int(kvm_rows.loc[kvm_rows["loss_vs_native_pct"].idxmin(), "threads"])
+    kvm_high = _loss_range(fig10, "KVM", 50)
+    paper_cpu = float(cpu["paper_value"])
+    lo, hi = float(cpu["ci95_low"]), float(cpu["ci95_high"])
+    if lo <= paper_cpu <= hi:
+        inside = "lies just inside the first interval" if paper_cpu - lo < 0.25 * (hi - lo) else \
+            "lies inside the first interval"
+    else:
+        inside = "lies outside the first interval"
+    out = {
+        "host": float(asym["reproduced"]), "host_low": float(asym["ci95_low"]), "host_high": float(asym["ci95_high"]),
+        "host_diff": float(asym["diff_pct"]), "paper_asym": float(asym["paper_value"]),
+        "host_gap": ("but within a point" if abs(float(asym["reproduced"]) - float(asym["paper_value"])) < 1
+                     else "more than a point away"),
+        "nat": float(nat["reproduced"]), "nat_low": float(nat["ci95_low"]), "nat_high": float(nat["ci95_high"]),
+        "host_min": host_min, "host_max": host_max,
+        "kvm": float(kvm["reproduced"]), "kvm_low": float(kvm["ci95_low"]), "kvm_high": float(kvm["ci95_high"]),
+        "kvm_at": kvm_at, "paper_kvm": float(kvm["paper_value"]),
+        "kvm_yes": "yes" if float(kvm["reproduced"]) > float(kvm["paper_value"]) else "no",
+        "kvm_high_low": kvm_high[0], "kvm_high_high": kvm_high[1],
+        "cpu": float(cpu["reproduced"]), "cpu_low": lo, "cpu_high": hi, "cpu_nat": float(cpu_nat["reproduced"]),
+        "paper_cpu": paper_cpu, "cpu_inside": inside,
+        "authors_diff": math.nan, "authors_native": math.nan, "authors_host": math.nan, "authors_words": "",
+    }
+    col = "cpu_util_pooled_mean_authors"
+    if col in fig11 and fig11[col].notna().any():
+        peaks = fig11.groupby("environment")[col].max()
+        diff = float(peaks["Native"] - peaks["Docker net=host volume"])
+        out.update(authors_native=float(peaks["Native"]), authors_host=float(peaks["Docker net=host volume"]),
+                   authors_diff=diff,
+                   authors_words="the same" if round(diff, 1) == round(out["cpu"], 1) else "a difference of")
+    return out

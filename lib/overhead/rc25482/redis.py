@@ -36,7 +36,7 @@ import pandas as pd
 from overhead import stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons
+from overhead.rc25482 import comparisons, wording
 
 #: Environment labels in figure order; Native is the baseline.
 ENVIRONMENTS = ("Native", "Docker net=host", "Docker NAT", "KVM")
@@ -651,3 +651,236 @@ def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None 
     pub = published_values(paper) if paper is not None else {}
     return {"fig08": throughput_curve(runs),
             "fig09": latency_curve(runs[runs["workload"] == PRIMARY], bounds, published=pub)}
+
+
+# --- the prose numbers of the notebook (its "Reading ..." paragraphs) ------------------
+
+def _littles(table: pd.DataFrame, env: str, key: str, col: str = "estimate") -> float:
+    """Return one value of :func:`overhead.rc25482.redis.littles_summary`."""
+    return wording.at(table, col, environment=env, key=key)
+
+
+def _differing_points(frame: pd.DataFrame, env: str, x: str, pct: str) -> list[tuple[int, float]]:
+    """List (x, percent) of the points of ``env`` whose verdict says they differ from the baseline."""
+    rows = frame[(frame["environment"] == env).to_numpy(dtype=bool) & comparisons.differs(frame["verdict"]).to_numpy()]
+    return [(int(a), float(b)) for a, b in zip(rows[x], rows[pct], strict=True)]
+
+
+def _differences(points: list[tuple[int, float]], holm: dict[int, float], directions: str) -> str:
+    """Say the points that differ, and which of them do not survive Holm's correction."""
+    if not points:
+        return ""
+    weak = [n for n, _ in points if not holm[n] < 0.05]
+    said = f", {directions} ({wording.word_list([f'{p:+.1f}% at {n}' for n, p in points])} connections"
+    if weak:
+        said += ("; the difference at " if len(weak) == 1 else "; those at ") + wording.word_list(weak) + (
+            " does not" if len(weak) == 1 else " do not") + " survive Holm's correction"
+    return said + ")"
+
+
+def _redis_paper(paper: pd.DataFrame | None) -> dict:
+    """Return the paper's Redis numbers (:func:`overhead.rc25482.redis.published_values`)."""
+    return published_values(wording.paper(paper))
+
+
+def fig8_findings(f8: pd.DataFrame, littles_tab: pd.DataFrame, paper: pd.DataFrame | None = None, *,
+         high_from: int = 100) -> dict:
+    """Compute the numbers of "Reading Fig 8" (Redis GET+SET throughput).
+
+    Parameters
+    ----------
+    f8 : pandas.DataFrame
+        :func:`overhead.rc25482.redis.throughput_curve`, one workload's rows.
+    littles_tab : pandas.DataFrame
+        :func:`overhead.rc25482.redis.littles_summary` of the same workload.
+    paper : pandas.DataFrame or None
+        The published values (the paper's saturation throughput); None reads the study's file.
+    high_from : int
+        The connection count from which KVM's gap at high concurrency is read.
+
+    Returns
+    -------
+    dict
+        native_n (the highest level below native's knee) and native_at_n (its throughput),
+        native_sat (plateau, req/s), paper_sat, flat_from, flat_to (the first level reaching 90%
+        of the plateau and the first within 5% of the peak); band (the margin, "±3%");
+        host_points (Docker net=host's points), host_eq (those equivalent to native within the
+        margin) and host_eq_words ("none is", "one is", "5 are"), host_inc (inconclusive),
+        host_inc_at (their connection counts, in words),
+        host_inc_trials (the most trials per side any of them would need, 0 when none is
+        inconclusive), host_sig (those whose interval excludes 0), host_detail
+        (e.g. ", in opposite directions (+4.9% at 10, -6.9% at 30 connections)"; "" when none
+        differs; the differences that do not survive Holm's correction are named), host_tracks ("is
+        equivalent to native at most points" when at least two thirds are equivalent and at most
+        one in six differs, "differs from native at most points" when more than half differ,
+        else "is not shown to be the same as native");
+        nat_sat, nat_below (% below native's plateau), kvm_at_1, kvm_at_4 (% of native),
+        kvm_reach, native_reach (connections to reach 90% of native's plateau), high_from,
+        high_to, kvm_high_low, kvm_high_high (KVM's loss there, %), kvm_high_verdict (its
+        verdicts there in words, e.g. "slower at every one of these points, beyond the ±3%
+        margin").
+    """
+    native = f8[f8["environment"] == "Native"].set_index("connections")["throughput_mean"].sort_index()
+    sat = _littles(littles_tab, "Native", "sat")
+    knee_first = int(native.index[np.flatnonzero(native.to_numpy() >= 0.9 * sat)[0]])
+    below = native.index[native.index < knee_first]
+    plateau_first = int(native.index[np.flatnonzero(native.to_numpy() >= 0.95 * native.max())[0]])
+    band = wording.band(f8[f8["environment"] != "Native"])
+    host_rows = f8[f8["environment"] == "Docker net=host"].sort_values("connections")
+    host = _differing_points(f8, "Docker net=host", "connections", "pct_vs_native")
+    holm = dict(zip(host_rows["connections"].astype(int), host_rows["p_difference_holm"], strict=True))
+    signs = {p > 0 for _, p in host}
+    directions = ("in opposite directions" if signs == {True, False}
+                  else "all higher" if signs == {True} else "all lower")
+    n_host = len(host_rows)
+    n_eq = int((host_rows["verdict"] == "equivalent").sum())
+    inc = host_rows[host_rows["verdict"] == "inconclusive"]
+    kvm = f8[f8["environment"] == "KVM"].set_index("connections")
+    high = kvm[kvm.index >= high_from]
+    words = set(high["verdict"].astype(str))
+    if len(words) == 1 and words <= set(comparisons.DIFFERENCES):
+        beyond = bool(high["beyond_margin"].fillna(False).astype(bool).all())
+        kvm_high = (f"{words.pop()} at every one of these points, "
+                    + (f"beyond the {band} margin" if beyond else f"not all shown beyond the {band} margin"))
+    else:
+        counts = high["verdict"].astype(str).value_counts()
+        kvm_high = "with verdicts " + ", ".join(f"{w} at {c}" for w, c in counts.items())
+    nat_sat = _littles(littles_tab, "Docker NAT", "sat")
+    return {
+        "native_n": int(below.max()), "native_at_n": float(native[below.max()]),
+        "native_sat": sat, "paper_sat": _redis_paper(paper)["sat:Native"][0], "flat_from": knee_first, "flat_to": plateau_first,
+        "band": band, "host_points": n_host, "host_eq": n_eq, "host_inc": len(inc),
+        "host_inc_at": wording.word_list([int(c) for c in inc["connections"]]) if len(inc) else "",
+        "host_inc_trials": int(inc["trials_needed"].max()) if len(inc) and inc["trials_needed"].notna().any() else 0,
+        "host_sig": len(host),
+        "host_eq_words": {0: "none is", 1: "one is"}.get(n_eq, f"{n_eq} are"),
+        "host_detail": _differences(host, holm, directions),
+        "host_tracks": ("is equivalent to native at most points" if n_eq >= 2 * n_host / 3 and len(host) <= n_host / 6
+                        else "differs from native at most points" if len(host) > n_host / 2
+                        else "is not shown to be the same as native"),
+        "nat_sat": nat_sat, "nat_below": 100.0 * (1.0 - nat_sat / sat),
+        "kvm_at_1": 100.0 * float(kvm.loc[1, "ratio_vs_native"]),
+        "kvm_at_4": 100.0 * float(kvm.loc[4, "ratio_vs_native"]),
+        "kvm_reach": _littles(littles_tab, "KVM", "reach_native"),
+        "native_reach": _littles(littles_tab, "Native", "reach_native"),
+        "high_from": int(high.index.min()), "high_to": int(high.index.max()),
+        "kvm_high_low": float(-high["pct_vs_native"].max()), "kvm_high_high": float(-high["pct_vs_native"].min()),
+        "kvm_high_verdict": kvm_high,
+    }
+
+
+def fig9_bounds(f9: pd.DataFrame, *, env: str = "Docker NAT") -> dict:
+    """Compute the numbers of the Fig 9 introduction (implied latency against the ms buckets).
+
+    Parameters
+    ----------
+    f9 : pandas.DataFrame
+        :func:`overhead.rc25482.redis.latency_curve` with bounds, one workload's rows.
+    env : str
+        The environment whose rising lower edge is described.
+
+    Returns
+    -------
+    dict
+        lat_low, lat_high (smallest and largest mean implied latency, us), rise_from (first
+        level where ``env``'s lower edge exceeds 1 us), rise_max, rise_max_at (its largest lower
+        edge and where), above_envs (environments with most runs above the upper edge at some
+        level, in words), above_from, above_to (those levels), few_note ("in a few already at
+        100; " for the levels where only a few of their runs are above, else ""), excess_low, excess_high (how far native's mean implied latency
+        exceeds the mean upper edge at those levels, %), inside_below (the first level with any
+        run above its band), below_none ("no run anywhere falls" when no run is below its lower
+        edge).
+    """
+    rows = f9[f9["environment"] == env].set_index("connections").sort_index()
+    rising = rows.index[rows["bucket_low_us"] > 1.0]
+    edge_max = rows["bucket_low_us"].idxmax()
+    most = f9[f9["n_implied_above_bound"] > f9["n_runs"] / 2]
+    envs = [e for e in f9["environment"].unique() if e in set(most["environment"])]
+    few = f9[f9["environment"].isin(envs) & (f9["n_implied_above_bound"] > 0)
+             & (f9["n_implied_above_bound"] <= f9["n_runs"] / 2)]
+    native = f9[(f9["environment"] == "Native") & f9["connections"].isin(most["connections"])]
+    excess = 100.0 * (native["latency_us_mean"] / native["bucket_high_us"] - 1.0)
+    few_levels = sorted(set(few["connections"]) - set(most["connections"]))
+    any_above = f9.loc[f9["n_implied_above_bound"] > 0, "connections"]
+    return {
+        "lat_low": float(f9["latency_us_mean"].min()), "lat_high": float(f9["latency_us_mean"].max()),
+        "rise_from": int(rising.min()), "rise_max": float(rows.loc[edge_max, "bucket_low_us"]),
+        "rise_max_at": int(edge_max),
+        "above_envs": " and ".join([", ".join(envs[:-1]), envs[-1]] if len(envs) > 1 else envs),
+        "above_from": int(most["connections"].min()), "above_to": int(most["connections"].max()),
+        "few_note": (f"in a few already at {', '.join(str(n) for n in few_levels)}; " if few_levels else ""),
+        "excess_low": float(excess.min()), "excess_high": float(excess.max()),
+        "inside_below": int(any_above.min()),
+        "below_none": ("no run anywhere falls" if int(f9["n_implied_below_bound"].sum()) == 0
+                       else "some runs fall"),
+    }
+
+
+def redis_analysis(littles_tab: pd.DataFrame, paper: pd.DataFrame | None = None) -> dict:
+    """Compute the numbers of "Reading the analysis" (Redis Little's-law table).
+
+    Parameters
+    ----------
+    littles_tab : pandas.DataFrame
+        :func:`overhead.rc25482.redis.littles_summary`.
+    paper : pandas.DataFrame or None
+        The published values (the paper's Redis numbers); None reads the study's file.
+
+    Returns
+    -------
+    dict
+        unsat (largest N of the added-latency fit); kvm_added, kvm_low, kvm_high (us and CI),
+        paper_added; kvm_at_1, kvm_at_4 (added latency at single points); kvm_reach,
+        native_reach; kvm_sat, native_sat, native_sat_low, native_sat_high (plateaus, req/s),
+        kvm_below ("stays below" when KVM's plateau CI lies below native's); nat_added,
+        nat_ratio4 (+ _low, _high), nat_ratio100 (+ _low, _high), nat_lat4 (us), paper_ratio4,
+        paper_lat4, paper_ratio100, nat_direction ("matches" when both ratio CIs lie above 1),
+        nat_size ("does not" when the 4-connection CI excludes the paper's ratio), nat_sat,
+        nat_reach ("never reaches" when NAT's curve never reaches 90% of native's plateau);
+        host_added, host_low, host_high, host_bound (the largest |end| of that interval, us,
+        rounded up), host_verdict (what the interval says: "an interval that holds no
+        difference and rules out more than ... either way" when it includes 0, else the
+        direction); paper_sat, native_vs_paper (%).
+    """
+    pub = _redis_paper(paper)
+    t = littles_tab
+
+    def lv(env: str, key: str, col: str = "estimate") -> float:
+        return _littles(t, env, key, col)
+
+    host_low, host_high = lv("Docker net=host", "added", "ci95_low"), lv("Docker net=host", "added", "ci95_high")
+    nat_reach = lv("Docker NAT", "reach_native")
+    r4 = (lv("Docker NAT", "ratio4"), lv("Docker NAT", "ratio4", "ci95_low"), lv("Docker NAT", "ratio4", "ci95_high"))
+    r100 = (lv("Docker NAT", "ratio100"), lv("Docker NAT", "ratio100", "ci95_low"),
+            lv("Docker NAT", "ratio100", "ci95_high"))
+    paper_r4 = pub["ratio4:Docker NAT"][0]
+    native_sat = lv("Native", "sat")
+    return {
+        "unsat": float(t.attrs["unsaturated_max"]),
+        "kvm_added": lv("KVM", "added"), "kvm_low": lv("KVM", "added", "ci95_low"),
+        "kvm_high": lv("KVM", "added", "ci95_high"), "paper_added": pub["added:KVM"][0],
+        "kvm_at_1": lv("KVM", "added_at_1"), "kvm_at_4": lv("KVM", "added_at_4"),
+        "kvm_reach": lv("KVM", "reach_native"), "native_reach": lv("Native", "reach_native"),
+        "kvm_sat": lv("KVM", "sat"), "native_sat": native_sat,
+        "native_sat_low": lv("Native", "sat", "ci95_low"), "native_sat_high": lv("Native", "sat", "ci95_high"),
+        "kvm_below": ("stays below" if lv("KVM", "sat", "ci95_high") < lv("Native", "sat", "ci95_low")
+                      else "does not stay clearly below"),
+        "nat_added": lv("Docker NAT", "added"),
+        "nat_ratio4": r4[0], "nat_ratio4_low": r4[1], "nat_ratio4_high": r4[2],
+        "nat_ratio100": r100[0], "nat_ratio100_low": r100[1], "nat_ratio100_high": r100[2],
+        "nat_lat4": lv("Docker NAT", "lat4"),
+        "paper_ratio4": paper_r4, "paper_lat4": pub["lat4:Docker NAT"][0],
+        "paper_ratio100": pub["ratio100:Docker NAT"][0],
+        "nat_direction": "matches" if r4[1] > 1 and r100[1] > 1 else "does not clearly match",
+        "nat_size": "does not" if not r4[1] <= paper_r4 <= r4[2] else "does too",
+        "nat_sat": lv("Docker NAT", "sat"),
+        "nat_reach": "never reaches" if math.isnan(nat_reach) else "reaches",
+        "host_added": lv("Docker net=host", "added"), "host_low": host_low, "host_high": host_high,
+        "host_bound": wording.up(max(abs(host_low), abs(host_high)), 1),
+        "host_verdict": (f"an interval that holds no difference and rules out more than "
+                         f"{wording.up(max(abs(host_low), abs(host_high)), 1):g} us either way"
+                         if host_low <= 0 <= host_high else
+                         "an interval above 0: net=host adds latency" if host_low > 0
+                         else "an interval below 0: net=host is faster"),
+        "paper_sat": pub["sat:Native"][0], "native_vs_paper": 100.0 * (native_sat / pub["sat:Native"][0] - 1.0),
+    }
