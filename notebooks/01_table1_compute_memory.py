@@ -29,7 +29,6 @@ campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -154,45 +153,7 @@ display(Markdown(md))
 # margin; the intervals are in Table I).
 
 # %%
-measured_w = [w for w in compute.WORKLOADS if (table1.loc[table1["workload"] == w, "n"] > 0).any()]
-fig, axes = plt.subplots(2, 3, figsize=(13, 7.6))
-for ax, w in zip(axes.flat, measured_w, strict=True):
-    rows = table1[(table1["workload"] == w) & (table1["n"] > 0)]
-    envs = list(rows["environment"])
-    xs = np.arange(len(envs))
-    for x, r in zip(xs, rows.itertuples(), strict=True):
-        c = plots.colour(r.environment)
-        ax.bar(x, r.mean, width=0.7, color=c, alpha=0.85, edgecolor="black", linewidth=0.6)
-        ax.errorbar(x, r.mean, yerr=[[r.mean - r.ci95_low], [r.ci95_high - r.mean]], fmt="none",
-                    ecolor="black", capsize=4, linewidth=1.2, label="95% CI of the mean")
-        pts = trials[(trials["workload"] == w) & (trials["environment"] == r.environment) & trials["in_table"]]
-        jitter = np.linspace(-0.2, 0.2, len(pts))
-        ax.scatter(x + jitter, pts["value"], s=10, color="white", edgecolor="black", linewidth=0.6, zorder=3,
-                   label="one trial")
-        out_pts = pts[pts["outlier"].fillna(False)]
-        if len(out_pts):
-            ax.scatter(x + jitter[pts["outlier"].fillna(False).to_numpy()], out_pts["value"], s=70,
-                       facecolor="none", edgecolor="#D55E00", linewidth=1.5, zorder=4,
-                       label="flagged trial (kept)")
-        if pd.notna(r.published_mean):
-            ax.plot([x - 0.38, x + 0.38], [r.published_mean] * 2, color="black", linewidth=2.2,
-                    label="authors' spreadsheet", zorder=5)
-        tag = compute.bar_tag(pd.Series(r._asdict()))
-        top = np.nanmax([r.ci95_high, pts["value"].max(), r.published_mean])
-        ax.text(x, top + 0.025 * rows["mean"].max(), tag, ha="center", va="bottom", fontsize=8.5)
-    ax.set_xticks(xs, [f"{e}\nn={n}" for e, n in zip(envs, rows["n"], strict=True)], fontsize=9)
-    ax.set_ylim(0, rows["mean"].max() * 1.2)
-    ax.set_title(w)
-    ax.set_ylabel(rows["unit"].iloc[0])
-handles, labels = [], []
-for ax in axes.flat:
-    for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-        if lab not in labels:
-            handles.append(h)
-            labels.append(lab)
-fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, -0.01))
-fig.suptitle("Table I as bars: mean with 95% CI and every trial (two sockets; PXZ: no data)", y=1.0)
-fig.tight_layout(rect=(0, 0.04, 1, 1))
+fig = compute.plot_table1_bars(table1, trials)
 plots.save(fig, out, "table1_bars")
 plt.show()
 

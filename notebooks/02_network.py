@@ -33,7 +33,6 @@ campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import display
 
@@ -73,43 +72,7 @@ export.write_table(fig02, out, "fig02")
 display(fig02)
 
 # %%
-fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.8), gridspec_kw={"width_ratios": [1.6, 1]})
-dirs = [label for _, label in network.DIRECTIONS]
-width = 0.26
-for i, env in enumerate(network.ENVIRONMENTS):
-    rows = fig02[fig02["environment"] == env].set_index("direction").reindex(dirs)
-    xs = np.arange(len(dirs)) + (i - 1) * width
-    ax.bar(xs, rows["goodput_gbps"], width=width * 0.95, color=plots.colour(env), edgecolor="black",
-           linewidth=0.6, label=env)
-    for x, g, p in zip(xs, rows["goodput_gbps"], rows["published_gbps"], strict=True):
-        ax.text(x, g - 0.25, f"{g:.2f}", ha="center", va="top", fontsize=9, color="white", fontweight="bold")
-        if pd.notna(p):
-            ax.plot([x - width * 0.45, x + width * 0.45], [p, p], color="black", linewidth=2)
-limit = float(fig02["max_goodput_gbps"].iloc[0])
-ax.axhline(network.LINE_RATE_GBPS, color="black", linestyle="-", linewidth=1)
-ax.axhline(limit, color="black", linestyle="--", linewidth=1)
-ax.text(-0.48, network.LINE_RATE_GBPS + 0.06, "line rate 10 Gbps", ha="left", va="bottom", fontsize=8.5)
-ax.text(1.48, limit + 0.06, f"max TCP goodput {limit:.2f} Gbps (1500 B MTU headers)", ha="right", va="bottom",
-        fontsize=8.5)
-ax.plot([], [], color="black", linewidth=2, label="published value (same spreadsheet cell)")
-ax.set_xticks(np.arange(len(dirs)), dirs)
-ax.grid(False, axis="x")
-ax.set_xlim(-0.5, 1.5)
-ax.set_ylim(0, 11.2)
-ax.set_ylabel("goodput (Gbit/s)")
-ax.set_title("nuttcp goodput, one TCP stream")
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4, fontsize=8.5, frameon=False)
-ax.text(0.5, 0.45, "n = 1 per bar (one hand-entered value in nuttcp.xlsx):\nno error bars or CI possible.\n"
-        "The spreadsheet's Docker --net=host column is empty.", transform=ax.transAxes, ha="center",
-        va="center", fontsize=9, bbox={"facecolor": "white", "edgecolor": "#999999"})
-ax2.set_axis_off()
-ax2.set_title("CPU cycles per byte (paper's second panel)")
-ax2.text(0.5, 0.55, "NOT IN THE DATA\n\nThe paper measured system-wide CPU\nwith `perf stat -a`; that output was\n"
-         "never committed to the authors'\nrepository, so this panel cannot\nbe rebuilt.",
-         ha="center", va="center", fontsize=10, transform=ax2.transAxes,
-         bbox={"facecolor": "#f3f3f3", "edgecolor": "#999999", "boxstyle": "round,pad=0.8"})
-fig.suptitle("Fig 2: TCP bulk transfer over a 10 Gbps link (SUT = system under test)")
-fig.tight_layout()
+fig = network.plot_fig02(fig02)
 plots.save(fig, out, "fig02")
 plt.show()
 
@@ -127,36 +90,7 @@ export.write_table(fig03, out, "fig03")
 display(fig03)
 
 # %%
-fig, ax = plt.subplots(figsize=(8.5, 5.4))
-tests = list(network.TESTS)
-for i, env in enumerate(network.ENVIRONMENTS):
-    rows = fig03[fig03["environment"] == env].set_index("test").reindex(tests)
-    xs = np.arange(len(tests)) + (i - 1) * width
-    ax.bar(xs, rows["latency_us"].fillna(0), width=width * 0.95, color=plots.colour(env),
-           edgecolor="black", linewidth=0.6, label=env)
-    for x, r in zip(xs, rows.itertuples(), strict=True):
-        if np.isnan(r.latency_us):
-            ax.text(x, 2, "Docker NAT: no data\n(spreadsheet column empty)", ha="center", va="bottom",
-                    fontsize=8, rotation=90, color=plots.colour(env),
-                    bbox={"facecolor": "white", "edgecolor": "none"})
-            continue
-        tag = f"{r.latency_us:.1f}"
-        if env != "Native":
-            tag += f"\n+{r.delta_vs_native_us:.1f} us\n({r.delta_vs_native_pct:+.0f}%)"
-        ax.text(x, r.latency_us + 1, tag, ha="center", va="bottom", fontsize=8.5)
-        if pd.notna(r.published_latency_us):
-            ax.plot([x - width * 0.45, x + width * 0.45], [r.published_latency_us] * 2, color="black", linewidth=2)
-ax.plot([], [], color="black", linewidth=2, label="published value (same spreadsheet cell)")
-ax.set_xticks(np.arange(len(tests)), tests)
-ax.grid(False, axis="x")
-ax.set_ylabel("round-trip latency (us)")
-ax.set_ylim(0, fig03["latency_us"].max() * 1.35)
-ax.set_title("Fig 3: netperf request-response latency (100 B request, 200 B response)")
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=4, fontsize=9, frameon=False)
-ax.text(0.99, 0.97, "n = 1 per bar (one spreadsheet value): no CI possible.\n"
-        "Paper text: NAT doubles latency; KVM +30 us (+80%).", transform=ax.transAxes,
-        ha="right", va="top", fontsize=8.5, bbox={"facecolor": "white", "edgecolor": "#999999"})
-fig.tight_layout()
+fig = network.plot_fig03(fig03)
 plots.save(fig, out, "fig03")
 plt.show()
 

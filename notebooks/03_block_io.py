@@ -28,11 +28,8 @@ campaign_tidy = ""
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 from IPython.display import display
-from plotly.subplots import make_subplots
 
 from overhead import export, plots, prose
 from overhead.prose import num, pct, show, span
@@ -95,71 +92,12 @@ MB/s = 10^6 B/s, so the spreadsheet's printed {num(k5['native_read_sheet_raw'], 
 
 
 # %%
-def bars_with_sheet(ax, frame, value, err, sheet_value, sheet_err, tests, scale=1.0, fmt="{:.0f}"):
-    """Grouped bars (committed logs) per test and environment, spreadsheet values as markers."""
-    width = 0.26
-    x = np.arange(len(tests))
-    for i, env in enumerate(ENVS):
-        rows = frame[frame["environment"] == env].set_index("test").loc[tests]
-        pos = x + (i - 1) * width
-        yerr = rows[err].to_numpy() / scale if err else None
-        ax.bar(pos, rows[value] / scale, width * 0.92, color=plots.colour(env), label=f"{env}: committed log",
-               yerr=yerr, capsize=4, error_kw={"elinewidth": 1.2, "ecolor": "black"})
-        for p, v in zip(pos, rows[value] / scale, strict=True):
-            ax.text(p, v * 0.5, fmt.format(v), ha="center", va="center", rotation=90, fontsize=8,
-                    color="white", fontweight="bold")
-        if sheet_value in rows and rows[sheet_value].notna().any():
-            syerr = rows[sheet_err].to_numpy() / scale if sheet_err else None
-            ax.errorbar(pos + width * 0.28, rows[sheet_value] / scale, yerr=syerr, fmt="D", ms=6, mfc="white",
-                        mec="black", ecolor="black", elinewidth=0.8, capsize=2, zorder=5,
-                        label="authors' spreadsheet" if i == 0 else None)
-    ax.set_xticks(x, tests)
-    return ax
-
-
-tests5 = [t for t, _ in blockio.SEQUENTIAL]
-fig, ax = plt.subplots(figsize=(8.5, 5.2))
-bars_with_sheet(ax, fig5, "bandwidth_mb_s", "interval_sd_mb_s", "spreadsheet_mb_s", "spreadsheet_sd_mb_s",
-                tests5, fmt="{:.1f}")
-ax.set_ylabel("throughput (MB/s = 10$^6$ B/s)")
-ax.set_ylim(0, 1000)
-ax.set_title("Fig 5: sequential I/O throughput (1 MiB), n = 1 run per environment")
-ax.legend(loc="upper center", ncol=2, fontsize=8.5, bbox_to_anchor=(0.5, 1.0))
-kvm_vs_sheet = fig5[fig5["environment"] == "KVM"].set_index("test").loc[tests5, "pct_vs_spreadsheet"]
-gap = (" (vm.log is " + " / ".join(prose.num(-v, 1) + "%" for v in kvm_vs_sheet) + " lower)"
-       if kvm_vs_sheet.notna().all() else "")
-fig.text(0.01, -0.04, "Error bars: fio's per-interval bandwidth SD within ONE run (not run-to-run, not a CI). "
-         "Read = seq-read-2 (iodepth 2), write = sequential-fill (iodepth 16).\nSpreadsheet KVM values come "
-         f"from a run that is not committed{gap}. Spreadsheet 'MB/s' (KiB/s / 1000) converted to MB/s.",
-         fontsize=7.5, va="top")
+fig = blockio.plot_fig05(fig5)
 plots.save(fig, out, "fig05")
 plt.show()
 
 # %%
-def plotly_bars(frame, value, err, sheet_value, sheet_err, tests, ytitle, title, err_label):
-    """The interactive version of :func:`bars_with_sheet`."""
-    fig = go.Figure()
-    for env in ENVS:
-        rows = frame[frame["environment"] == env].set_index("test").loc[tests]
-        fig.add_bar(x=tests, y=rows[value], name=f"{env}: committed log", marker_color=plots.colour(env),
-                    error_y=dict(type="data", array=rows[err]) if err else None,
-                    customdata=np.stack([rows["n_runs"], rows["pct_vs_native"]], axis=-1),
-                    hovertemplate=f"{env}<br>%{{x}}: %{{y:.1f}}<br>n=%{{customdata[0]}} run"
-                                  "<br>%{customdata[1]:+.1f}% vs Native<extra></extra>")
-        if sheet_value in rows and rows[sheet_value].notna().any():
-            fig.add_scatter(x=tests, y=rows[sheet_value], mode="markers", name=f"{env}: authors' spreadsheet",
-                            marker=dict(symbol="diamond-open", size=10, color=plots.colour(env),
-                                        line=dict(width=2)),
-                            error_y=dict(type="data", array=rows[sheet_err]) if sheet_err else None)
-    fig.update_layout(barmode="group", title=title, yaxis_title=ytitle, template="plotly_white",
-                      annotations=[dict(text=err_label, xref="paper", yref="paper", x=0, y=-0.15,
-                                        showarrow=False, font=dict(size=10))])
-    return fig
-
-
-plots.save_html(plotly_bars(fig5, "bandwidth_mb_s", "interval_sd_mb_s", "spreadsheet_mb_s", "spreadsheet_sd_mb_s",
-                            tests5, "MB/s", "Fig 5: sequential throughput (n = 1 run per environment)",
-                            "error bars: fio per-interval bandwidth SD within one run, not a CI"), out, "fig05")
+plots.save_html(blockio.plotly_fig05(fig5), out, "fig05")
 
 # %%
 r5 = blockio.fig5_findings(fig5)
@@ -198,29 +136,11 @@ mixed) against the spreadsheet's {num(k6['sheet_read'])} / {num(k6['sheet_write'
 {num(k6['sheet_mixed'])}. Both are shown.""")
 
 # %%
-tests6 = [t for t, _ in blockio.RANDOM]
-fig, ax = plt.subplots(figsize=(9, 5.2))
-bars_with_sheet(ax, fig6, "iops", None, "spreadsheet_iops", None, tests6, scale=1000, fmt="{:.1f}k")
-for i, test in enumerate(tests6):
-    kvm = fig6[(fig6["test"] == test) & (fig6["environment"] == "KVM")].iloc[0]
-    ax.annotate(f"KVM {kvm['pct_vs_native']:+.0f}%\n(sheet {kvm['spreadsheet_pct_vs_native']:+.0f}%)",
-                (i + 0.26, kvm["iops"] / 1000), xytext=(0, 28), textcoords="offset points", ha="center",
-                fontsize=8)
-ax.set_ylabel("I/O operations per second (thousands, 4 KiB)")
-ax.set_ylim(0, 140)
-ax.set_title("Fig 6: random I/O, n = 1 run per environment")
-ax.legend(loc="upper left", ncol=2, fontsize=8.5)
-fig.text(0.01, -0.04, "Read/write: 8 jobs x iodepth 16 = 128 outstanding; mixed 70/30: 8 x 32 = 256 "
-         "(read + write IOPS). Group-reported sum over the 8 jobs.\nSpreadsheet KVM values come from a run "
-         "that is not committed; bars are the committed logs. No CI: one run per environment.",
-         fontsize=7.5, va="top")
+fig = blockio.plot_fig06(fig6)
 plots.save(fig, out, "fig06")
 plt.show()
 
-plots.save_html(plotly_bars(fig6, "iops", None, "spreadsheet_iops", None, tests6, "IOPS (4 KiB)",
-                            "Fig 6: random I/O IOPS (n = 1 run per environment)",
-                            "bars: committed fio logs; diamonds: authors' spreadsheet (KVM from an uncommitted run)"),
-                out, "fig06")
+plots.save_html(blockio.plotly_fig06(fig6), out, "fig06")
 
 # %%
 r6 = blockio.fig6_findings(fig6)
@@ -282,72 +202,12 @@ print(f"KVM p1 = {gap['env_p1_us']:.0f} us; Native p99 = {gap['native_p99_us']:.
       f"{gap['native_share_below_env_p1']:.0f}% of native I/Os finished faster than KVM's fastest 1%")
 
 # %%
-ncols = 2 if lat_sheet is not None else 1
-fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.8), squeeze=False)
-ax = axes[0, 0]
-for env in ENVS:
-    rows = lat[lat["environment"] == env].dropna(subset=["ecdf"])
-    ax.plot(rows["latency_us"], rows["ecdf"], marker=plots.marker(env), color=plots.colour(env), ms=5,
-            lw=1.2, label=f"{env} (median {rows.loc[rows['percentile'] == 50, 'latency_us'].iloc[0]:.0f} us)")
-ax.set_xlim(0, 1300)
-ax.set_ylim(0, 1.01)
-tail = lat[(lat["environment"] == "KVM") & (lat["latency_us"] > 1300)]
-tail_note = ("\nKVM tail off scale (us):\n" + "\n".join(f"p{p:g} = {v:.0f}" for p, v in
-                                                    zip(tail["percentile"], tail["latency_us"], strict=True))
-             if len(tail) else "")
-ax.set_xlabel("read completion latency (us)")
-ax.set_ylabel("fraction of I/Os (ECDF)")
-ax.set_title("Fig 7: random-read-16 (4 KiB, iodepth 16)", fontsize=11)
-ax.legend(loc="lower right", fontsize=8.5)
-r50 = ratios[(ratios["environment"] == "KVM") & (ratios["statistic"] == "p50")]["ratio_vs_native"].iloc[0]
-r99 = ratios[(ratios["environment"] == "KVM") & (ratios["statistic"] == "p99")]["ratio_vs_native"].iloc[0]
-# right of the KVM curve, above the legend (the curve is left of x = 700 us below y = 0.7)
-ax.text(0.98, 0.66, f"KVM / Native: median x{r50:.2f}, p99 x{r99:.2f}\n(within-run percentiles,\nn = 1 "
-        "run each: no CI, no test)" + tail_note, transform=ax.transAxes, ha="right", va="top", fontsize=7.5)
-if lat_sheet is not None:
-    ax = axes[0, 1]
-    for env in ENVS:
-        rows = lat_sheet[lat_sheet["environment"] == env]
-        depth = rows["iodepth"].iloc[0] * rows["numjobs"].iloc[0] if rows["iodepth"].notna().any() else None
-        what = f"{rows['job'].iloc[0]}".replace("random-read-", "rr-") + (f", {depth} outst." if depth else "")
-        ax.plot(rows["latency_us"], rows["ecdf"], marker=plots.marker(env), color=plots.colour(env), ms=5,
-                lw=1.0, ls="--", label=f"{env}: {what}")
-    ax.set_xscale("log")
-    ax.set_xticks([200, 300, 500, 1000, 2000, 5000], ["200", "300", "500", "1000", "2000", "5000"])
-    ax.xaxis.set_minor_formatter(plt.NullFormatter())
-    ax.set_xlabel("read completion latency (us, log scale)")
-    ax.set_ylabel("fraction of I/Os (ECDF)")
-    ax.set_title("Authors' spreadsheet version (mixes jobs)", fontsize=11)
-    ax.legend(loc="center left", bbox_to_anchor=(0.22, 0.55), fontsize=8)
-fig.text(0.01, -0.03, "Points: fio 2.0.8's printed clat percentiles (1st to 99.99th), joined by lines for "
-         "the eye. One run per environment; the spread shown is between the I/Os of that run."
-         + ("\nRight: the spreadsheet's columns (rr = random-read; outst. = outstanding I/Os)."
-            if lat_sheet is not None else ""),
-         fontsize=7.5, va="top")
-fig.tight_layout()
+fig = blockio.plot_fig07(lat, ratios, lat_sheet)
 plots.save(fig, out, "fig07")
 plt.show()
 
 # %%
-fig = make_subplots(rows=1, cols=ncols, subplot_titles=["random-read-16 (committed logs)",
-                                                        "authors' spreadsheet (mixes jobs)"][:ncols])
-for env in ENVS:
-    rows = lat[lat["environment"] == env].dropna(subset=["ecdf"])
-    fig.add_scatter(x=rows["latency_us"], y=rows["ecdf"], mode="lines+markers", name=env, legendgroup=env,
-                    marker=dict(color=plots.colour(env), symbol=plots.plotly_symbols([env])[env]),
-                    line=dict(color=plots.colour(env)), row=1, col=1,
-                    hovertemplate=f"{env}<br>%{{x:.0f}} us: %{{y:.4f}}<extra>n=1 run</extra>")
-    if lat_sheet is not None:
-        rows = lat_sheet[lat_sheet["environment"] == env]
-        fig.add_scatter(x=rows["latency_us"], y=rows["ecdf"], mode="lines+markers",
-                        name=f"{env} (sheet: {rows['job'].iloc[0]})", legendgroup=env,
-                        marker=dict(color=plots.colour(env), symbol="diamond-open"),
-                        line=dict(color=plots.colour(env), dash="dash"), row=1, col=2)
-fig.update_xaxes(title_text="read completion latency (us)", row=1, col=1)
-if lat_sheet is not None:
-    fig.update_xaxes(title_text="latency (us, log)", type="log", row=1, col=2)
-fig.update_yaxes(title_text="fraction of I/Os")
-fig.update_layout(title="Fig 7: random read latency ECDF (fio percentiles, one run each)", template="plotly_white")
+fig = blockio.plotly_fig07(lat, lat_sheet)
 plots.save_html(fig, out, "fig07")
 fig
 

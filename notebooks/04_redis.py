@@ -90,45 +90,13 @@ display(f8[f8["environment"] != "Native"].pivot(index="connections", columns="en
 
 
 # %%
-fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [1.35, 1]})
-plots.ci_curves(ax, f8, "connections", "throughput_mean", "throughput_ci95_low", "throughput_ci95_high",
-                groups=ENVS, scale=1000, n="n_runs", label="{group} (n = {n} runs/point)")
-if "sat:Native" in pub:
-    ax.axhline(pub["sat:Native"][0] / 1000, color="black", ls=":", lw=1)
-    ax.text(60, 123, "dotted: paper, native saturates at ~110k req/s (different workload)", ha="center",
-            va="center", fontsize=8)
-ax.set_xlabel("client connections (one request outstanding each)")
-ax.set_ylabel("throughput (thousand requests/s)")
-ax.set_title("Fig 8: Redis GET+SET throughput, mean and 95% CI", fontsize=11)
-ax.set_xlim(0, 123)
-ax.set_ylim(0, 130)
-ax.legend(loc="lower right", fontsize=8.5)
-plots.ci_curves(bx, f8, "connections", "ratio_vs_native", "ratio_low", "ratio_high", groups=ENVS[1:],
-                fmt="-", marker="", lw=1.2, elinewidth=0.8, label=False)
-plots.verdict_markers(bx, f8, "connections", "ratio_vs_native", groups=ENVS[1:], size=28, labels=True)
-bx.axhline(1.0, color=plots.colour("Native"), lw=1)
-plots.margin_band(bx, f8[f8["environment"] != "Native"], label="equivalence margin (verdict)")
-bx.set_xlabel("client connections")
-bx.set_ylabel("throughput / native throughput")
-bx.set_title("Relative to native (95% CI of the ratio; marker: verdict)", fontsize=11)
-bx.set_xlim(0, 123)
-bx.legend(fontsize=7.5, loc="lower right", ncol=1)
-fig.text(0.01, -0.03, "Workload: redis-benchmark 2.x GET and SET tests (500,000 requests each, no pipelining), "
-         "not the paper's 50/50 pipelined 150M-key load: shapes comparable, values not.\n"
-         "Throughput = total requests / total time of the two tests per run; runs pooled over 1-4 transcripts "
-         "per environment.", fontsize=8, va="top")
-fig.tight_layout()
+fig = rd.plot_fig08(f8, pub)
 plots.save(fig, out, "fig08")
 plt.show()
 
 
 # %%
-HOVER = {"n runs": "n_runs", "ratio vs native": "ratio_vs_native", "vs native": "verdict"}
-fig = plots.plotly_ci_curves(f8, "connections", "throughput_mean", "throughput_ci95_low", "throughput_ci95_high",
-                             groups=ENVS, hover=HOVER)
-fig.update_layout(title="Fig 8: Redis GET+SET throughput (mean, 95% CI)", xaxis_title="client connections",
-                  yaxis_title="requests/s")
-plots.save_html(fig, out, "fig08")
+plots.save_html(rd.plotly_fig08(f8), out, "fig08")
 
 # %%
 r8 = rd.fig8_findings(f8, littles_tab, paper)
@@ -184,61 +152,12 @@ display(f9[f9["connections"] >= 90].pivot(index="connections", columns="environm
                                           values="n_implied_above_bound")[ENVS])
 
 # %%
-fig = plt.figure(figsize=(13.5, 5.6))
-gs = fig.add_gridspec(2, 4, width_ratios=[1.6, 1.6, 1, 1], hspace=0.45, wspace=0.35)
-ax = fig.add_subplot(gs[:, :2])
-plots.ci_curves(ax, f9, "connections", "latency_us_mean", "latency_us_ci95_low", "latency_us_ci95_high",
-                groups=ENVS, n="n_runs", label="{group} (n = {n} runs/point)")
-if "lat4:Docker NAT" in pub:
-    ax.plot([4], [pub["lat4:Docker NAT"][0]], marker="*", ms=12, color="black", ls="none", zorder=10,
-            label="paper: Docker NAT 51 us at N=4")
-ax.set_xlabel("client connections (one request outstanding each)")
-ax.set_ylabel("implied latency R = N / X (us)")
-ax.set_title("Fig 9: Redis GET+SET latency (Little's law), mean and 95% CI", fontsize=11)
-ax.set_xlim(0, 123)
-ax.set_ylim(0, 1600)
-ax.legend(loc="upper left", fontsize=8.5)
-kvm_add = littles_tab[(littles_tab["key"] == "added") & (littles_tab["environment"] == "KVM")].iloc[0]
-ax.text(0.97, 0.03, f"KVM - Native, N <= {littles_tab.attrs['unsaturated_max']:g}: "
-        f"+{kvm_add['estimate']:.0f} us [{kvm_add['ci95_low']:.0f}, {kvm_add['ci95_high']:.0f}] per request"
-        + ("\n(paper: ~83 us, different workload)" if "added:KVM" in pub else ""),
-        transform=ax.transAxes, ha="right", va="bottom", fontsize=8)
-for i, env in enumerate(ENVS):
-    sx = fig.add_subplot(gs[i // 2, 2 + i % 2])
-    rows = f9[f9["environment"] == env]
-    sx.fill_between(rows["connections"], rows["bucket_low_us"], rows["bucket_high_us"], color="0.85",
-                    label="bucket bound on mean")
-    sx.plot(rows["connections"], rows["latency_us_mean"], color=plots.colour(env), marker=plots.marker(env), ms=3,
-            lw=1.2, label="implied N/X")
-    sx.set_title(env, fontsize=9, color=plots.colour(env))
-    sx.set_ylim(0, 1800)
-    sx.set_xlim(0, 123)
-    sx.tick_params(labelsize=7)
-    if i % 2 == 0:
-        sx.set_ylabel("us", fontsize=8)
-    if i // 2 == 1:
-        sx.set_xlabel("connections", fontsize=8)
-    if i == 0:
-        sx.legend(fontsize=6.5, loc="upper left")
-fig.text(0.01, -0.02, "Latency is implied by Little's law (closed loop: R = N / X), not measured: redis-benchmark "
-         "2.x prints only whole-millisecond buckets. Grey bands: the bound those buckets put on each run's mean\n"
-         "measured latency, [E floor(L), E floor(L) + 1 ms). Same workload caveat as Fig 8 (GET+SET, no pipelining): "
-         "shapes comparable with the paper, values not.", fontsize=8, va="top")
+fig = rd.plot_fig09(f9, littles_tab, pub)
 plots.save(fig, out, "fig09")
 plt.show()
 
 # %%
-fig = plots.plotly_ci_curves(f9, "connections", "latency_us_mean", "latency_us_ci95_low", "latency_us_ci95_high",
-                             groups=ENVS, hover=HOVER)
-fig.update_layout(title="Fig 9: Redis GET+SET implied latency (Little's law), mean and 95% CI",
-                  xaxis_title="client connections", yaxis_title="implied latency N/X (us)")
-for env in ENVS:
-    rows = f9[f9["environment"] == env]
-    fig.add_scatter(x=list(rows["connections"]) + list(rows["connections"][::-1]),
-                    y=list(rows["bucket_high_us"]) + list(rows["bucket_low_us"][::-1]), fill="toself",
-                    fillcolor=plots.colour(env), opacity=0.12, line=dict(width=0), name=f"{env}: bucket bound",
-                    visible="legendonly", hoverinfo="skip")
-plots.save_html(fig, out, "fig09")
+plots.save_html(rd.plotly_fig09(f9), out, "fig09")
 
 # %% [markdown]
 # ## Little's-law analysis

@@ -55,7 +55,6 @@ campaign_tidy = ""
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
-from plotly.subplots import make_subplots
 
 from overhead import export, plots, prose
 from overhead.prose import ci, num, pct, show, span
@@ -172,52 +171,12 @@ if not authors_plot.empty:
           f"{(m.loss_vs_native_pct - m.loss_vs_native_pct_authors).abs().max():.4f} points")
 
 # %%
-fig, ax = plt.subplots(figsize=(11, 6.4))
-bx = ax.twinx()
-bx.grid(False)
-handles = list(plots.ci_curves(ax, fig10, "threads", "tps_mean", "tps_ci95_low", "tps_ci95_high", groups=ENVS,
-                               lw=1.5, label="{group}: throughput (n = {n} runs/point)").values())
-for env in ENVS[1:]:
-    rows = fig10[fig10["environment"] == env]
-    col = plots.colour(env)
-    bx.fill_between(rows["threads"], rows["loss_ci95_low"], rows["loss_ci95_high"], color=col, alpha=0.15, lw=0)
-    (h,) = bx.plot(rows["threads"], rows["loss_vs_native_pct"], color=col, ls="--", lw=1.1,
-                   label=f"{env}: loss vs native")
-    handles.append(h)
-plots.verdict_markers(bx, fig10, "threads", "loss_vs_native_pct", groups=ENVS[1:], size=18)
-handles.append(plots.margin_band(bx, fig10[fig10["environment"] != "Native"], scale="loss", alpha=0.45,
-                                 label="equivalence margin of the verdicts"))
-if paper is not None:  # the paper's statements (text-only values)
-    for value, text in ((2.0, "paper: Docker -> ~2%"), (40.0, "paper: KVM > 40%")):
-        bx.plot([292, 300], [value, value], color="black", lw=2, clip_on=False)
-        bx.text(288, value + 1.0, text, ha="right", va="bottom", fontsize=8)
-ax.set_xlabel("sysbench threads (concurrent clients)")
-ax.set_ylabel("throughput (transactions/s)")
-bx.set_ylabel("throughput loss vs native (%)  [dashed, shaded 95% CI]")
-ax.set_xlim(0, 300)
-ax.set_ylim(0, 15000)
-bx.set_ylim(-6, 70)
-ax.set_title("Fig 10: MySQL (sysbench OLTP, read-only) throughput and loss vs native, mean and 95% CI", fontsize=11)
-fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, fontsize=8, frameon=False)
-fig.text(0.5, -0.13, "Markers on the dashed curves, the verdict against native on the 95% interval of the ratio: "
-         "filled, a difference; hollow, equivalent within the margin; pale, inconclusive.\n"
-         "All runs are read-only (the paper describes read/write).", ha="center", fontsize=8)
-fig.tight_layout()
+fig = my.plot_fig10(fig10, paper)
 plots.save(fig, out, "fig10")
 plt.show()
 
 # %%
-pf = make_subplots(specs=[[{"secondary_y": True}]])
-plots.plotly_ci_curves(fig10, "threads", "tps_mean", "tps_ci95_low", "tps_ci95_high", groups=ENVS, fig=pf,
-                       name="{group}: tx/s", hover={"SD": "tps_sd", "n": "n", "vs native": "verdict"})
-plots.plotly_ci_curves(fig10, "threads", "loss_vs_native_pct", "loss_ci95_low", "loss_ci95_high", groups=ENVS[1:],
-                       fig=pf, name="{group}: loss %", mode="lines", dash="dash", hover={"vs native": "verdict"},
-                       secondary_y=True)
-pf.update_layout(title="Fig 10: MySQL throughput and loss vs native (mean, 95% CI; read-only runs)",
-                 template="plotly_white", xaxis_title="sysbench threads")
-pf.update_yaxes(title_text="throughput (transactions/s)", secondary_y=False)
-pf.update_yaxes(title_text="throughput loss vs native (%)", secondary_y=True)
-plots.save_html(pf, out, "fig10")
+plots.save_html(my.plotly_fig10(fig10), out, "fig10")
 
 # %%
 r10 = my.fig10_findings(fig10, runs)
@@ -289,50 +248,12 @@ if not authors_cpu.empty:
 display(fig11.pivot(index="threads", columns="environment", values="cpu_util_mean")[ENVS].round(2))
 
 # %%
-fig, ax = plt.subplots(figsize=(11, 6.4))
-inset = ax.inset_axes([0.06, 0.50, 0.36, 0.44])
-for a in (ax, inset):
-    plots.ci_curves(a, fig11, "cpu_util_mean", "tps_mean", "tps_ci95_low", "tps_ci95_high", xlow="cpu_util_ci95_low",
-                    xhigh="cpu_util_ci95_high", groups=ENVS, lw=1.5,
-                    label="{group} (n = {n} runs/point)" if a is ax else False)
-if not authors_cpu.empty:
-    m = fig11.dropna(subset="cpu_util_pooled_mean_authors")
-    for a in (ax, inset):
-        a.scatter(m["cpu_util_pooled_mean_authors"], m["tps_mean"], marker="x", color="black", s=18, lw=0.8,
-                  zorder=4, label="authors' results-cpu (pooled samples)" if a is ax else None)
-for env, offset in (("Native", (-16, 6)), ("KVM", (6, -10))):
-    rows = fig11[(fig11["environment"] == env) & fig11["threads"].isin([10, 50, 110, 290])]
-    for _, r in rows.iterrows():
-        ax.annotate(f"{int(r.threads)}", (r.cpu_util_mean, r.tps_mean), textcoords="offset points",
-                    xytext=offset, fontsize=7.5, color=plots.colour(env))
-inset.set_xlim(90, 99)
-inset.set_ylim(10800, 13600)
-inset.set_title("saturation (expanded)", fontsize=8)
-inset.set_xlabel("CPU utilisation (%)", fontsize=7)
-inset.set_ylabel("transactions/s", fontsize=7)
-inset.tick_params(labelsize=7)
-ax.indicate_inset_zoom(inset, edgecolor="0.5")
-ax.set_xlabel("CPU utilisation, 100 - idle (% of all 32 hardware threads; KVM: measured on the host)")
-ax.set_ylabel("throughput (transactions/s)")
-ax.set_xlim(0, 102)
-ax.set_ylim(0, 15000)
-ax.set_title("Fig 11: MySQL throughput vs CPU utilisation, per thread count (mean and 95% CI over runs)",
-             fontsize=11)
-ax.legend(loc="lower right", fontsize=8)
-fig.text(0.5, -0.03, "Numbers: sysbench threads. CPU from dstat, cut into the 150 runs per configuration "
-         "(one partly idle sample trimmed per end). Read-only runs.", ha="center", fontsize=8)
-fig.tight_layout()
+fig = md.plot_fig11(fig11, authors_cpu)
 plots.save(fig, out, "fig11")
 plt.show()
 
 # %%
-pf = plots.plotly_ci_curves(fig11, "cpu_util_mean", "tps_mean", "tps_ci95_low", "tps_ci95_high",
-                            xlow="cpu_util_ci95_low", xhigh="cpu_util_ci95_high", groups=ENVS,
-                            hover={"threads": "threads", "n runs": "n", "CPU vs native": "cpu_verdict"})
-pf.update_layout(title="Fig 11: MySQL throughput vs CPU utilisation (mean, 95% CI; KVM CPU measured on the host)",
-                 template="plotly_white", xaxis_title="CPU utilisation, 100 - idle (%)",
-                 yaxis_title="throughput (transactions/s)")
-plots.save_html(pf, out, "fig11")
+plots.save_html(md.plotly_fig11(fig11), out, "fig11")
 
 # %%
 r11 = my.fig11_findings(fig11, cpu)
@@ -387,41 +308,12 @@ display(fig12[fig12.environment != "Native"].pivot(index="threads", columns="env
                                                    values="verdict")[ENVS[1:]])
 
 # %%
-fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.4))
-plots.ci_curves(ax, fig12, "threads", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high", groups=ENVS,
-                lw=1.5, label="{group} (n = {n} runs/point)")
-plots.ci_curves(bx, fig12, "threads", "latency_p95_ms_mean", "latency_p95_ms_ci95_low", "latency_p95_ms_ci95_high",
-                groups=ENVS, lw=1.5, label="{group}")
-ax.set_xlabel("sysbench threads (concurrent clients)")
-ax.set_ylabel("mean transaction latency (ms)")
-ax.set_title("Fig 12: mean latency (sysbench per-request avg), 95% CI", fontsize=11)
-ax.legend(loc="upper left", fontsize=8)
-ax.text(0.98, 0.03, f"Little's law N = X R: (N - X R) / N = {rlo:.2f}% .. {rhi:.2f}% per run\n"
-        f"({lo:+.2f}% .. {hi:+.2f}% per point from the means)", transform=ax.transAxes, ha="right", va="bottom",
-        fontsize=8, bbox=dict(facecolor="white", edgecolor="0.8"))
-bx.set_xlabel("sysbench threads (concurrent clients)")
-bx.set_ylabel("95th percentile latency (ms, sysbench's approximation)")
-bx.set_title("95th percentile latency, 95% CI", fontsize=11)
-for a in (ax, bx):
-    a.set_xlim(0, 300)
-    a.set_ylim(0, None)
-fig.text(0.01, -0.03, "Read-only runs (the paper describes read/write transactions).", fontsize=8)
-fig.tight_layout()
+fig = my.plot_fig12(fig12)
 plots.save(fig, out, "fig12")
 plt.show()
 
 # %%
-pf = make_subplots(rows=1, cols=2, subplot_titles=("mean latency", "95th percentile latency"))
-for col, (y, ylo, yhi) in enumerate((("latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high"),
-                                     ("latency_p95_ms_mean", "latency_p95_ms_ci95_low", "latency_p95_ms_ci95_high")),
-                                    start=1):
-    plots.plotly_ci_curves(fig12, "threads", y, ylo, yhi, groups=ENVS, fig=pf, row=1, col=col,
-                           hover={"n": "n", "Little residual %": "littles_rel_residual_pct", "vs native": "verdict"},
-                           showlegend=col == 1)
-pf.update_layout(title="Fig 12: MySQL latency vs threads (mean, 95% CI)", template="plotly_white")
-pf.update_xaxes(title_text="sysbench threads")
-pf.update_yaxes(title_text="latency (ms)")
-plots.save_html(pf, out, "fig12")
+plots.save_html(my.plotly_fig12(fig12), out, "fig12")
 
 # %%
 r12 = my.fig12_findings(fig12, fig10)
@@ -447,30 +339,11 @@ latency is {pct(r12['kvm_first'], 0)} above native's already at {r12['first']} t
 # %%
 fig13 = my.throughput_latency(fig10, fig12)
 export.write_table(fig13, out, "fig13")
-fig, ax = plt.subplots(figsize=(10.5, 6.2))
-plots.ci_curves(ax, fig13, "tps_mean", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high",
-                xlow="tps_ci95_low", xhigh="tps_ci95_high", groups=ENVS, lw=1.5, label="{group} (n = {n} runs/point)")
-for env in ("Native", "KVM"):
-    for _, r in fig13[(fig13["environment"] == env) & fig13["threads"].isin([10, 50, 110, 170, 290])].iterrows():
-        ax.annotate(f"{int(r.threads)}", (r.tps_mean, r.latency_ms_mean), textcoords="offset points",
-                    xytext=(6 if env == "Native" else -16, 2), fontsize=7.5, color=plots.colour(env))
-ax.set_xlabel("throughput (transactions/s)")
-ax.set_ylabel("mean transaction latency (ms)")
-ax.set_xlim(0, 14500)
-ax.set_ylim(0, 55)
-ax.set_title("Fig 13: MySQL throughput vs latency, parameterized by threads (mean and 95% CI)", fontsize=11)
-ax.legend(loc="upper left", fontsize=8)
-fig.text(0.5, -0.02, "Numbers: sysbench threads. Read-only runs.", ha="center", fontsize=8)
-fig.tight_layout()
+fig = my.plot_fig13(fig13)
 plots.save(fig, out, "fig13")
 plt.show()
 
-pf = plots.plotly_ci_curves(fig13, "tps_mean", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high",
-                            xlow="tps_ci95_low", xhigh="tps_ci95_high", groups=ENVS,
-                            hover={"threads": "threads", "n": "n"})
-pf.update_layout(title="Fig 13: MySQL throughput vs latency (mean, 95% CI)", template="plotly_white",
-                 xaxis_title="throughput (transactions/s)", yaxis_title="mean transaction latency (ms)")
-plots.save_html(pf, out, "fig13")
+plots.save_html(my.plotly_fig13(fig13), out, "fig13")
 
 # %%
 r13 = my.fig13_findings(fig13)

@@ -34,14 +34,22 @@ import math
 import os
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from overhead import stats
+from overhead import plots, prose, stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
 from overhead.rc25482 import comparisons, wording
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Environment labels of the fio runs, in figure order.
 ENVIRONMENTS = ("Native", "Docker", "KVM")
@@ -709,3 +717,301 @@ def fig7_findings(ratios: pd.DataFrame, gap: dict) -> dict:
         "little_kvm": value("KVM", "Little's law iodepth / IOPS"),
         "lat_native": value("Native", "total latency mean"), "lat_kvm": value("KVM", "total latency mean"),
     }
+
+
+# --- figures (drawn for the notebook; the notebook saves and shows them) ---
+
+def _bars_with_sheet(ax: Axes, frame: pd.DataFrame, value: str, err: str | None, sheet_value: str,
+                     sheet_err: str | None, tests: Sequence[str], scale: float = 1.0,
+                     fmt: str = "{:.0f}") -> Axes:
+    """Draw grouped bars (committed logs) per test and environment, spreadsheet values as markers.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw on.
+    frame : pandas.DataFrame
+        :func:`sequential_throughput` or :func:`random_iops`.
+    value, err : str
+        The bar height column and its error-bar column (None: no error bars).
+    sheet_value, sheet_err : str
+        The spreadsheet's column and its error-bar column (None: none), drawn as diamonds when
+        the frame has any spreadsheet value.
+    tests : sequence of str
+        The tests, in x order.
+    scale : float
+        Every value is divided by it.
+    fmt : str
+        Format of the value written inside each bar.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+    """
+    width = 0.26
+    x = np.arange(len(tests))
+    for i, env in enumerate(ENVIRONMENTS):
+        rows = frame[frame["environment"] == env].set_index("test").loc[tests]
+        pos = x + (i - 1) * width
+        yerr = rows[err].to_numpy() / scale if err else None
+        ax.bar(pos, rows[value] / scale, width * 0.92, color=plots.colour(env), label=f"{env}: committed log",
+               yerr=yerr, capsize=4, error_kw={"elinewidth": 1.2, "ecolor": "black"})
+        for p, v in zip(pos, rows[value] / scale, strict=True):
+            ax.text(p, v * 0.5, fmt.format(v), ha="center", va="center", rotation=90, fontsize=8,
+                    color="white", fontweight="bold")
+        if sheet_value in rows and rows[sheet_value].notna().any():
+            syerr = rows[sheet_err].to_numpy() / scale if sheet_err else None
+            ax.errorbar(pos + width * 0.28, rows[sheet_value] / scale, yerr=syerr, fmt="D", ms=6, mfc="white",
+                        mec="black", ecolor="black", elinewidth=0.8, capsize=2, zorder=5,
+                        label="authors' spreadsheet" if i == 0 else None)
+    ax.set_xticks(x, tests)
+    return ax
+
+
+def _plotly_bars(frame: pd.DataFrame, value: str, err: str | None, sheet_value: str, sheet_err: str | None,
+                 tests: Sequence[str], ytitle: str, title: str, err_label: str) -> go.Figure:
+    """Draw the interactive version of :func:`_bars_with_sheet`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`sequential_throughput` or :func:`random_iops`.
+    value, err, sheet_value, sheet_err, tests
+        As for :func:`_bars_with_sheet`.
+    ytitle, title : str
+        The y axis title and the figure title.
+    err_label : str
+        The note written below the plot.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace per environment, and one marker trace per environment with spreadsheet values.
+    """
+    fig = go.Figure()
+    for env in ENVIRONMENTS:
+        rows = frame[frame["environment"] == env].set_index("test").loc[tests]
+        fig.add_bar(x=tests, y=rows[value], name=f"{env}: committed log", marker_color=plots.colour(env),
+                    error_y=dict(type="data", array=rows[err]) if err else None,
+                    customdata=np.stack([rows["n_runs"], rows["pct_vs_native"]], axis=-1),
+                    hovertemplate=f"{env}<br>%{{x}}: %{{y:.1f}}<br>n=%{{customdata[0]}} run"
+                                  "<br>%{customdata[1]:+.1f}% vs Native<extra></extra>")
+        if sheet_value in rows and rows[sheet_value].notna().any():
+            fig.add_scatter(x=tests, y=rows[sheet_value], mode="markers", name=f"{env}: authors' spreadsheet",
+                            marker=dict(symbol="diamond-open", size=10, color=plots.colour(env),
+                                        line=dict(width=2)),
+                            error_y=dict(type="data", array=rows[sheet_err]) if sheet_err else None)
+    fig.update_layout(barmode="group", title=title, yaxis_title=ytitle, template="plotly_white",
+                      annotations=[dict(text=err_label, xref="paper", yref="paper", x=0, y=-0.15,
+                                        showarrow=False, font=dict(size=10))])
+    return fig
+
+
+def plot_fig05(fig5: pd.DataFrame) -> Figure:
+    """Draw Fig 5: sequential read and write throughput per environment, with the spreadsheet's values.
+
+    Parameters
+    ----------
+    fig5 : pandas.DataFrame
+        :func:`sequential_throughput` (with or without the spreadsheet).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars of the committed logs with fio's within-run interval SD, the spreadsheet's values
+        as diamonds, and a footnote on what the error bars are.
+    """
+    tests5 = [t for t, _ in SEQUENTIAL]
+    fig, ax = plt.subplots(figsize=(8.5, 5.2))
+    _bars_with_sheet(ax, fig5, "bandwidth_mb_s", "interval_sd_mb_s", "spreadsheet_mb_s", "spreadsheet_sd_mb_s",
+                     tests5, fmt="{:.1f}")
+    ax.set_ylabel("throughput (MB/s = 10$^6$ B/s)")
+    ax.set_ylim(0, 1000)
+    ax.set_title("Fig 5: sequential I/O throughput (1 MiB), n = 1 run per environment")
+    ax.legend(loc="upper center", ncol=2, fontsize=8.5, bbox_to_anchor=(0.5, 1.0))
+    kvm_vs_sheet = fig5[fig5["environment"] == "KVM"].set_index("test").loc[tests5, "pct_vs_spreadsheet"]
+    gap = (" (vm.log is " + " / ".join(prose.num(-v, 1) + "%" for v in kvm_vs_sheet) + " lower)"
+           if kvm_vs_sheet.notna().all() else "")
+    fig.text(0.01, -0.04, "Error bars: fio's per-interval bandwidth SD within ONE run (not run-to-run, not a CI). "
+             "Read = seq-read-2 (iodepth 2), write = sequential-fill (iodepth 16).\nSpreadsheet KVM values come "
+             f"from a run that is not committed{gap}. Spreadsheet 'MB/s' (KiB/s / 1000) converted to MB/s.",
+             fontsize=7.5, va="top")
+    return fig
+
+
+def plotly_fig05(fig5: pd.DataFrame) -> go.Figure:
+    """Draw the interactive Fig 5 (sequential throughput).
+
+    Parameters
+    ----------
+    fig5 : pandas.DataFrame
+        :func:`sequential_throughput` (with or without the spreadsheet).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace per environment (MB/s, within-run SD as error bars), the spreadsheet's
+        values as marker traces.
+    """
+    tests5 = [t for t, _ in SEQUENTIAL]
+    return _plotly_bars(fig5, "bandwidth_mb_s", "interval_sd_mb_s", "spreadsheet_mb_s", "spreadsheet_sd_mb_s",
+                        tests5, "MB/s", "Fig 5: sequential throughput (n = 1 run per environment)",
+                        "error bars: fio per-interval bandwidth SD within one run, not a CI")
+
+
+def plot_fig06(fig6: pd.DataFrame) -> Figure:
+    """Draw Fig 6: random 4 KiB IOPS per environment, with the spreadsheet's values and KVM's gap.
+
+    Parameters
+    ----------
+    fig6 : pandas.DataFrame
+        :func:`random_iops` (with or without the spreadsheet; KVM's notes quote
+        ``pct_vs_native`` and ``spreadsheet_pct_vs_native``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars of the committed logs in thousands of IOPS, the spreadsheet's values as diamonds,
+        KVM's percent difference from native written above its bars.
+    """
+    tests6 = [t for t, _ in RANDOM]
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    _bars_with_sheet(ax, fig6, "iops", None, "spreadsheet_iops", None, tests6, scale=1000, fmt="{:.1f}k")
+    for i, test in enumerate(tests6):
+        kvm = fig6[(fig6["test"] == test) & (fig6["environment"] == "KVM")].iloc[0]
+        ax.annotate(f"KVM {kvm['pct_vs_native']:+.0f}%\n(sheet {kvm['spreadsheet_pct_vs_native']:+.0f}%)",
+                    (i + 0.26, kvm["iops"] / 1000), xytext=(0, 28), textcoords="offset points", ha="center",
+                    fontsize=8)
+    ax.set_ylabel("I/O operations per second (thousands, 4 KiB)")
+    ax.set_ylim(0, 140)
+    ax.set_title("Fig 6: random I/O, n = 1 run per environment")
+    ax.legend(loc="upper left", ncol=2, fontsize=8.5)
+    fig.text(0.01, -0.04, "Read/write: 8 jobs x iodepth 16 = 128 outstanding; mixed 70/30: 8 x 32 = 256 "
+             "(read + write IOPS). Group-reported sum over the 8 jobs.\nSpreadsheet KVM values come from a run "
+             "that is not committed; bars are the committed logs. No CI: one run per environment.",
+             fontsize=7.5, va="top")
+    return fig
+
+
+def plotly_fig06(fig6: pd.DataFrame) -> go.Figure:
+    """Draw the interactive Fig 6 (random I/O IOPS).
+
+    Parameters
+    ----------
+    fig6 : pandas.DataFrame
+        :func:`random_iops` (with or without the spreadsheet).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace per environment (IOPS), the spreadsheet's values as marker traces.
+    """
+    tests6 = [t for t, _ in RANDOM]
+    return _plotly_bars(fig6, "iops", None, "spreadsheet_iops", None, tests6, "IOPS (4 KiB)",
+                        "Fig 6: random I/O IOPS (n = 1 run per environment)",
+                        "bars: committed fio logs; diamonds: authors' spreadsheet (KVM from an uncommitted run)")
+
+
+def plot_fig07(lat: pd.DataFrame, ratios: pd.DataFrame, lat_sheet: pd.DataFrame | None = None) -> Figure:
+    """Draw Fig 7: the random-read latency ECDF of fio's percentiles, and the spreadsheet's version.
+
+    Parameters
+    ----------
+    lat : pandas.DataFrame
+        :func:`latency_percentiles` (extra columns are ignored).
+    ratios : pandas.DataFrame
+        :func:`latency_comparison`: KVM's median and p99 ratios to native are written on the plot.
+    lat_sheet : pandas.DataFrame or None
+        :func:`spreadsheet_latency_percentiles`, drawn in a second panel (log x axis); None:
+        one panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One curve per environment per panel; KVM percentiles beyond 1300 us are listed in the
+        note instead of drawn.
+    """
+    ncols = 2 if lat_sheet is not None else 1
+    fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.8), squeeze=False)
+    ax = axes[0, 0]
+    for env in ENVIRONMENTS:
+        rows = lat[lat["environment"] == env].dropna(subset=["ecdf"])
+        ax.plot(rows["latency_us"], rows["ecdf"], marker=plots.marker(env), color=plots.colour(env), ms=5,
+                lw=1.2, label=f"{env} (median {rows.loc[rows['percentile'] == 50, 'latency_us'].iloc[0]:.0f} us)")
+    ax.set_xlim(0, 1300)
+    ax.set_ylim(0, 1.01)
+    tail = lat[(lat["environment"] == "KVM") & (lat["latency_us"] > 1300)]
+    tail_note = ("\nKVM tail off scale (us):\n" + "\n".join(f"p{p:g} = {v:.0f}" for p, v in
+                                                        zip(tail["percentile"], tail["latency_us"], strict=True))
+                 if len(tail) else "")
+    ax.set_xlabel("read completion latency (us)")
+    ax.set_ylabel("fraction of I/Os (ECDF)")
+    ax.set_title("Fig 7: random-read-16 (4 KiB, iodepth 16)", fontsize=11)
+    ax.legend(loc="lower right", fontsize=8.5)
+    r50 = ratios[(ratios["environment"] == "KVM") & (ratios["statistic"] == "p50")]["ratio_vs_native"].iloc[0]
+    r99 = ratios[(ratios["environment"] == "KVM") & (ratios["statistic"] == "p99")]["ratio_vs_native"].iloc[0]
+    # right of the KVM curve, above the legend (the curve is left of x = 700 us below y = 0.7)
+    ax.text(0.98, 0.66, f"KVM / Native: median x{r50:.2f}, p99 x{r99:.2f}\n(within-run percentiles,\nn = 1 "
+            "run each: no CI, no test)" + tail_note, transform=ax.transAxes, ha="right", va="top", fontsize=7.5)
+    if lat_sheet is not None:
+        ax = axes[0, 1]
+        for env in ENVIRONMENTS:
+            rows = lat_sheet[lat_sheet["environment"] == env]
+            depth = rows["iodepth"].iloc[0] * rows["numjobs"].iloc[0] if rows["iodepth"].notna().any() else None
+            what = f"{rows['job'].iloc[0]}".replace("random-read-", "rr-") + (f", {depth} outst." if depth else "")
+            ax.plot(rows["latency_us"], rows["ecdf"], marker=plots.marker(env), color=plots.colour(env), ms=5,
+                    lw=1.0, ls="--", label=f"{env}: {what}")
+        ax.set_xscale("log")
+        ax.set_xticks([200, 300, 500, 1000, 2000, 5000], ["200", "300", "500", "1000", "2000", "5000"])
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+        ax.set_xlabel("read completion latency (us, log scale)")
+        ax.set_ylabel("fraction of I/Os (ECDF)")
+        ax.set_title("Authors' spreadsheet version (mixes jobs)", fontsize=11)
+        ax.legend(loc="center left", bbox_to_anchor=(0.22, 0.55), fontsize=8)
+    fig.text(0.01, -0.03, "Points: fio 2.0.8's printed clat percentiles (1st to 99.99th), joined by lines for "
+             "the eye. One run per environment; the spread shown is between the I/Os of that run."
+             + ("\nRight: the spreadsheet's columns (rr = random-read; outst. = outstanding I/Os)."
+                if lat_sheet is not None else ""),
+             fontsize=7.5, va="top")
+    fig.tight_layout()
+    return fig
+
+
+def plotly_fig07(lat: pd.DataFrame, lat_sheet: pd.DataFrame | None = None) -> go.Figure:
+    """Draw the interactive Fig 7 (random read latency ECDF).
+
+    Parameters
+    ----------
+    lat : pandas.DataFrame
+        :func:`latency_percentiles` (extra columns are ignored).
+    lat_sheet : pandas.DataFrame or None
+        :func:`spreadsheet_latency_percentiles`, drawn in a second panel (log x axis); None:
+        one panel.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per environment per panel (x: latency in us, y: ECDF).
+    """
+    ncols = 2 if lat_sheet is not None else 1
+    fig = make_subplots(rows=1, cols=ncols, subplot_titles=["random-read-16 (committed logs)",
+                                                            "authors' spreadsheet (mixes jobs)"][:ncols])
+    for env in ENVIRONMENTS:
+        rows = lat[lat["environment"] == env].dropna(subset=["ecdf"])
+        fig.add_scatter(x=rows["latency_us"], y=rows["ecdf"], mode="lines+markers", name=env, legendgroup=env,
+                        marker=dict(color=plots.colour(env), symbol=plots.plotly_symbols([env])[env]),
+                        line=dict(color=plots.colour(env)), row=1, col=1,
+                        hovertemplate=f"{env}<br>%{{x:.0f}} us: %{{y:.4f}}<extra>n=1 run</extra>")
+        if lat_sheet is not None:
+            rows = lat_sheet[lat_sheet["environment"] == env]
+            fig.add_scatter(x=rows["latency_us"], y=rows["ecdf"], mode="lines+markers",
+                            name=f"{env} (sheet: {rows['job'].iloc[0]})", legendgroup=env,
+                            marker=dict(color=plots.colour(env), symbol="diamond-open"),
+                            line=dict(color=plots.colour(env), dash="dash"), row=1, col=2)
+    fig.update_xaxes(title_text="read completion latency (us)", row=1, col=1)
+    if lat_sheet is not None:
+        fig.update_xaxes(title_text="latency (us, log)", type="log", row=1, col=2)
+    fig.update_yaxes(title_text="fraction of I/Os")
+    fig.update_layout(title="Fig 7: random read latency ECDF (fio percentiles, one run each)", template="plotly_white")
+    return fig

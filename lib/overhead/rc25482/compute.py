@@ -30,10 +30,12 @@ from __future__ import annotations
 import math
 import os
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
-from overhead import stats
+from overhead import plots, stats
 from overhead.names import BASELINE
 from overhead.rc25482 import comparisons, wording
 from overhead.rc25482.published import table1_published
@@ -787,3 +789,67 @@ def stream_rates(derived: pd.DataFrame, table1: pd.DataFrame) -> dict:
     g = derived.loc[derived["gflops"] > 0, "gflops"]
     return {"gflops_low": float(g.min()), "gflops_high": float(g.max()),
             "linpack": wording.at(table1, "mean", workload="Linpack", environment="Native")}
+
+
+# --- figures (drawn for the notebook; the notebook saves and shows them) ---
+
+def plot_table1_bars(table: pd.DataFrame, trial_rows: pd.DataFrame) -> Figure:
+    """Draw Table I as bars: one panel per measured workload, every trial as a dot.
+
+    Bars from zero with the 95% CI of the mean as error bars, each trial of the cell as a dot
+    (flagged trials circled in red, kept), the authors' spreadsheet value as a black bar, and
+    above each bar the difference from native with its verdict (:func:`bar_tag`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`table1` (the workloads with n > 0 get a panel; there must be six).
+    trial_rows : pandas.DataFrame
+        :func:`trials` (the ``in_table`` rows are drawn as dots).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The 2 x 3 panel figure (not saved, shown or closed).
+    """
+    measured_w = [w for w in WORKLOADS if (table.loc[table["workload"] == w, "n"] > 0).any()]
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7.6))
+    for ax, w in zip(axes.flat, measured_w, strict=True):
+        rows = table[(table["workload"] == w) & (table["n"] > 0)]
+        envs = list(rows["environment"])
+        xs = np.arange(len(envs))
+        for x, r in zip(xs, rows.itertuples(), strict=True):
+            c = plots.colour(r.environment)
+            ax.bar(x, r.mean, width=0.7, color=c, alpha=0.85, edgecolor="black", linewidth=0.6)
+            ax.errorbar(x, r.mean, yerr=[[r.mean - r.ci95_low], [r.ci95_high - r.mean]], fmt="none",
+                        ecolor="black", capsize=4, linewidth=1.2, label="95% CI of the mean")
+            pts = trial_rows[(trial_rows["workload"] == w) & (trial_rows["environment"] == r.environment)
+                             & trial_rows["in_table"]]
+            jitter = np.linspace(-0.2, 0.2, len(pts))
+            ax.scatter(x + jitter, pts["value"], s=10, color="white", edgecolor="black", linewidth=0.6,
+                       zorder=3, label="one trial")
+            out_pts = pts[pts["outlier"].fillna(False)]
+            if len(out_pts):
+                ax.scatter(x + jitter[pts["outlier"].fillna(False).to_numpy()], out_pts["value"], s=70,
+                           facecolor="none", edgecolor="#D55E00", linewidth=1.5, zorder=4,
+                           label="flagged trial (kept)")
+            if pd.notna(r.published_mean):
+                ax.plot([x - 0.38, x + 0.38], [r.published_mean] * 2, color="black", linewidth=2.2,
+                        label="authors' spreadsheet", zorder=5)
+            tag = bar_tag(pd.Series(r._asdict()))
+            top = np.nanmax([r.ci95_high, pts["value"].max(), r.published_mean])
+            ax.text(x, top + 0.025 * rows["mean"].max(), tag, ha="center", va="bottom", fontsize=8.5)
+        ax.set_xticks(xs, [f"{e}\nn={n}" for e, n in zip(envs, rows["n"], strict=True)], fontsize=9)
+        ax.set_ylim(0, rows["mean"].max() * 1.2)
+        ax.set_title(w)
+        ax.set_ylabel(rows["unit"].iloc[0])
+    handles, labels = [], []
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, -0.01))
+    fig.suptitle("Table I as bars: mean with 95% CI and every trial (two sockets; PXZ: no data)", y=1.0)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig

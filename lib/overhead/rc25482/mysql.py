@@ -16,7 +16,9 @@ What this module computes (all from the tidy tables of :func:`overhead.rc25482.l
   runs with SD, 95% CI and n, and against native the verdict (:func:`overhead.stats.curve`:
   equivalent within the margin, faster/slower, inconclusive) decided on the 95% interval of the
   ratio of means, with the tests on the same scale and Holm's correction;
-- :func:`claims`: the paper's statements about Figs 10-12 beside the reproduced numbers.
+- :func:`claims`: the paper's statements about Figs 10-12 beside the reproduced numbers;
+- :func:`plot_fig10`, :func:`plot_fig12`, :func:`plot_fig13` (matplotlib) and their
+  ``plotly_fig*`` twins: the figures the notebook saves and shows.
 
 What dstat recorded during the runs (CPU per run for Fig 11, the network signature, Table III)
 is in :mod:`overhead.rc25482.mysql_dstat`; the authors' own derived files, read only to
@@ -34,14 +36,21 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from plotly.subplots import make_subplots
 
-from overhead import stats
+from overhead import plots, stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
 from overhead.rc25482 import comparisons, wording
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+    from matplotlib.figure import Figure
 
 #: The paper's MySQL data (other p_series are earlier runs).
 SERIES = "performance-governor"
@@ -1087,3 +1096,211 @@ def mysql_comparison(claims: pd.DataFrame, fig10: pd.DataFrame, fig11: pd.DataFr
                    authors_diff=diff,
                    authors_words="the same" if round(diff, 1) == round(out["cpu"], 1) else "a difference of")
     return out
+
+
+# --- figures (drawn for the notebook; the notebook saves and shows them) ---
+
+def plot_fig10(fig10: pd.DataFrame, paper: pd.DataFrame | None = None) -> Figure:
+    """Draw Fig 10: throughput against threads, and the loss against native on a second axis.
+
+    Left axis: mean transactions/s with 95% CI per configuration; right axis (dashed, shaded 95%
+    CI): the loss against native with the verdict markers and the equivalence margin; black
+    ticks for the paper's statements (Docker -> ~2%, KVM > 40%) when ``paper`` is given.
+
+    Parameters
+    ----------
+    fig10 : pandas.DataFrame
+        :func:`throughput_curve` (optionally with the authors' columns).
+    paper : pandas.DataFrame or None
+        The paper's values; ``None`` (compare_published=False) leaves out its statements.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved, shown or closed).
+    """
+    envs = list(LABELS)
+    fig, ax = plt.subplots(figsize=(11, 6.4))
+    bx = ax.twinx()
+    bx.grid(False)
+    handles = list(plots.ci_curves(ax, fig10, "threads", "tps_mean", "tps_ci95_low", "tps_ci95_high", groups=envs,
+                                   lw=1.5, label="{group}: throughput (n = {n} runs/point)").values())
+    for env in envs[1:]:
+        rows = fig10[fig10["environment"] == env]
+        col = plots.colour(env)
+        bx.fill_between(rows["threads"], rows["loss_ci95_low"], rows["loss_ci95_high"], color=col, alpha=0.15, lw=0)
+        (h,) = bx.plot(rows["threads"], rows["loss_vs_native_pct"], color=col, ls="--", lw=1.1,
+                       label=f"{env}: loss vs native")
+        handles.append(h)
+    plots.verdict_markers(bx, fig10, "threads", "loss_vs_native_pct", groups=envs[1:], size=18)
+    handles.append(plots.margin_band(bx, fig10[fig10["environment"] != "Native"], scale="loss", alpha=0.45,
+                                     label="equivalence margin of the verdicts"))
+    if paper is not None:  # the paper's statements (text-only values)
+        for value, text in ((2.0, "paper: Docker -> ~2%"), (40.0, "paper: KVM > 40%")):
+            bx.plot([292, 300], [value, value], color="black", lw=2, clip_on=False)
+            bx.text(288, value + 1.0, text, ha="right", va="bottom", fontsize=8)
+    ax.set_xlabel("sysbench threads (concurrent clients)")
+    ax.set_ylabel("throughput (transactions/s)")
+    bx.set_ylabel("throughput loss vs native (%)  [dashed, shaded 95% CI]")
+    ax.set_xlim(0, 300)
+    ax.set_ylim(0, 15000)
+    bx.set_ylim(-6, 70)
+    ax.set_title("Fig 10: MySQL (sysbench OLTP, read-only) throughput and loss vs native, mean and 95% CI",
+                 fontsize=11)
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, fontsize=8, frameon=False)
+    fig.text(0.5, -0.13, "Markers on the dashed curves, the verdict against native on the 95% interval of the ratio: "
+             "filled, a difference; hollow, equivalent within the margin; pale, inconclusive.\n"
+             "All runs are read-only (the paper describes read/write).", ha="center", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plotly_fig10(fig10: pd.DataFrame) -> go.Figure:
+    """Draw the interactive Fig 10: throughput and, on a second axis, the loss against native.
+
+    Parameters
+    ----------
+    fig10 : pandas.DataFrame
+        :func:`throughput_curve`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure: one throughput trace per configuration, then one loss trace per non-native
+        configuration (secondary y axis), with their 95% CIs as error bars.
+    """
+    envs = list(LABELS)
+    pf = make_subplots(specs=[[{"secondary_y": True}]])
+    plots.plotly_ci_curves(fig10, "threads", "tps_mean", "tps_ci95_low", "tps_ci95_high", groups=envs, fig=pf,
+                           name="{group}: tx/s", hover={"SD": "tps_sd", "n": "n", "vs native": "verdict"})
+    plots.plotly_ci_curves(fig10, "threads", "loss_vs_native_pct", "loss_ci95_low", "loss_ci95_high",
+                           groups=envs[1:], fig=pf, name="{group}: loss %", mode="lines", dash="dash",
+                           hover={"vs native": "verdict"}, secondary_y=True)
+    pf.update_layout(title="Fig 10: MySQL throughput and loss vs native (mean, 95% CI; read-only runs)",
+                     template="plotly_white", xaxis_title="sysbench threads")
+    pf.update_yaxes(title_text="throughput (transactions/s)", secondary_y=False)
+    pf.update_yaxes(title_text="throughput loss vs native (%)", secondary_y=True)
+    return pf
+
+
+def plot_fig12(fig12: pd.DataFrame) -> Figure:
+    """Draw Fig 12: mean and 95th-percentile latency against threads, with Little's law.
+
+    Parameters
+    ----------
+    fig12 : pandas.DataFrame
+        :func:`latency_curve`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (mean latency with the range of Little's law residuals, 95th percentile),
+        not saved, shown or closed.
+    """
+    envs = list(LABELS)
+    lo, hi = fig12["littles_rel_residual_pct"].min(), fig12["littles_rel_residual_pct"].max()
+    rlo, rhi = fig12["littles_rel_residual_run_min_pct"].min(), fig12["littles_rel_residual_run_max_pct"].max()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.4))
+    plots.ci_curves(ax, fig12, "threads", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high",
+                    groups=envs, lw=1.5, label="{group} (n = {n} runs/point)")
+    plots.ci_curves(bx, fig12, "threads", "latency_p95_ms_mean", "latency_p95_ms_ci95_low",
+                    "latency_p95_ms_ci95_high", groups=envs, lw=1.5, label="{group}")
+    ax.set_xlabel("sysbench threads (concurrent clients)")
+    ax.set_ylabel("mean transaction latency (ms)")
+    ax.set_title("Fig 12: mean latency (sysbench per-request avg), 95% CI", fontsize=11)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.text(0.98, 0.03, f"Little's law N = X R: (N - X R) / N = {rlo:.2f}% .. {rhi:.2f}% per run\n"
+            f"({lo:+.2f}% .. {hi:+.2f}% per point from the means)", transform=ax.transAxes, ha="right",
+            va="bottom", fontsize=8, bbox=dict(facecolor="white", edgecolor="0.8"))
+    bx.set_xlabel("sysbench threads (concurrent clients)")
+    bx.set_ylabel("95th percentile latency (ms, sysbench's approximation)")
+    bx.set_title("95th percentile latency, 95% CI", fontsize=11)
+    for a in (ax, bx):
+        a.set_xlim(0, 300)
+        a.set_ylim(0, None)
+    fig.text(0.01, -0.03, "Read-only runs (the paper describes read/write transactions).", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plotly_fig12(fig12: pd.DataFrame) -> go.Figure:
+    """Draw the interactive Fig 12: mean and 95th-percentile latency against threads.
+
+    Parameters
+    ----------
+    fig12 : pandas.DataFrame
+        :func:`latency_curve`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two panels side by side, one trace per configuration in each (legend on the first).
+    """
+    envs = list(LABELS)
+    pf = make_subplots(rows=1, cols=2, subplot_titles=("mean latency", "95th percentile latency"))
+    for col, (y, ylo, yhi) in enumerate((("latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high"),
+                                         ("latency_p95_ms_mean", "latency_p95_ms_ci95_low",
+                                          "latency_p95_ms_ci95_high")), start=1):
+        plots.plotly_ci_curves(fig12, "threads", y, ylo, yhi, groups=envs, fig=pf, row=1, col=col,
+                               hover={"n": "n", "Little residual %": "littles_rel_residual_pct",
+                                      "vs native": "verdict"},
+                               showlegend=col == 1)
+    pf.update_layout(title="Fig 12: MySQL latency vs threads (mean, 95% CI)", template="plotly_white")
+    pf.update_xaxes(title_text="sysbench threads")
+    pf.update_yaxes(title_text="latency (ms)")
+    return pf
+
+
+def plot_fig13(fig13: pd.DataFrame) -> Figure:
+    """Draw Fig 13: mean latency against mean throughput, parameterized by threads.
+
+    Parameters
+    ----------
+    fig13 : pandas.DataFrame
+        :func:`throughput_latency`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One curve per configuration with 95% CIs both ways, native's and KVM's points at 10, 50,
+        110, 170 and 290 threads labelled; not saved, shown or closed.
+    """
+    envs = list(LABELS)
+    fig, ax = plt.subplots(figsize=(10.5, 6.2))
+    plots.ci_curves(ax, fig13, "tps_mean", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high",
+                    xlow="tps_ci95_low", xhigh="tps_ci95_high", groups=envs, lw=1.5,
+                    label="{group} (n = {n} runs/point)")
+    for env in ("Native", "KVM"):
+        for _, r in fig13[(fig13["environment"] == env) & fig13["threads"].isin([10, 50, 110, 170, 290])].iterrows():
+            ax.annotate(f"{int(r.threads)}", (r.tps_mean, r.latency_ms_mean), textcoords="offset points",
+                        xytext=(6 if env == "Native" else -16, 2), fontsize=7.5, color=plots.colour(env))
+    ax.set_xlabel("throughput (transactions/s)")
+    ax.set_ylabel("mean transaction latency (ms)")
+    ax.set_xlim(0, 14500)
+    ax.set_ylim(0, 55)
+    ax.set_title("Fig 13: MySQL throughput vs latency, parameterized by threads (mean and 95% CI)", fontsize=11)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.text(0.5, -0.02, "Numbers: sysbench threads. Read-only runs.", ha="center", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plotly_fig13(fig13: pd.DataFrame) -> go.Figure:
+    """Draw the interactive Fig 13: mean latency against mean throughput.
+
+    Parameters
+    ----------
+    fig13 : pandas.DataFrame
+        :func:`throughput_latency`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per configuration, with 95% CIs both ways as error bars.
+    """
+    pf = plots.plotly_ci_curves(fig13, "tps_mean", "latency_ms_mean", "latency_ms_ci95_low", "latency_ms_ci95_high",
+                                xlow="tps_ci95_low", xhigh="tps_ci95_high", groups=list(LABELS),
+                                hover={"threads": "threads", "n": "n"})
+    pf.update_layout(title="Fig 13: MySQL throughput vs latency (mean, 95% CI)", template="plotly_white",
+                     xaxis_title="throughput (transactions/s)", yaxis_title="mean transaction latency (ms)")
+    return pf

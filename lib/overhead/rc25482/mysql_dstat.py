@@ -8,21 +8,25 @@ over all 150 sysbench runs of the folder, with no time stamp per sample. :func:`
 each series into the runs (:func:`overhead.stats.segment_runs`) and pairs them with the sysbench
 reports by order; :func:`cpu_curve` gives Fig 11; :func:`network_signature` counts packets and
 bytes per transaction, which tell where dstat ran and which network path the traffic took;
-:func:`table3` lists the configurations with what the data itself says about them.
+:func:`table3` lists the configurations with what the data itself says about them;
+:func:`plot_fig11` and :func:`plotly_fig11` draw Fig 11 for the notebook.
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from overhead import stats
+from overhead import plots, stats
 from overhead.rc25482.mysql import (
     BASELINE,
     CONFIGURATIONS,
+    LABELS,
     LOCAL_UTC_OFFSET,
     MONITOR_METRICS,
     MySQLDataError,
@@ -31,7 +35,11 @@ from overhead.rc25482.mysql import (
     run_order,
 )
 
-__all__ = ["cpu_curve", "cpu_runs", "network_signature", "observed_path", "table3"]
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+    from matplotlib.figure import Figure
+
+__all__ = ["cpu_curve", "cpu_runs", "network_signature", "observed_path", "plot_fig11", "plotly_fig11", "table3"]
 
 
 def _samples(monitor: pd.DataFrame, label: str) -> pd.DataFrame:
@@ -293,3 +301,84 @@ def table3(runs: pd.DataFrame, cpu: pd.DataFrame | None = None) -> pd.DataFrame:
                        observed_network=observed_path(s))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# --- figures (drawn for the notebook; the notebook saves and shows them) ---
+
+def plot_fig11(fig11: pd.DataFrame, authors_cpu: pd.DataFrame | None = None) -> Figure:
+    """Draw Fig 11: mean throughput against mean CPU utilisation, per thread count.
+
+    Parameters
+    ----------
+    fig11 : pandas.DataFrame
+        :func:`cpu_curve` with the throughput columns (``fig10`` given), and the authors' pooled
+        column ``cpu_util_pooled_mean_authors`` when ``authors_cpu`` is not empty
+        (:func:`overhead.rc25482.authors.with_authors`).
+    authors_cpu : pandas.DataFrame or None
+        :func:`overhead.rc25482.authors.read_authors_cpu`; when not empty, the authors' pooled
+        CPU values are drawn as black crosses.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One curve per configuration with 95% CIs both ways, an inset expanding saturation, and
+        native's and KVM's points at 10, 50, 110 and 290 threads labelled; not saved, shown or
+        closed.
+    """
+    envs = list(LABELS)
+    fig, ax = plt.subplots(figsize=(11, 6.4))
+    inset = ax.inset_axes([0.06, 0.50, 0.36, 0.44])
+    for a in (ax, inset):
+        plots.ci_curves(a, fig11, "cpu_util_mean", "tps_mean", "tps_ci95_low", "tps_ci95_high",
+                        xlow="cpu_util_ci95_low", xhigh="cpu_util_ci95_high", groups=envs, lw=1.5,
+                        label="{group} (n = {n} runs/point)" if a is ax else False)
+    if authors_cpu is not None and not authors_cpu.empty:
+        m = fig11.dropna(subset="cpu_util_pooled_mean_authors")
+        for a in (ax, inset):
+            a.scatter(m["cpu_util_pooled_mean_authors"], m["tps_mean"], marker="x", color="black", s=18, lw=0.8,
+                      zorder=4, label="authors' results-cpu (pooled samples)" if a is ax else None)
+    for env, offset in (("Native", (-16, 6)), ("KVM", (6, -10))):
+        rows = fig11[(fig11["environment"] == env) & fig11["threads"].isin([10, 50, 110, 290])]
+        for _, r in rows.iterrows():
+            ax.annotate(f"{int(r.threads)}", (r.cpu_util_mean, r.tps_mean), textcoords="offset points",
+                        xytext=offset, fontsize=7.5, color=plots.colour(env))
+    inset.set_xlim(90, 99)
+    inset.set_ylim(10800, 13600)
+    inset.set_title("saturation (expanded)", fontsize=8)
+    inset.set_xlabel("CPU utilisation (%)", fontsize=7)
+    inset.set_ylabel("transactions/s", fontsize=7)
+    inset.tick_params(labelsize=7)
+    ax.indicate_inset_zoom(inset, edgecolor="0.5")
+    ax.set_xlabel("CPU utilisation, 100 - idle (% of all 32 hardware threads; KVM: measured on the host)")
+    ax.set_ylabel("throughput (transactions/s)")
+    ax.set_xlim(0, 102)
+    ax.set_ylim(0, 15000)
+    ax.set_title("Fig 11: MySQL throughput vs CPU utilisation, per thread count (mean and 95% CI over runs)",
+                 fontsize=11)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.text(0.5, -0.03, "Numbers: sysbench threads. CPU from dstat, cut into the 150 runs per configuration "
+             "(one partly idle sample trimmed per end). Read-only runs.", ha="center", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plotly_fig11(fig11: pd.DataFrame) -> go.Figure:
+    """Draw the interactive Fig 11: mean throughput against mean CPU utilisation.
+
+    Parameters
+    ----------
+    fig11 : pandas.DataFrame
+        :func:`cpu_curve` with the throughput columns (``fig10`` given).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per configuration, with 95% CIs both ways as error bars.
+    """
+    pf = plots.plotly_ci_curves(fig11, "cpu_util_mean", "tps_mean", "tps_ci95_low", "tps_ci95_high",
+                                xlow="cpu_util_ci95_low", xhigh="cpu_util_ci95_high", groups=list(LABELS),
+                                hover={"threads": "threads", "n runs": "n", "CPU vs native": "cpu_verdict"})
+    pf.update_layout(title="Fig 11: MySQL throughput vs CPU utilisation (mean, 95% CI; KVM CPU measured on the host)",
+                     template="plotly_white", xaxis_title="CPU utilisation, 100 - idle (%)",
+                     yaxis_title="throughput (transactions/s)")
+    return pf

@@ -13,7 +13,7 @@ a difference). The paper's second Fig 2 panel (CPU cycles per byte from
 (netperf) columns are empty.
 
 Entry points: :func:`tcp_goodput_limit`, :func:`goodput` (Fig 2), :func:`latency` (Fig 3),
-:func:`claims`.
+:func:`claims`; the figures :func:`plot_fig02` and :func:`plot_fig03`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ from __future__ import annotations
 import math
 import os
 
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
+
+from overhead import plots
 
 #: Fig 2 / Fig 3 environments (the paper's labels), in plotting order.
 ENVIRONMENTS = ("Native", "Docker NAT", "KVM")
@@ -261,3 +266,115 @@ def authors_tables(tidy_dir: str | os.PathLike[str], paper: pd.DataFrame | None 
 
     ref_rows = load(tidy_dir, table="reference")
     return {"fig02": goodput(ref_rows, paper), "fig03": latency(ref_rows, paper)}
+
+
+# --- figures (drawn for the notebook; the notebook saves and shows them) ---
+
+def plot_fig02(fig02: pd.DataFrame) -> Figure:
+    """Draw Fig 2: nuttcp goodput per direction and environment, and the missing CPU panel.
+
+    One bar per environment and direction (n = 1: no error bars), the published value as a
+    black bar, the 10 Gbps line rate and the header-limited maximum TCP goodput as horizontal
+    lines; the second panel states that the paper's CPU cycles/byte data are not in the data.
+
+    Parameters
+    ----------
+    fig02 : pandas.DataFrame
+        Output of :func:`goodput`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The two-panel figure (not saved, shown or closed).
+    """
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.8), gridspec_kw={"width_ratios": [1.6, 1]})
+    dirs = [label for _, label in DIRECTIONS]
+    width = 0.26
+    for i, env in enumerate(ENVIRONMENTS):
+        rows = fig02[fig02["environment"] == env].set_index("direction").reindex(dirs)
+        xs = np.arange(len(dirs)) + (i - 1) * width
+        ax.bar(xs, rows["goodput_gbps"], width=width * 0.95, color=plots.colour(env), edgecolor="black",
+               linewidth=0.6, label=env)
+        for x, g, p in zip(xs, rows["goodput_gbps"], rows["published_gbps"], strict=True):
+            ax.text(x, g - 0.25, f"{g:.2f}", ha="center", va="top", fontsize=9, color="white",
+                    fontweight="bold")
+            if pd.notna(p):
+                ax.plot([x - width * 0.45, x + width * 0.45], [p, p], color="black", linewidth=2)
+    limit = float(fig02["max_goodput_gbps"].iloc[0])
+    ax.axhline(LINE_RATE_GBPS, color="black", linestyle="-", linewidth=1)
+    ax.axhline(limit, color="black", linestyle="--", linewidth=1)
+    ax.text(-0.48, LINE_RATE_GBPS + 0.06, "line rate 10 Gbps", ha="left", va="bottom", fontsize=8.5)
+    ax.text(1.48, limit + 0.06, f"max TCP goodput {limit:.2f} Gbps (1500 B MTU headers)", ha="right",
+            va="bottom", fontsize=8.5)
+    ax.plot([], [], color="black", linewidth=2, label="published value (same spreadsheet cell)")
+    ax.set_xticks(np.arange(len(dirs)), dirs)
+    ax.grid(False, axis="x")
+    ax.set_xlim(-0.5, 1.5)
+    ax.set_ylim(0, 11.2)
+    ax.set_ylabel("goodput (Gbit/s)")
+    ax.set_title("nuttcp goodput, one TCP stream")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4, fontsize=8.5, frameon=False)
+    ax.text(0.5, 0.45, "n = 1 per bar (one hand-entered value in nuttcp.xlsx):\nno error bars or CI possible.\n"
+            "The spreadsheet's Docker --net=host column is empty.", transform=ax.transAxes, ha="center",
+            va="center", fontsize=9, bbox={"facecolor": "white", "edgecolor": "#999999"})
+    ax2.set_axis_off()
+    ax2.set_title("CPU cycles per byte (paper's second panel)")
+    ax2.text(0.5, 0.55, "NOT IN THE DATA\n\nThe paper measured system-wide CPU\nwith `perf stat -a`; that output was\n"
+             "never committed to the authors'\nrepository, so this panel cannot\nbe rebuilt.",
+             ha="center", va="center", fontsize=10, transform=ax2.transAxes,
+             bbox={"facecolor": "#f3f3f3", "edgecolor": "#999999", "boxstyle": "round,pad=0.8"})
+    fig.suptitle("Fig 2: TCP bulk transfer over a 10 Gbps link (SUT = system under test)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_fig03(fig03: pd.DataFrame) -> Figure:
+    """Draw Fig 3: netperf TCP_RR / UDP_RR round-trip latency per environment.
+
+    One bar per environment and test (n = 1: no CI), labelled with the latency and, beside
+    native, the difference in us and %; the published value as a black bar. Docker NAT has no
+    value in the data and is marked so.
+
+    Parameters
+    ----------
+    fig03 : pandas.DataFrame
+        Output of :func:`latency`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved, shown or closed).
+    """
+    width = 0.26
+    fig, ax = plt.subplots(figsize=(8.5, 5.4))
+    tests = list(TESTS)
+    for i, env in enumerate(ENVIRONMENTS):
+        rows = fig03[fig03["environment"] == env].set_index("test").reindex(tests)
+        xs = np.arange(len(tests)) + (i - 1) * width
+        ax.bar(xs, rows["latency_us"].fillna(0), width=width * 0.95, color=plots.colour(env),
+               edgecolor="black", linewidth=0.6, label=env)
+        for x, r in zip(xs, rows.itertuples(), strict=True):
+            if np.isnan(r.latency_us):
+                ax.text(x, 2, "Docker NAT: no data\n(spreadsheet column empty)", ha="center", va="bottom",
+                        fontsize=8, rotation=90, color=plots.colour(env),
+                        bbox={"facecolor": "white", "edgecolor": "none"})
+                continue
+            tag = f"{r.latency_us:.1f}"
+            if env != "Native":
+                tag += f"\n+{r.delta_vs_native_us:.1f} us\n({r.delta_vs_native_pct:+.0f}%)"
+            ax.text(x, r.latency_us + 1, tag, ha="center", va="bottom", fontsize=8.5)
+            if pd.notna(r.published_latency_us):
+                ax.plot([x - width * 0.45, x + width * 0.45], [r.published_latency_us] * 2, color="black",
+                        linewidth=2)
+    ax.plot([], [], color="black", linewidth=2, label="published value (same spreadsheet cell)")
+    ax.set_xticks(np.arange(len(tests)), tests)
+    ax.grid(False, axis="x")
+    ax.set_ylabel("round-trip latency (us)")
+    ax.set_ylim(0, fig03["latency_us"].max() * 1.35)
+    ax.set_title("Fig 3: netperf request-response latency (100 B request, 200 B response)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=4, fontsize=9, frameon=False)
+    ax.text(0.99, 0.97, "n = 1 per bar (one spreadsheet value): no CI possible.\n"
+            "Paper text: NAT doubles latency; KVM +30 us (+80%).", transform=ax.transAxes,
+            ha="right", va="top", fontsize=8.5, bbox={"facecolor": "white", "edgecolor": "#999999"})
+    fig.tight_layout()
+    return fig

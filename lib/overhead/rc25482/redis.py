@@ -30,10 +30,12 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt  # the figures are pyplot's, so that the notebook's plt.show() shows them
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
-from overhead import stats
+from overhead import plots, stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
 from overhead.rc25482 import comparisons, wording
@@ -591,7 +593,8 @@ def published_values(published: pd.DataFrame | None) -> dict[str, tuple[float, s
 
 __all__ = ["BASELINE", "ENVIRONMENTS", "PRIMARY", "RedisDataError", "TESTS", "VERDICT_COLUMNS", "WORKLOADS",
            "added_per_point", "concurrency_to_reach", "latency_bounds", "littles_display", "latency_curve", "littles", "littles_summary",
-           "margin_source", "published_values", "run_throughput", "throughput_curve", "tidy_runs"]
+           "margin_source", "published_values", "run_throughput", "throughput_curve", "tidy_runs",
+           "HOVER", "plot_fig08", "plotly_fig08", "plot_fig09", "plotly_fig09"]
 
 
 def littles_display(summary: pd.DataFrame) -> pd.DataFrame:
@@ -884,3 +887,177 @@ def redis_analysis(littles_tab: pd.DataFrame, paper: pd.DataFrame | None = None)
                          else "an interval below 0: net=host is faster"),
         "paper_sat": pub["sat:Native"][0], "native_vs_paper": 100.0 * (native_sat / pub["sat:Native"][0] - 1.0),
     }
+
+
+# --- figures (drawn for the notebook; the notebook saves and shows them) ---
+#: Hover fields of the interactive Figs 8 and 9: label -> column.
+HOVER = {"n runs": "n_runs", "ratio vs native": "ratio_vs_native", "vs native": "verdict"}
+
+
+def plot_fig08(f8: pd.DataFrame, pub: Mapping[str, tuple[float, str]]) -> Figure:
+    """Draw Fig 8: throughput against client connections, and relative to native.
+
+    Left panel: mean throughput with its 95% CI per environment (thousand requests/s), and the
+    paper's native saturation as a dotted line when published. Right panel: the ratio to
+    native with the 95% interval of the ratio of means, the verdict markers and the
+    equivalence margin.
+
+    Parameters
+    ----------
+    f8 : pandas.DataFrame
+        The :func:`throughput_curve` rows of one workload (the notebook's :data:`PRIMARY`).
+    pub : mapping
+        :func:`published_values` (empty without the paper's values); ``"sat:Native"`` is used.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved, shown or closed).
+    """
+    envs = list(ENVIRONMENTS)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [1.35, 1]})
+    plots.ci_curves(ax, f8, "connections", "throughput_mean", "throughput_ci95_low", "throughput_ci95_high",
+                    groups=envs, scale=1000, n="n_runs", label="{group} (n = {n} runs/point)")
+    if "sat:Native" in pub:
+        ax.axhline(pub["sat:Native"][0] / 1000, color="black", ls=":", lw=1)
+        ax.text(60, 123, "dotted: paper, native saturates at ~110k req/s (different workload)", ha="center",
+                va="center", fontsize=8)
+    ax.set_xlabel("client connections (one request outstanding each)")
+    ax.set_ylabel("throughput (thousand requests/s)")
+    ax.set_title("Fig 8: Redis GET+SET throughput, mean and 95% CI", fontsize=11)
+    ax.set_xlim(0, 123)
+    ax.set_ylim(0, 130)
+    ax.legend(loc="lower right", fontsize=8.5)
+    plots.ci_curves(bx, f8, "connections", "ratio_vs_native", "ratio_low", "ratio_high", groups=envs[1:],
+                    fmt="-", marker="", lw=1.2, elinewidth=0.8, label=False)
+    plots.verdict_markers(bx, f8, "connections", "ratio_vs_native", groups=envs[1:], size=28, labels=True)
+    bx.axhline(1.0, color=plots.colour("Native"), lw=1)
+    plots.margin_band(bx, f8[f8["environment"] != "Native"], label="equivalence margin (verdict)")
+    bx.set_xlabel("client connections")
+    bx.set_ylabel("throughput / native throughput")
+    bx.set_title("Relative to native (95% CI of the ratio; marker: verdict)", fontsize=11)
+    bx.set_xlim(0, 123)
+    bx.legend(fontsize=7.5, loc="lower right", ncol=1)
+    fig.text(0.01, -0.03, "Workload: redis-benchmark 2.x GET and SET tests (500,000 requests each, no pipelining), "
+             "not the paper's 50/50 pipelined 150M-key load: shapes comparable, values not.\n"
+             "Throughput = total requests / total time of the two tests per run; runs pooled over 1-4 transcripts "
+             "per environment.", fontsize=8, va="top")
+    fig.tight_layout()
+    return fig
+
+
+def plotly_fig08(f8: pd.DataFrame):
+    """Draw the interactive Fig 8: mean throughput with its 95% CI per environment.
+
+    Parameters
+    ----------
+    f8 : pandas.DataFrame
+        As for :func:`plot_fig08`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per environment (requests/s), hover fields :data:`HOVER`.
+    """
+    fig = plots.plotly_ci_curves(f8, "connections", "throughput_mean", "throughput_ci95_low",
+                                 "throughput_ci95_high", groups=list(ENVIRONMENTS), hover=HOVER)
+    fig.update_layout(title="Fig 8: Redis GET+SET throughput (mean, 95% CI)", xaxis_title="client connections",
+                      yaxis_title="requests/s")
+    return fig
+
+
+def plot_fig09(f9: pd.DataFrame, littles_tab: pd.DataFrame, pub: Mapping[str, tuple[float, str]]) -> Figure:
+    """Draw Fig 9: the latency Little's law implies against client connections.
+
+    Large panel: mean implied latency R = N / X with its 95% CI per environment, the paper's
+    Docker NAT value at 4 connections when published, and KVM's added latency per request
+    below saturation (from ``littles_tab``). Four small panels: each environment's implied
+    latency inside the bound the millisecond buckets put on its mean measured latency.
+
+    Parameters
+    ----------
+    f9 : pandas.DataFrame
+        The :func:`latency_curve` rows of one workload (the notebook's :data:`PRIMARY`).
+    littles_tab : pandas.DataFrame
+        :func:`littles_summary` (its KVM ``added`` row and ``attrs["unsaturated_max"]``).
+    pub : mapping
+        :func:`published_values` (empty without the paper's values); ``"lat4:Docker NAT"`` and
+        ``"added:KVM"`` are used.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved, shown or closed).
+    """
+    envs = list(ENVIRONMENTS)
+    fig = plt.figure(figsize=(13.5, 5.6))
+    gs = fig.add_gridspec(2, 4, width_ratios=[1.6, 1.6, 1, 1], hspace=0.45, wspace=0.35)
+    ax = fig.add_subplot(gs[:, :2])
+    plots.ci_curves(ax, f9, "connections", "latency_us_mean", "latency_us_ci95_low", "latency_us_ci95_high",
+                    groups=envs, n="n_runs", label="{group} (n = {n} runs/point)")
+    if "lat4:Docker NAT" in pub:
+        ax.plot([4], [pub["lat4:Docker NAT"][0]], marker="*", ms=12, color="black", ls="none", zorder=10,
+                label="paper: Docker NAT 51 us at N=4")
+    ax.set_xlabel("client connections (one request outstanding each)")
+    ax.set_ylabel("implied latency R = N / X (us)")
+    ax.set_title("Fig 9: Redis GET+SET latency (Little's law), mean and 95% CI", fontsize=11)
+    ax.set_xlim(0, 123)
+    ax.set_ylim(0, 1600)
+    ax.legend(loc="upper left", fontsize=8.5)
+    kvm_add = littles_tab[(littles_tab["key"] == "added") & (littles_tab["environment"] == "KVM")].iloc[0]
+    ax.text(0.97, 0.03, f"KVM - Native, N <= {littles_tab.attrs['unsaturated_max']:g}: "
+            f"+{kvm_add['estimate']:.0f} us [{kvm_add['ci95_low']:.0f}, {kvm_add['ci95_high']:.0f}] per request"
+            + ("\n(paper: ~83 us, different workload)" if "added:KVM" in pub else ""),
+            transform=ax.transAxes, ha="right", va="bottom", fontsize=8)
+    for i, env in enumerate(envs):
+        sx = fig.add_subplot(gs[i // 2, 2 + i % 2])
+        rows = f9[f9["environment"] == env]
+        sx.fill_between(rows["connections"], rows["bucket_low_us"], rows["bucket_high_us"], color="0.85",
+                        label="bucket bound on mean")
+        sx.plot(rows["connections"], rows["latency_us_mean"], color=plots.colour(env), marker=plots.marker(env),
+                ms=3, lw=1.2, label="implied N/X")
+        sx.set_title(env, fontsize=9, color=plots.colour(env))
+        sx.set_ylim(0, 1800)
+        sx.set_xlim(0, 123)
+        sx.tick_params(labelsize=7)
+        if i % 2 == 0:
+            sx.set_ylabel("us", fontsize=8)
+        if i // 2 == 1:
+            sx.set_xlabel("connections", fontsize=8)
+        if i == 0:
+            sx.legend(fontsize=6.5, loc="upper left")
+    fig.text(0.01, -0.02, "Latency is implied by Little's law (closed loop: R = N / X), not measured: redis-benchmark "
+             "2.x prints only whole-millisecond buckets. Grey bands: the bound those buckets put on each run's mean\n"
+             "measured latency, [E floor(L), E floor(L) + 1 ms). Same workload caveat as Fig 8 (GET+SET, no pipelining): "
+             "shapes comparable with the paper, values not.", fontsize=8, va="top")
+    return fig
+
+
+def plotly_fig09(f9: pd.DataFrame):
+    """Draw the interactive Fig 9: mean implied latency with its 95% CI per environment.
+
+    Besides one curve per environment, each environment's millisecond-bucket bound on the mean
+    measured latency is a filled band, hidden until chosen in the legend.
+
+    Parameters
+    ----------
+    f9 : pandas.DataFrame
+        As for :func:`plot_fig09`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One curve trace per environment (us), then one band trace per environment.
+    """
+    envs = list(ENVIRONMENTS)
+    fig = plots.plotly_ci_curves(f9, "connections", "latency_us_mean", "latency_us_ci95_low", "latency_us_ci95_high",
+                                 groups=envs, hover=HOVER)
+    fig.update_layout(title="Fig 9: Redis GET+SET implied latency (Little's law), mean and 95% CI",
+                      xaxis_title="client connections", yaxis_title="implied latency N/X (us)")
+    for env in envs:
+        rows = f9[f9["environment"] == env]
+        fig.add_scatter(x=list(rows["connections"]) + list(rows["connections"][::-1]),
+                        y=list(rows["bucket_high_us"]) + list(rows["bucket_low_us"][::-1]), fill="toself",
+                        fillcolor=plots.colour(env), opacity=0.12, line=dict(width=0), name=f"{env}: bucket bound",
+                        visible="legendonly", hoverinfo="skip")
+    return fig
