@@ -329,6 +329,13 @@ def _ssh_banner(port: int, timeout: float = 5) -> bool:
         return False
 
 
+#: The services a booted guest runs: SSH, the journal, networking, device events and the serial
+#: console's getty (systemd-logind and D-Bus where the image has them).
+GUEST_SERVICES = {"ssh.service", "systemd-journald.service", "systemd-networkd.service",
+                  "systemd-udevd.service", "serial-getty@ttyS0.service", "systemd-logind.service",
+                  "dbus.service"}
+
+
 @pytest.mark.xdist_group("hosts")
 def test_boot_the_guest_for_real(hosts, tmp_path):
     import paramiko
@@ -371,6 +378,14 @@ def test_boot_the_guest_for_real(hosts, tmp_path):
             assert run("uname -r") == kernel
             assert run("sysbench --version").startswith("sysbench 1.")
             assert run("nproc") == "2"
+            # nothing else runs beside the trials: once the boot has finished, the only services
+            # running are the ones the guest needs (the benchmarks start their own servers;
+            # nginx and PostgreSQL once ran idle beside every trial, images/debian/build.sh)
+            run("systemctl is-system-running --wait || true")
+            running = set(run("systemctl list-units --type=service --state=running --no-legend "
+                              "--plain | cut -d' ' -f1").split())
+            assert running <= GUEST_SERVICES, running - GUEST_SERVICES
+            assert run("systemctl get-default") == "multi-user.target"
             # the scratch disk: the second virtio disk, ext4, on /var/tmp; O_DIRECT writes work
             # (the host opened it with cache=none, so they reach the host's file, not its cache)
             assert run(qemu.mount_scratch_command()) == "/dev/vdb ext4"
