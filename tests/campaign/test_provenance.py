@@ -294,3 +294,20 @@ def test_where_says_native_on_a_vm_host_the_nat_path_and_the_shared_client(tmp_p
         "benchmark", "metric", "value", "p_kernel", "p_scope", "p_test", "p_direction")})
     notes = live.caveats(live.Live(r.name, r.tidy, r.out, rows, r.trials, r.provenance))
     assert "Docker NAT volume: DNAT to 172.17.0.2 in the nat OUTPUT chain" in notes["fig03"]
+
+
+def test_where_shown_fits_a_page_a_column_per_environment_shared_facts_said_once(tmp_path):
+    w = results.where(_results(tmp_path))
+    shown, shared = results.where_shown(w)
+    # the environments are the columns, by label; a row per fact that differs between them
+    assert list(shown.columns) == ["Native", "Docker NAT volume"]
+    assert shown.loc["what ran the runs", "Docker NAT volume"] == w.loc[1, "virtualization"]
+    assert shown.loc["Docker NAT path", "Native"] == "-"  # native has no NAT path: not left empty
+    assert shown.loc["environment"].tolist() == ["native", "docker"]
+    # the client and the host are the same for both: said once, not repeated in every column
+    assert "load generators" not in shown.index and "host" not in shown.index
+    assert "Load generators, every environment: same host as the server." in shared
+    assert "Host, every environment: local." in shared
+    # a fact neither environment recorded is left out (the CSV keeps it)
+    assert w["vm_scratch_disk"].isna().all() and "VM scratch disk" not in shown.index
+    assert len(shown.columns) < len(w.columns) / 4

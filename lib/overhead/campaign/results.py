@@ -27,7 +27,7 @@ from overhead.names import BASELINE
 from overhead.paths import FIGURES, ROOT, TIDY
 
 __all__ = ["Results", "campaign_name", "compare", "display_label", "in_words", "margin_words",
-           "noise_html", "open_results", "verdict_short", "where", "where_notes"]
+           "noise_html", "open_results", "verdict_short", "where", "where_notes", "where_shown"]
 
 
 @dataclass
@@ -260,6 +260,59 @@ def _nat_path(note, client: str | None) -> str | None:
 def _has_nat(path: object) -> bool:
     """Whether a where-table ``nat_path`` states a NAT path (not None, not ``none: ...``)."""
     return isinstance(path, str) and not path.startswith("none")
+
+
+#: The rows of :func:`where_shown`: a fact of :func:`where` and how a page names it.
+WHERE_FACTS = (("environment", "environment"), ("variant", "variant"), ("host", "host"),
+               ("virtualization", "what ran the runs"), ("client", "load generators"),
+               ("nat_path", "Docker NAT path"), ("accelerator", "accelerator"),
+               ("qemu_version", "QEMU"), ("docker_version", "Docker"),
+               ("docker_network_mode", "Docker network mode"), ("vm_scratch_disk", "VM scratch disk"),
+               ("vm_network", "VM network"), ("kernel", "kernel of the runs"),
+               ("host_kernel", "host kernel"), ("cpu_model", "CPU"), ("done", "trials done"),
+               ("failed", "trials failed"))
+
+
+def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Lay :func:`where` out to fit a page: a column per environment, a row per fact.
+
+    :func:`where` has a row per environment and some twenty columns, wider than any page. Here
+    the facts are rows and the environments (by label) columns; a fact every environment shares
+    is said once in a sentence instead of repeated in every column, and a fact no environment
+    recorded is left out (the CSV keeps them all).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The frame :func:`where` returns.
+
+    Returns
+    -------
+    (pandas.DataFrame, list of str)
+        The facts that differ between environments (index: the fact's name, columns: the
+        environments' labels; "-" where one environment lacks the fact), and one sentence per
+        shared fact ("CPU, every environment: ...").
+    """
+    if table.empty:
+        return pd.DataFrame(), []
+    labels = table["label"].astype(str).tolist()
+    if len(set(labels)) < len(labels):  # two environments one label: name them instead
+        labels = table["env_name"].astype(str).tolist()
+    rows, shared = {}, []
+    for column, name in WHERE_FACTS:
+        if column not in table:
+            continue
+        values = table[column]
+        if values.isna().all():
+            continue
+        words = ["-" if pd.isna(v) else str(v) for v in values]
+        if len(table) > 1 and values.notna().all() and len(set(words)) == 1:
+            shared.append(f"{name[0].upper()}{name[1:]}, every environment: {words[0]}.")
+        else:
+            rows[name] = words
+    shown = pd.DataFrame.from_dict(rows, orient="index", columns=labels)
+    shown.index.name = "fact"
+    return shown, shared
 
 
 def where_notes(table: pd.DataFrame) -> list[str]:

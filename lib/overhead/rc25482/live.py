@@ -1172,7 +1172,10 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
               f"authors' values from {live.authors}. Absolute values of this machine and the "
               "authors' 32-core server do not compare; the percent differences from native do, "
               "as far as the workloads scale.")
-    page.heading("What was measured where").table(w, index=False)
+    shown, shared = results.where_shown(w)
+    page.heading("What was measured where").table(shown)
+    if shared:
+        page.text(" ".join(shared))
     for said in results.where_notes(w):
         page.text(said)
     if w["accelerator"].fillna("").str.contains("tcg").any():

@@ -475,7 +475,10 @@ def report(study: Study, title: str, intro: str,
     page = Page(title)
     page.text(f"Campaign {study.res.name}, read from {study.res.tidy}; written "
               f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC. {intro}")
-    page.heading("What was measured where").table(w, index=False)
+    shown, shared = results.where_shown(w)
+    page.heading("What was measured where").table(shown)
+    if shared:
+        page.text(" ".join(shared))
     for said in results.where_notes(w):
         page.text(said)
     if "tcg" in accelerators(study):
