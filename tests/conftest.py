@@ -269,3 +269,53 @@ def pytest_collection_modifyitems(config, items):
         if folder in FOLDER_MARKERS:
             item.add_marker(getattr(pytest.mark, folder))
 
+
+
+# --- where the time of a run goes (printed at its end) ------------------------------------------
+
+#: (worker, test id, phase, start, stop) of every phase run, as the controller hears of them.
+_TIMELINE: list[tuple[str, str, str, float, float]] = []
+
+
+def pytest_runtest_logreport(report):
+    """Keep when each test phase ran and on which xdist worker ("main" without xdist)."""
+    node = getattr(report, "node", None)  # the worker's controller, in the xdist controller
+    worker = node.gateway.id if node is not None else "main"
+    start, stop = getattr(report, "start", None), getattr(report, "stop", None)
+    if start is not None and stop is not None:
+        _TIMELINE.append((worker, report.nodeid, report.when, start, stop))
+
+
+def timeline_summary(timeline) -> list[str]:
+    """Say where a run's wall time went: each worker's span and busy time, the slowest folders.
+
+    A worker's span runs from its first test's start to its last test's end; its busy time is the
+    sum of its tests' phases. The run takes as long as the longest span: a worker much shorter
+    than the other waited idle at the end.
+    """
+    if not timeline:
+        return []
+    lines = ["where the time went (wall clock of each worker; busy = sum of its tests' phases):"]
+    for worker in sorted({w for w, *_ in timeline}):
+        mine = [t for t in timeline if t[0] == worker]
+        span = max(t[4] for t in mine) - min(t[3] for t in mine)
+        busy = sum(t[4] - t[3] for t in mine)
+        tests = len({t[1] for t in mine})
+        folders: dict[str, float] = {}
+        for _, nodeid, _, start, stop in mine:
+            parts = nodeid.split("::")[0].split("/")
+            key = "/".join(parts[:2]) if parts[0] == "tests" and len(parts) > 2 else parts[0]
+            folders[key] = folders.get(key, 0.0) + stop - start
+        top = ", ".join(f"{k} {v / 60:.1f} min" for k, v in
+                        sorted(folders.items(), key=lambda kv: -kv[1])[:4])
+        lines.append(f"  {worker}: {tests} tests, span {span / 60:.1f} min, busy {busy / 60:.1f} min "
+                     f"({top})")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Print :func:`timeline_summary` at the end of a run (in the controller only)."""
+    if hasattr(config, "workerinput"):
+        return
+    for line in timeline_summary(_TIMELINE):
+        terminalreporter.write_line(line)
