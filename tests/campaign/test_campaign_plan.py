@@ -338,3 +338,30 @@ def test_verdicts_rule_reopens_a_comparison_the_baseline_s_later_trials_undecide
     vm1 = p3.decisions[f"{cell[('vm', 'cpu', 1)]}#event_rate"]
     assert vm1["stopped"] and "reopened" not in vm1
     assert all(p3.stops[f].startswith("fixed count of 3 trials") for f in fio)
+
+
+def test_stop_reasons_say_the_reason_alone_once_for_the_rows_quantity(tmp_path):
+    """A table row shows the verdict, n and interval itself: its "stopped" column says only why
+    the trials stopped (it once repeated every comparison of the cell in words, 750 characters)."""
+    import pandas as pd
+
+    from overhead.campaign import results
+
+    c = inventory.load(write(tmp_path, VERDICTS))
+    p = plan.make_plan(c)
+    cell = {(x.environment, x.benchmark, x.params.get("threads")): cid for cid, x in p.cells.items()}
+    fio = [cid for cid, x in p.cells.items() if x.benchmark == "fio"]
+    values = {(cid, 0): plan.Judged((1000.0, 1001.0, 999.0), True) for cid in p.cells if cid not in fio}
+    values[(cell[("vm", "cpu", 1)], 0)] = plan.Judged((400.0, 410.0, 390.0), True)
+    p2 = plan.extend(p, c, values)
+    res = results.Results("c", tmp_path, tmp_path, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(),
+                          plan=json.loads(json.dumps(p2.to_json())))
+    vm1, native1 = cell[("vm", "cpu", 1)], cell[("native", "cpu", 1)]
+    assert p2.stops[vm1].startswith("vm vs native [event_rate]: decided after 3 trials: slower: ")
+    assert res.stop_reasons(f"{vm1},{native1}", "event_rate") == "decided after 3 trials"
+    # a quantity the plan did not judge under that name: every comparison of the cells, once
+    assert res.stop_reasons(f"{vm1},{native1}", "events/s") == "decided after 3 trials"
+    # the baseline alone, and a fixed count: what the plan says of them
+    assert res.stop_reasons(native1) == "after 3 trials: every comparison with it stopped"
+    assert res.stop_reasons(fio[0]).startswith("fixed count of 3 trials")
+    assert res.stop_reasons("") == ""

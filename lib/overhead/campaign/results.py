@@ -62,11 +62,29 @@ class Results:
     provenance: pd.DataFrame
     plan: dict = field(default_factory=dict)
 
-    def stop_reasons(self, cells: str) -> str:
-        """Say why the campaign's cells (comma-separated ids) got the trials they have."""
-        stops = self.plan.get("stops", {})
-        said = [stops[c] for c in str(cells).split(",") if c and c in stops]
-        return " | ".join(dict.fromkeys(said)) if said else ""
+    def stop_reasons(self, cells: str, quantity: str | None = None) -> str:
+        """Say briefly why the campaign's cells (comma-separated ids) got the trials they have.
+
+        The plan records each judged comparison (``<cell>#<quantity>``) with its verdict in
+        words and why it stopped. A table row already shows the verdict, n and the interval,
+        so only the reason is said ("decided after 5 trials", "cap of 6 rounds reached",
+        "time budget of 14 min spent (21.6 min)"), once per distinct reason: the comparison of
+        ``quantity`` where the plan judged that quantity, else every comparison of the cells.
+        A cell without a judged comparison (the baseline, a fixed count) says what the plan
+        says of it, only where nothing else is said.
+        """
+        ids = [c for c in str(cells).split(",") if c]
+        decisions = self.plan.get("decisions", {})
+        said: list[str] = []
+        for cid in ids:
+            mine = [r for k, r in decisions.items() if k.split("#", 1)[0] == cid]
+            if quantity is not None and any(r.get("quantity") == quantity for r in mine):
+                mine = [r for r in mine if r.get("quantity") == quantity]
+            said += [_stop_reason(r) for r in mine if r.get("stopped") and r.get("why")]
+        if not said:
+            stops = self.plan.get("stops", {})
+            said = [stops[c] for c in ids if c in stops]
+        return " | ".join(dict.fromkeys(said))
 
     def benchmark(self, name: str, metric: str | tuple[str, ...], **where: object) -> pd.DataFrame:
         """Rows of one benchmark and metric(s), filtered on column values (p_kernel="hpl")."""
@@ -78,6 +96,12 @@ class Results:
             else:
                 sel = sel[sel[column] == value]
         return sel
+
+
+def _stop_reason(record: dict) -> str:
+    """Return why a judged comparison stopped, without its verdict in words (said beside it)."""
+    why, words = str(record["why"]), str(record.get("words") or "")
+    return why[:-len(words) - 2] if words and why.endswith(": " + words) else why
 
 
 def display_label(environment: str, variant: object) -> str:

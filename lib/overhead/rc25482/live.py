@@ -607,7 +607,7 @@ def known_truths(tables: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
             rows.append({"truth": truth, "environment": r["environment"], "item": item,
                          "n": _n(r), "measured": f"{_fmt(r['pct'])}%",
                          "interval": _interval(r), "verdict": verdict, "holds": holds,
-                         "why": why, "stopped": live.stop_reasons(r.get("cells", ""))})
+                         "why": why, "stopped": live.stop_reasons(r.get("cells", ""), item)})
     rows += _nat_latency(live)
     for name, table in (("Redis", tables.get("redis_littles")), ("MySQL", tables.get("mysql_littles"))):
         if table is None or table.empty:
@@ -1150,7 +1150,8 @@ def verdicts_table(frames: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
             "margin_low_pct": f["margin_low_pct"], "margin_high_pct": f["margin_high_pct"],
             "verdict": f["verdict"].fillna("not tested"), "trials_needed": f["trials_needed"],
             "verdict_detail": f["verdict_detail"],
-            "stopped": [live.stop_reasons(c) for c in f.get("cells", pd.Series("", index=f.index))]}))
+            "stopped": [live.stop_reasons(c, i) for c, i in
+                        zip(f.get("cells", pd.Series("", index=f.index)), f["item"], strict=True)]}))
     if not parts:
         return pd.DataFrame(columns=list(VERDICTS_COLUMNS))
     return pd.concat(parts, ignore_index=True)[list(VERDICTS_COLUMNS)]

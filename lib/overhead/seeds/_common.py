@@ -293,8 +293,9 @@ def with_stops(table: pd.DataFrame, study: Study) -> pd.DataFrame:
     """
     if table.empty or "cells" not in table:
         return table
-    return table.assign(stopped=[study.res.stop_reasons(c) if isinstance(c, str) else ""
-                                 for c in table["cells"]])
+    items = table["item"] if "item" in table else pd.Series(None, index=table.index, dtype=object)
+    return table.assign(stopped=[study.res.stop_reasons(c, i if isinstance(i, str) else None)
+                                 if isinstance(c, str) else "" for c, i in zip(table["cells"], items, strict=True)])
 
 
 def decided(x: object, y: object, margin: stats.Margin, *, higher_is_better: bool | None,
