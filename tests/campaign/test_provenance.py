@@ -301,13 +301,17 @@ def test_where_shown_fits_a_page_a_column_per_environment_shared_facts_said_once
     shown, shared = results.where_shown(w)
     # the environments are the columns, by label; a row per fact that differs between them
     assert list(shown.columns) == ["Native", "Docker NAT volume"]
-    assert shown.loc["what ran the runs", "Docker NAT volume"] == w.loc[1, "virtualization"]
-    assert shown.loc["Docker NAT path", "Native"] == "-"  # native has no NAT path: not left empty
+    # what ran the runs: the environment's own part per column, the host they share said once
+    assert shown.loc["ran"].tolist() == ["native", "in a Docker container"]
+    assert "Every environment's host is a VM (kvm), container: docker (/.dockerenv present)." in shared
+    assert shown.loc["variant", "Native"] == "-"  # native has no variant: said, not left empty
+    assert shown.loc["variant", "Docker NAT volume"] == "net=nat, storage=volume, runtime=runc"
     assert shown.loc["environment"].tolist() == ["native", "docker"]
-    # the client and the host are the same for both: said once, not repeated in every column
-    assert "load generators" not in shown.index and "host" not in shown.index
-    assert "Load generators, every environment: same host as the server." in shared
-    assert "Host, every environment: local." in shared
+    # the host is the same for both: said once, not repeated in every column
+    assert "host" not in shown.index and "Every environment ran on host local." in shared
+    # the NAT path and the load generators' host are left to where_notes, which says them in full
+    assert "Docker NAT path" not in shown.index and "load generators" not in shown.index
+    assert not any("load generators" in s for s in shared)
     # a fact neither environment recorded is left out (the CSV keeps it)
     assert w["vm_scratch_disk"].isna().all() and "VM scratch disk" not in shown.index
     assert len(shown.columns) < len(w.columns) / 4

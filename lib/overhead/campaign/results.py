@@ -286,15 +286,22 @@ def _has_nat(path: object) -> bool:
     return isinstance(path, str) and not path.startswith("none")
 
 
-#: The rows of :func:`where_shown`: a fact of :func:`where` and how a page names it.
+#: The rows of :func:`where_shown`: a fact of :func:`where` and how a page names it. What ran the
+#: runs is split into the environment's own part and its host's; the Docker NAT path and where
+#: the load generators ran are left to :func:`where_notes`, which says them in full.
 WHERE_FACTS = (("environment", "environment"), ("variant", "variant"), ("host", "host"),
-               ("virtualization", "what ran the runs"), ("client", "load generators"),
-               ("nat_path", "Docker NAT path"), ("accelerator", "accelerator"),
+               ("ran", "ran"), ("host_is", "its host is"), ("accelerator", "accelerator"),
                ("qemu_version", "QEMU"), ("docker_version", "Docker"),
                ("docker_network_mode", "Docker network mode"), ("vm_scratch_disk", "VM scratch disk"),
                ("vm_network", "VM network"), ("kernel", "kernel of the runs"),
                ("host_kernel", "host kernel"), ("cpu_model", "CPU"), ("done", "trials done"),
                ("failed", "trials failed"))
+
+
+#: How :func:`where_shown` says a fact every environment shares (default: "Name, every
+#: environment: value.").
+SHARED_WORDS = {"host_is": "Every environment's host is {value}.",
+                "host": "Every environment ran on host {value}."}
 
 
 def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -322,6 +329,10 @@ def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     labels = table["label"].astype(str).tolist()
     if len(set(labels)) < len(labels):  # two environments one label: name them instead
         labels = table["env_name"].astype(str).tolist()
+    table = table.assign(variant=table["variant"].str.replace(",", ", "))  # lets a cell wrap
+    if "virtualization" in table:
+        split = table["virtualization"].str.split(", host is ", n=1, regex=False)
+        table = table.assign(ran=split.str[0], host_is=split.str[1])
     rows, shared = {}, []
     for column, name in WHERE_FACTS:
         if column not in table:
@@ -331,7 +342,8 @@ def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             continue
         words = ["-" if pd.isna(v) else str(v) for v in values]
         if len(table) > 1 and values.notna().all() and len(set(words)) == 1:
-            shared.append(f"{name[0].upper()}{name[1:]}, every environment: {words[0]}.")
+            shared.append(SHARED_WORDS.get(column, "{Name}, every environment: {value}.").format(
+                Name=name[0].upper() + name[1:], value=words[0]))
         else:
             rows[name] = words
     shown = pd.DataFrame.from_dict(rows, orient="index", columns=labels)
