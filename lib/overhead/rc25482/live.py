@@ -1116,6 +1116,48 @@ VERDICTS_COLUMNS = ("figure", "item", "x", "environment", "n", "n_baseline", "pc
                     "verdict", "trials_needed", "verdict_detail", "stopped")
 
 
+def verdicts_shown(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Return :func:`verdicts_table` as a page shows it: one cell per comparison's interval.
+
+    The table's 17 columns (what the CSV keeps) are too wide for a page and say each verdict
+    twice (its columns and ``verdict_detail``); shown: figure, item, x where any row has one,
+    environment, n per side, the percent difference from native with the 95% interval the
+    verdict is decided on and its method, the margin, the verdict (with about how many trials
+    per side would decide an inconclusive one) and why the trials stopped.
+    """
+    if verdicts.empty:
+        return verdicts
+
+    def n(a: object, b: object) -> str:
+        return "/".join("-" if pd.isna(v) else str(int(v)) for v in (a, b))
+
+    def diff(p: float, lo: float, hi: float, how: object) -> str:
+        if pd.isna(p):
+            return "-"
+        if pd.isna(lo):
+            return f"{p:+.1f}% (no interval)"
+        return f"{p:+.1f}% [{lo:+.1f}, {hi:+.1f}]" + (f" {how}" if isinstance(how, str) and how else "")
+
+    def verdict(v: object, need: float) -> str:
+        return f"{v}; about {int(need)} trials per side would decide it" \
+            if v == "inconclusive" and pd.notna(need) else str(v)
+
+    out = pd.DataFrame({"figure": verdicts["figure"], "item": verdicts["item"].fillna("")})
+    xs = verdicts["x"]
+    if (xs.notna() & xs.astype(str).ne("")).any():  # "" or NaN: no swept parameter
+        out["x"] = ["" if pd.isna(x) else f"{x:g}" if isinstance(x, float) else str(x) for x in xs]
+    out["environment"] = verdicts["environment"]
+    out["n"] = [n(a, b) for a, b in zip(verdicts["n"], verdicts["n_baseline"], strict=True)]
+    out[f"vs {BASELINE} [95% CI]"] = [
+        diff(*r) for r in zip(verdicts["pct"], verdicts["pct_low"], verdicts["pct_high"],
+                              verdicts["ratio_method"], strict=True)]
+    out["margin"] = verdicts["margin"].fillna("-")
+    out["verdict"] = [verdict(v, k) for v, k in zip(verdicts["verdict"], verdicts["trials_needed"],
+                                                     strict=True)]
+    out["stopped"] = verdicts["stopped"].fillna("")
+    return out
+
+
 def verdicts_table(frames: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
     """Every comparison of the live tables with native, in one table.
 
@@ -1212,7 +1254,7 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
                 "than its 95% says." if rule else "The campaign ran a fixed number of trials.")
              + "</p>")
     page.text(", ".join(f"{int(v)} {k}" for k, v in counts.items()))
-    page.table(verdicts, index=False)
+    page.table(verdicts_shown(verdicts), index=False)
     notes = caveats(live)
     for stem, frame in frames.items():
         gap = _missing_points(frame)
