@@ -253,6 +253,30 @@ def hosts(_local_hosts_owner) -> Path:
     return local_hosts.up()
 
 
+@pytest.fixture(scope="module")
+def paper():
+    """RC25482's published values (data/reference/rc25482.csv), as the section notebooks read them."""
+    from overhead.rc25482.published import published
+
+    return published()
+
+
+@pytest.fixture(scope="module")
+def fio(ibm_tidy):
+    """The authors' fio runs (one per environment and job), ingested."""
+    from overhead.rc25482 import load
+
+    return load(ibm_tidy, "fio")
+
+
+@pytest.fixture(scope="module")
+def sheet(ibm_tidy):
+    """The authors' fio spreadsheet values, ingested."""
+    from overhead.rc25482 import load
+
+    return load(ibm_tidy, "fio", table="reference")
+
+
 #: Folders of tests/ whose tests carry a marker of the same name, so that they can be chosen
 #: or left out (``pytest -m "not hosts"``: everything that runs without the local hosts).
 FOLDER_MARKERS = ("hosts", "repo")

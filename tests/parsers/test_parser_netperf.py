@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 
 import pytest
 from conftest import free_port, netserver
@@ -415,7 +416,9 @@ def test_p0_omni_csv_without_the_command_line_is_refused_clearly(fx, name):
 
 
 def test_cli_unit_option(fx):
-    from test_cli import run
+    def run(*args: str) -> subprocess.CompletedProcess:  # `overhead parse ...` as a user types it
+        return subprocess.run([sys.executable, "-m", "overhead.cli", *args], capture_output=True,
+                              text=True)
 
     r = run("parse", "netperf", str(fx / "p0_tcp_rr.txt"))
     assert r.returncode == 0 and "elapsed_time" in r.stdout and "transaction_rate" not in r.stdout

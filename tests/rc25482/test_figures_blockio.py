@@ -13,20 +13,10 @@ import numpy as np
 import pytest
 from matplotlib.container import BarContainer
 
-from overhead.rc25482 import blockio, load
+from overhead.rc25482 import blockio
 from overhead.rc25482.published import published
 
 ENVS = list(blockio.ENVIRONMENTS)
-
-
-@pytest.fixture(scope="module")
-def fio(ibm_tidy):
-    return load(ibm_tidy, "fio")
-
-
-@pytest.fixture(scope="module")
-def sheet(ibm_tidy):
-    return load(ibm_tidy, "fio", table="reference")
 
 
 @pytest.fixture(scope="module")

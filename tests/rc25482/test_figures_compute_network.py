@@ -16,12 +16,6 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from overhead.rc25482 import compute, load, network
-from overhead.rc25482.published import published
-
-
-@pytest.fixture(scope="module")
-def paper():
-    return published()
 
 
 @pytest.fixture(scope="module")

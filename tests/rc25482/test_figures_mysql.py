@@ -16,14 +16,8 @@ from matplotlib.collections import PathCollection
 from overhead.rc25482 import authors, load
 from overhead.rc25482 import mysql as my
 from overhead.rc25482 import mysql_dstat as md
-from overhead.rc25482.published import published
 
 ENVS = list(my.LABELS)
-
-
-@pytest.fixture(scope="module")
-def paper():
-    return published()
 
 
 @pytest.fixture(scope="module")

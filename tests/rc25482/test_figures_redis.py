@@ -19,15 +19,9 @@ from matplotlib.figure import Figure
 from overhead import plots
 from overhead.rc25482 import load
 from overhead.rc25482 import redis as rd
-from overhead.rc25482.published import published
 
 ENVS = list(rd.ENVIRONMENTS)
 W = rd.PRIMARY
-
-
-@pytest.fixture(scope="module")
-def paper():
-    return published()
 
 
 @pytest.fixture(scope="module")

@@ -22,12 +22,7 @@ from overhead.rc25482 import authors, blockio, compute, load, network
 from overhead.rc25482 import mysql as my
 from overhead.rc25482 import mysql_dstat as md
 from overhead.rc25482 import redis as rd
-from overhead.rc25482.published import published, table1_published
-
-
-@pytest.fixture(scope="module")
-def paper():
-    return published()
+from overhead.rc25482.published import table1_published
 
 
 def plain(d: dict, allow_nan: tuple[str, ...] = ()) -> None:
@@ -145,16 +140,6 @@ def test_network_header_facts(ibm_tidy, paper):
 
 
 # --- 03: block I/O -------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def fio(ibm_tidy):
-    return load(ibm_tidy, "fio")
-
-
-@pytest.fixture(scope="module")
-def sheet(ibm_tidy):
-    return load(ibm_tidy, "fio", table="reference")
-
 
 @pytest.fixture(scope="module")
 def fig5(fio, sheet):

@@ -13,17 +13,11 @@ import matplotlib.pyplot as plt
 import pytest
 
 from overhead.rc25482 import diagrams, load, network
-from overhead.rc25482.published import published
 
 
 @pytest.fixture(scope="module")
 def ref_rows(ibm_tidy):
     return load(ibm_tidy, table="reference")
-
-
-@pytest.fixture(scope="module")
-def paper():
-    return published()
 
 
 @pytest.fixture(scope="module")
