@@ -315,3 +315,7 @@ def test_where_shown_fits_a_page_a_column_per_environment_shared_facts_said_once
     # a fact neither environment recorded is left out (the CSV keeps it)
     assert w["vm_scratch_disk"].isna().all() and "VM scratch disk" not in shown.index
     assert len(shown.columns) < len(w.columns) / 4
+    # a campaign without any variant (the start-up study): that column is all NaN, no strings
+    bare, _ = results.where_shown(w.assign(variant=float("nan"), virtualization=float("nan")))
+    assert "variant" not in bare.index and "ran" not in bare.index
+    assert bare.loc["environment"].tolist() == ["native", "docker"]

@@ -329,10 +329,14 @@ def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     labels = table["label"].astype(str).tolist()
     if len(set(labels)) < len(labels):  # two environments one label: name them instead
         labels = table["env_name"].astype(str).tolist()
-    table = table.assign(variant=table["variant"].str.replace(",", ", "))  # lets a cell wrap
+    # a variant's ", " lets its cell wrap; a column of no variants at all is all NaN (floats)
+    table = table.assign(variant=[v.replace(",", ", ") if isinstance(v, str) else None
+                                  for v in table["variant"]])
     if "virtualization" in table:
-        split = table["virtualization"].str.split(", host is ", n=1, regex=False)
-        table = table.assign(ran=split.str[0], host_is=split.str[1])
+        split = [v.split(", host is ", 1) if isinstance(v, str) else [None]
+                 for v in table["virtualization"]]
+        table = table.assign(ran=[s[0] for s in split],
+                             host_is=[s[1] if len(s) > 1 else None for s in split])
     rows, shared = {}, []
     for column, name in WHERE_FACTS:
         if column not in table:
