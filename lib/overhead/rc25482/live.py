@@ -1215,8 +1215,8 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
               f"authors' values from {live.authors}. Absolute values of this machine and the "
               "authors' 32-core server do not compare; the percent differences from native do, "
               "as far as the workloads scale.")
-    shown, shared = results.where_shown(w)
-    page.heading("What was measured where").table(shown)
+    facts, shared = results.where_shown(w)
+    page.heading("What was measured where").table(facts)
     if shared:
         page.text(" ".join(shared))
     for said in results.where_notes(w):

@@ -476,8 +476,8 @@ def report(study: Study, title: str, intro: str,
     page = Page(title)
     page.text(f"Campaign {study.res.name}, read from {study.res.tidy}; written "
               f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC. {intro}")
-    shown, shared = results.where_shown(w)
-    page.heading("What was measured where").table(shown)
+    facts, shared = results.where_shown(w)
+    page.heading("What was measured where").table(facts)
     if shared:
         page.text(" ".join(shared))
     for said in results.where_notes(w):
