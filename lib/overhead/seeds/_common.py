@@ -369,8 +369,58 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
     if {"mean", "pct", "verdict"} <= set(table.columns):
         return display(table)
     if "verdict_detail" in table:
-        return table.drop(columns=[c for c in _LEFT_TO_CSV if c in table])
-    return table
+        table = table.drop(columns=[c for c in _LEFT_TO_CSV if c in table])
+    return intervals_in_words(table)
+
+
+#: The unit suffixes :func:`intervals_in_words` reads off a value column's name.
+_UNITS = {"_ms": "ms", "_us": "us", "_s": "s"}
+
+
+def intervals_in_words(table: pd.DataFrame) -> pd.DataFrame:
+    """Put each estimate and its interval in one cell, as a page shows them.
+
+    ``median_ms``, ``median_low`` and ``median_high`` become "median [95% CI] (ms)" = "1.54
+    [1.52, 1.58]"; bare ``ci_low`` and ``ci_high`` bound the column just before them
+    (``cost_ms``: "cost [95% CI] (ms)"). The interval's method (``<name>_ci_method``) follows the bounds; a ``p5_<unit>`` /
+    ``p95_<unit>`` pair becomes one "p5-p95" cell; a column with no value in any row is left
+    out. The CSV keeps every column; this is how a page shows them.
+    """
+    out = table.copy()
+
+    def fmt(v: object) -> str:
+        return "-" if pd.isna(v) else f"{v:.4g}"
+
+    for low in [c for c in table.columns if c.endswith("_low")]:
+        base = low[:-len("_low")]
+        high = f"{base}_high"
+        if base == "ci":  # bounds of the column before them
+            before = table.columns.get_loc(low) - 1
+            if before < 0:
+                continue
+            value = str(table.columns[before])
+            found = [(value[:-len(s)], u) for s, u in _UNITS.items() if value.endswith(s)]
+            base, unit = found[0] if found else (value, "")
+        else:
+            found = [(f"{base}{s}", u) for s, u in _UNITS.items() if f"{base}{s}" in table]
+            value, unit = found[0] if found else (base, "")
+        if high not in table or value not in table:
+            continue
+        how = table.get(f"{base}_ci_method", pd.Series("", index=table.index)).fillna("")
+        words = [fmt(v) if pd.isna(lo) else f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]" + (f" {m}" if m else "")
+                 for v, lo, hi, m in zip(table[value], table[low], table[high], how, strict=True)]
+        name = f"{base} [95% CI]" + (f" ({unit})" if unit else "")
+        at = out.columns.get_loc(value)
+        out = out.drop(columns=[c for c in (value, low, high, f"{base}_ci_method") if c in out])
+        out.insert(at, name, words)
+    for s, u in _UNITS.items():
+        p5, p95 = f"p5{s}", f"p95{s}"
+        if p5 in out and p95 in out:
+            at = out.columns.get_loc(p5)
+            words = ["-" if pd.isna(a) else f"{fmt(a)}-{fmt(b)}" for a, b in zip(out[p5], out[p95], strict=True)]
+            out = out.drop(columns=[p5, p95])
+            out.insert(at, f"p5-p95 ({u})", words)
+    return out[[c for c in out.columns if out[c].notna().any() and not out[c].astype(str).eq("").all()]]
 
 
 def margins_used(tables: Iterable[pd.DataFrame]) -> list[str]:
