@@ -368,8 +368,8 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
     """
     if {"mean", "pct", "verdict"} <= set(table.columns):
         return display(table)
-    if "verdict_detail" in table:
-        table = table.drop(columns=[c for c in _LEFT_TO_CSV if c in table])
+    if "verdict_detail" in table:  # which says n per side too ("(95% CI, n=3/3)")
+        table = table.drop(columns=[c for c in (*_LEFT_TO_CSV, "n", "n_baseline") if c in table])
     return intervals_in_words(table)
 
 
