@@ -98,9 +98,10 @@ transaction in each direction, requests of {num(pk['request_b'])} B and answers 
 
 # %%
 t3 = md.table3(runs, cpu)
-shown = t3.set_index("configuration")
+shown, same = export.shared_columns(t3.set_index("configuration"))  # said once, in the caption
 caption = ("Table III: MySQL configurations (sysbench 0.4.12 OLTP, all runs read-only; network/storage as "
-           "the paper describes them; packets per transaction and the observed path from dstat's counters)")
+           "the paper describes them; packets per transaction and the observed path from dstat's counters; "
+           f"every configuration: {same})")
 written = export.write_table(
     t3, out, "table3", shown=shown, caption=caption, formats=export.FORMATS,
     latex={"label": "tab:mysql-configurations", "wide": True, "size": "footnotesize",

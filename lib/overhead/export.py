@@ -181,5 +181,33 @@ def formats_from_csv(csv: str | os.PathLike[str], stem: str,
     return made
 
 
-__all__ = ["DEFAULT_FORMATS", "FORMATS", "empty_words", "formats_from_csv", "labelled",
+def shared_columns(frame: pd.DataFrame, *, keep: tuple[str, ...] = ()) -> tuple[pd.DataFrame, str]:
+    """Take out the columns whose value is the same in every row, to say them once.
+
+    A table whose columns repeat one value down every row is wider than it needs to be (Table
+    III: five of its twelve columns are the same for every configuration); a page says them in
+    one line instead.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as it would be shown (its index is kept).
+    keep : tuple of str
+        Columns to keep even when constant.
+
+    Returns
+    -------
+    (pandas.DataFrame, str)
+        The table without those columns (unchanged with fewer than two rows), and them in
+        words: "runs 10, mode read-only" ("" when there are none).
+    """
+    if len(frame) < 2:
+        return frame, ""
+    same = [c for c in frame.columns if c not in keep and frame[c].notna().all()
+            and frame[c].astype(str).nunique() == 1]
+    words = ", ".join(f"{c} {frame[c].iloc[0]}" for c in same)
+    return frame.drop(columns=same), words
+
+
+__all__ = ["DEFAULT_FORMATS", "FORMATS", "empty_words", "formats_from_csv", "labelled", "shared_columns",
            "read_table", "render", "write_table"]

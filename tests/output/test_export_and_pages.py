@@ -98,3 +98,25 @@ def test_a_page_is_one_file_with_the_one_stylesheet(tmp_path):
     assert "src=\"data:image/png;base64," in text
     assert "href='f.svg'>svg</a>" in text and "f.pdf" not in text
     assert "figure gone.png not drawn" in text and "<p class='empty'>nothing here</p>" in text
+
+
+def test_columns_the_same_in_every_row_are_said_once(ibm_tidy):
+    """Table III as the notebook shows it: the authors' five configurations share their runs,
+    thread counts, mode and dstat host; those go into one line, the rest stays a table."""
+    from overhead.rc25482 import load
+    from overhead.rc25482 import mysql as my
+    from overhead.rc25482 import mysql_dstat as md
+
+    runs = my.sysbench_runs(load(ibm_tidy, "mysql", where={"p_series": my.SERIES}))
+    monitor = load(ibm_tidy, "mysql", table="monitor", where={"p_series": my.SERIES},
+                   metrics=list(my.MONITOR_METRICS))
+    t3 = md.table3(runs, md.cpu_runs(monitor, runs)).set_index("configuration")
+    shown, same = export.shared_columns(t3)
+    assert same == "runs 10, reports 150, threads 10-290 step 20, mode read-only, dstat_host arldcn24"
+    assert list(shown.columns) == ["network", "storage", "folder", "recorded", "packets_per_tx",
+                                   "observed_network"]  # KVM was recorded on another day
+    assert shown.index.equals(t3.index)
+    kept, said = export.shared_columns(t3, keep=("runs",))
+    assert "runs" in kept and not said.startswith("runs")
+    one, none = export.shared_columns(t3.iloc[:1])  # one row: nothing is "shared"
+    assert one.equals(t3.iloc[:1]) and none == ""
