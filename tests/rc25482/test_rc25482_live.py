@@ -13,7 +13,7 @@ import pytest
 
 from overhead import stats
 from overhead.errors import InputError
-from overhead.rc25482 import live
+from overhead.rc25482 import compute, live, mysql, network, redis
 
 ENVS = {  # env_name -> (environment, variant, label)
     "native": ("native", None, "Native"),
@@ -70,7 +70,7 @@ def test_table1_statistics_and_the_authors_beside(tmp_path):
                   "mean": [290.8, 290.9], "delta_vs_native_pct": [0.0, 0.013]}).to_csv(
         authors / "table1.csv", index=False)
     lv = _live(tmp_path, _hpcc([4.6e9, 4.7e9, 4.5e9], [4.4e9, 4.5e9, 4.3e9]), authors)
-    t = live.compute(lv).set_index(["item", "environment"])
+    t = compute.live_table1(lv).set_index(["item", "environment"])
     lin = t.loc[("Linpack", "Docker net=host volume")]
     assert lin["n"] == 3 and lin["mean"] == pytest.approx(4.4)          # GFLOPS
     assert lin["pct"] == pytest.approx(100 * (4.4 / 4.6 - 1))
@@ -86,7 +86,7 @@ def test_cpu_bound_truth_is_an_equivalence_test_at_its_margin(tmp_path):
     noisy = _live(tmp_path, _hpcc([4.6e9, 4.9e9, 4.3e9], [4.4e9, 4.8e9, 4.6e9]))
     got = {}
     for name, lv in (("close", close), ("far", far), ("noisy", noisy)):
-        truths = live.known_truths({"table1": live.compute(lv)}, lv)
+        truths = live.known_truths({"table1": compute.live_table1(lv)}, lv)
         got[name] = truths[(truths["item"] == "Linpack") & truths["truth"].str.startswith("CPU-bound")].iloc[0]
     # -0.4% with the whole interval inside +-3% (the cpu-memory margin): equivalent, holds
     assert got["close"]["verdict"] == "equivalent" and got["close"]["holds"] is True
@@ -129,7 +129,7 @@ def test_every_live_comparison_is_in_the_verdicts_table_and_none_contradicts_its
     rows += _rows({"native": [100e-6, 101e-6, 99e-6], "docker-nat": [130e-6, 131e-6, 129e-6]},
                   "netperf", "latency_mean", p_test="TCP_RR")
     lv = _live(tmp_path, rows)
-    frames = {"table1": live.compute(lv), **live.network(lv)}
+    frames = {"table1": compute.live_table1(lv), **network.live_tables(lv)}
     v = live.verdicts_table(frames, lv)
     assert list(v.columns) == list(live.VERDICTS_COLUMNS)
     # one row per non-native point: PXZ, Linpack, STREAM Triad (Docker) and TCP_RR (NAT)
@@ -174,7 +174,7 @@ def test_littles_law_residuals_and_the_tcg_truth(tmp_path):
             rows.append({**base, "metric": "duration", "value": dur})
             rows.append({**base, "metric": "latency_mean", "value": 0.8 * n / x, "p_section": "summary"})
     lv = _live(tmp_path, rows)
-    frames = {"redis_littles": live.redis(lv)["littles"], "mysql_littles": live.mysql(lv)["littles"]}
+    frames = {"redis_littles": redis.live_tables(lv)["littles"], "mysql_littles": mysql.live_tables(lv)["littles"]}
     assert frames["mysql_littles"]["rel_residual_mean"].abs().max() < 0.002
     assert frames["redis_littles"]["rel_residual_mean"].tolist() == pytest.approx([0.2, 0.2])
     truths = live.known_truths(frames, lv)
@@ -186,7 +186,7 @@ def test_littles_law_residuals_and_the_tcg_truth(tmp_path):
     tcg = truths[truths["truth"].str.startswith("The VM under TCG")].iloc[0]
     assert tcg["holds"] is True and tcg["environment"] == "QEMU TCG untuned"
     # the server's CPU busy is 100 - idle
-    cpu = live.mysql(lv)["fig11"]
+    cpu = mysql.live_tables(lv)["fig11"]
     assert (cpu["mean"] == 60.0).all()
 
 
@@ -199,10 +199,10 @@ def test_tcg_rows_are_never_set_beside_kvm_without_the_note(tmp_path):
     rows = _rows({"native": [70e-6, 71e-6, 72e-6], "vm": [2400e-6, 2500e-6, 2450e-6]}, "netperf",
                  "latency_mean", p_test="TCP_RR")
     lv = _live(tmp_path, rows, authors)
-    fig03 = live.network(lv)["fig03"].set_index("environment")
+    fig03 = network.live_tables(lv)["fig03"].set_index("environment")
     assert fig03.loc["QEMU TCG untuned", "authors_environment"] == "KVM"
     assert "not KVM" in fig03.loc["QEMU TCG untuned", "authors_note"]
-    shown = live.display_table(live.network(lv)["fig03"])
+    shown = live.display_table(network.live_tables(lv)["fig03"])
     assert shown["note"].str.contains("not a KVM overhead").any()
 
 
@@ -213,9 +213,9 @@ def test_an_unknown_campaign_is_named(tmp_path):
 
 def test_authors_levels_nearest_on_a_log_scale():
     a = pd.DataFrame({"threads": [10, 30, 50, 290], "v": [1, 2, 3, 4]})
-    assert live._nearest(a, "threads", 16)["threads"].tolist() == [10]
-    assert live._nearest(a, "threads", 40)["threads"].tolist() == [50]
-    assert np.isnan(live._nearest(a.iloc[0:0], "threads", 4).get("v", pd.Series([np.nan])).max())
+    assert live.nearest(a, "threads", 16)["threads"].tolist() == [10]
+    assert live.nearest(a, "threads", 40)["threads"].tolist() == [50]
+    assert np.isnan(live.nearest(a.iloc[0:0], "threads", 4).get("v", pd.Series([np.nan])).max())
 
 
 def _redis_rows(frame: pd.DataFrame, env_name: str, run: str, clients: int, pipeline: int) -> list[dict]:
@@ -238,7 +238,7 @@ def test_redis_time_from_the_rate_and_a_timeless_run_has_no_throughput(tmp_path,
     # seconds" (redis-benchmark rounds to 10 ms; its rate is from 2 ms): no usable time
     short = read_trial(fixtures / "campaign-trials" / "redis-short").measurements
     rows += _redis_rows(short, "docker-host", "c/docker-host/redis/t-short", 10, 10)
-    runs = live.redis_runs(_live(tmp_path, rows)).set_index("run_id")
+    runs = redis.live_runs(_live(tmp_path, rows)).set_index("run_id")
     # the rate's milliseconds, not the printed seconds: 40000 / (0.14300 + 0.21000) s
     seconds = 20000 / 139860.14 + 20000 / 95238.10
     assert runs.loc["c/native/redis/t-full", "duration"] == pytest.approx(seconds, rel=1e-9)
@@ -248,10 +248,10 @@ def test_redis_time_from_the_rate_and_a_timeless_run_has_no_throughput(tmp_path,
     assert np.isfinite(runs.loc["c/docker-host/redis/t-short", "throughput"])
     # without a rate, a time printed as 0.00 s gives no throughput (NaN), never infinity
     no_rate = [r for r in rows if r["metric"] != "throughput"]
-    runs = live.redis_runs(_live(tmp_path, no_rate)).set_index("run_id")
+    runs = redis.live_runs(_live(tmp_path, no_rate)).set_index("run_id")
     assert np.isnan(runs.loc["c/docker-host/redis/t-short", "throughput"])
     assert runs.loc["c/native/redis/t-full", "duration"] == pytest.approx(0.35)
-    fig08 = live.redis(_live(tmp_path, no_rate))["fig08"]
+    fig08 = redis.live_tables(_live(tmp_path, no_rate))["fig08"]
     assert set(fig08["environment"]) == {"Native"} and np.isfinite(fig08["mean"]).all()
 
 
@@ -295,7 +295,7 @@ def test_a_redis_point_whose_loop_never_closed_is_said_so(tmp_path):
             rows.append({**base, "metric": "duration", "value": dur})
             rows.append({**base, "metric": "latency_mean", "value": lat, "p_section": "summary"})
     lv = _live(tmp_path, rows)
-    r = live.redis(lv)
+    r = redis.live_tables(lv)
     notes = dict(zip(r["fig08"]["x"], r["fig08"]["authors_note"].fillna(""), strict=True))
     assert "loop not closed: X R = 4% of N" in notes[100] and "loop not closed" not in notes[10]
     why = live.known_truths({"redis_littles": r["littles"]}, lv)
@@ -339,10 +339,10 @@ def test_the_authors_values_are_computed_from_their_tidy_data_as_the_notebooks_w
     (tmp_path / "b").mkdir()
     computed = _live(tmp_path / "a", rows, ibm_tidy)
     read = _live(tmp_path / "b", rows, written)
-    frames = {"table1": (live.compute(computed), live.compute(read)),
-              "fig03": (live.network(computed)["fig03"], live.network(read)["fig03"]),
-              "fig10": (live.mysql(computed)["fig10"], live.mysql(read)["fig10"]),
-              "fig12": (live.mysql(computed)["fig12"], live.mysql(read)["fig12"])}
+    frames = {"table1": (compute.live_table1(computed), compute.live_table1(read)),
+              "fig03": (network.live_tables(computed)["fig03"], network.live_tables(read)["fig03"]),
+              "fig10": (mysql.live_tables(computed)["fig10"], mysql.live_tables(read)["fig10"]),
+              "fig12": (mysql.live_tables(computed)["fig12"], mysql.live_tables(read)["fig12"])}
     for stem, (a, b) in frames.items():
         pd.testing.assert_frame_equal(a, b, check_dtype=False, obj=stem)
         assert a["authors_value"].notna().any(), stem  # the authors' values are there

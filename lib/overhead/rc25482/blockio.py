@@ -45,7 +45,7 @@ from plotly.subplots import make_subplots
 from overhead import plots, prose, stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons, wording
+from overhead.rc25482 import comparisons, livedata, wording
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -1015,3 +1015,62 @@ def plotly_fig07(lat: pd.DataFrame, lat_sheet: pd.DataFrame | None = None) -> go
     fig.update_yaxes(title_text="fraction of I/Os")
     fig.update_layout(title="Fig 7: random read latency ECDF (fio percentiles, one run each)", template="plotly_white")
     return fig
+
+
+# --- the same tables from a campaign measured here (the live side) -------------------
+
+LIVE_SEQUENTIAL = {"read": "Sequential Read", "write": "Sequential Write"}
+
+
+LIVE_RANDOM = {"randread": "Random Read", "randwrite": "Random Write", "randrw": "Random Mixed 70/30"}
+
+
+def _live_fio_total(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: a mixed job's read and write directions summed."""
+    keys = livedata.keys(rows, "run_id", "label", "p_rw")
+    return rows.groupby(keys, as_index=False, observed=True, dropna=False)["value"].sum()
+
+
+def live_tables(live: livedata.Live) -> dict[str, pd.DataFrame]:
+    """Figs 5-7 live: sequential bandwidth (MB/s), random IOPS, random-read latency percentiles.
+
+    Returns ``{"fig05": ..., "fig06": ..., "fig07": ...}``; Fig 7's items are p50, p90, p99
+    of fio's completion latency (us) of the random-read job, one value per run.
+    """
+    seq = live.benchmark("fio-seq", "bandwidth")
+    fig05 = livedata.finish([livedata.compare(seq[seq["p_rw"] == rw], "fig05", name, "MB/s", 1e6)
+                     for rw, name in LIVE_SEQUENTIAL.items()])
+
+    def match5(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["test"] == row["item"]) & (a["environment"] == env)]
+
+    fig05 = livedata.attach_authors(fig05, live, "blockio", "fig05", match5, "bandwidth_mb_s", "pct_vs_native")
+    rnd = _live_fio_total(pd.concat([live.benchmark("fio-rand", "iops"), live.benchmark("fio-mixed", "iops")]))
+    fig06 = livedata.finish([livedata.compare(rnd[rnd["p_rw"] == rw], "fig06", name, "IOPS", higher_is_better=True,
+                              benchmark="fio-rand", metric="iops")
+                     for rw, name in LIVE_RANDOM.items()])
+    # the authors' random jobs at 16x8 (their Fig 6); one job here (quick) or both (paper)
+    fig06 = livedata.attach_authors(fig06, live, "blockio", "fig06",
+                            lambda a, row, env: a[(a["test"] == row["item"]) & (a["environment"] == env)
+                                                  & (a["numjobs"] == a["numjobs"].max())],
+                            "iops", "pct_vs_native")
+    pcts = live.benchmark("fio-rand", "clat_percentile", p_rw="randread")
+    fig07 = livedata.finish([livedata.compare(pcts[pcts["p_percentile"] == p], "fig07", f"p{p:g}", "us", 1e-6)
+                     for p in (50.0, 90.0, 99.0)])
+
+    def match7(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["statistic"] == row["item"]) & (a["environment"] == env)]
+
+    fig07 = livedata.attach_authors(fig07, live, "blockio", "fig07_ratios", match7, "value_us", None)
+    if not fig07.empty:
+        fig07["authors_pct_vs_native"] = _live_pct_from_ratio(live, fig07)
+    return {"fig05": fig05, "fig06": fig06, "fig07": fig07}
+
+
+def _live_pct_from_ratio(live: livedata.Live, fig07: pd.DataFrame) -> list[float]:
+    a = livedata.authors_table(live, "fig07_ratios")
+    if a is None:
+        return [np.nan] * len(fig07)
+    ratio = a.set_index(["statistic", "environment"])["ratio_vs_native"]
+    return [100 * (ratio.get((i, e), np.nan) - 1) if e else np.nan
+            for i, e in zip(fig07["item"], fig07["authors_environment"], strict=True)]

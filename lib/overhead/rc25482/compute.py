@@ -37,7 +37,7 @@ from matplotlib.figure import Figure
 
 from overhead import plots, stats
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons, wording
+from overhead.rc25482 import comparisons, livedata, wording
 from overhead.rc25482.published import table1_published
 
 #: Table I rows in the paper's order and the unit each is printed in.
@@ -853,3 +853,32 @@ def plot_table1_bars(table: pd.DataFrame, trial_rows: pd.DataFrame) -> Figure:
     fig.suptitle("Table I as bars: mean with 95% CI and every trial (two sockets; PXZ: no data)", y=1.0)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
+
+
+# --- the same tables from a campaign measured here (the live side) -------------------
+
+def live_table1(live: livedata.Live) -> pd.DataFrame:
+    """Table I live: PXZ (MB/s), Linpack (HPL, GFLOPS), RandomAccess (MPI, GUPS), STREAM (GB/s).
+
+    STREAM is HPCC's StarSTREAM (every core runs the kernel at once; the value is per process)
+    and RandomAccess HPCC's MPIRandomAccess over all processes.
+    """
+    parts = [
+        livedata.compare(live.benchmark("pxz", "throughput"), "table1", "PXZ", "MB/s", 1e6),
+        # HPL's figure at the precision of HPCC's summary (HPL_Tflops=), one row per run: the
+        # rounded table row (p_section "hpl") says the same and would double n
+        livedata.compare(live.benchmark("hpcc", "flop_rate", p_kernel="hpl", p_section="summary"),
+                 "table1", "Linpack",
+                 "GFLOPS", 1e9),
+        livedata.compare(live.benchmark("hpcc", "update_rate", p_kernel="randomaccess", p_scope="mpi"),
+                 "table1", "RandomAccess", "GUPS", 1e9),
+    ]
+    for kernel in ("copy", "scale", "add", "triad"):
+        parts.append(livedata.compare(live.benchmark("hpcc", "bandwidth", p_kernel=kernel, p_scope="star"),
+                              "table1", f"STREAM {kernel.capitalize()}", "GB/s", 1e9))
+    table = livedata.finish(parts)
+
+    def match(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["workload"] == row["item"]) & (a["environment"] == env) & a["mean"].notna()]
+
+    return livedata.attach_authors(table, live, "compute", "table1", match, "mean", "delta_vs_native_pct")

@@ -1,23 +1,28 @@
 """RC25482 live: the paper's tables and figures from a campaign measured on this machine.
 
 A campaign run with this project's engine (``notebooks/campaign.ipynb``, ``overhead run``) is
-ingested into ``data/tidy/<campaign>/``. The functions here turn its rows into the paper's
-tables and figures, one comparison frame per figure, each row one point of one environment:
+ingested into ``data/tidy/<campaign>/``. Each section module turns its rows into that section's
+tables (``compute.live_table1``, ``network.live_tables``, ``blockio.live_tables``,
+``redis.live_tables``, ``mysql.live_tables``), one comparison frame per figure, each row one
+point of one environment:
 
-- the live statistics: n trials, mean, SD, 95% CI of the mean (Student-t where a Shapiro-Wilk
-  check passes, else bootstrap BCa), and against Native the percent difference with its
-  bootstrap interval, Welch's p (Holm-corrected within the figure) and a verdict in words
-  (:func:`overhead.stats.curve`);
+- the live statistics: n trials, mean, SD, 95% CI of the mean, and against Native the percent
+  difference with the interval its verdict is decided on (:func:`overhead.stats.curve`);
 - beside it the authors' value for the environment the live one stands for (their Native,
-  Docker, Docker NAT, KVM...), read from the tables the authors' half of the same notebooks
-  wrote (``figures/rc25482/*.csv``), and the authors' percent difference from their Native.
+  Docker, Docker NAT, KVM...), computed from their tidy data by the same section module
+  (``authors_tables``), and the authors' percent difference from their Native.
+
+What the sections share (the campaign, the authors' side, one comparison) is in
+:mod:`overhead.rc25482.livedata`; this module assembles the sections: their figures
+(:func:`section`), the known truths of the paper checked on the live data with their intervals
+(:func:`known_truths`), every verdict (:func:`verdicts_table`) and the report
+(:func:`report`, ``figures/<campaign>/report.html``).
 
 Absolute numbers of a 2-core machine and a 32-core server do not compare; the percent
 differences from native do, as far as the workloads scale. A VM that QEMU ran under TCG
 (software emulation) is labelled "QEMU TCG" and set beside the authors' KVM only with the
 note that emulation is not hardware virtualization: its overhead is never called a KVM
-overhead. The known truths of the paper (:func:`known_truths`) are checked on the live data
-with their intervals, and :func:`report` writes ``figures/<campaign>/report.html``.
+overhead.
 """
 
 from __future__ import annotations
@@ -26,8 +31,6 @@ import datetime as _dt
 import html
 import os
 import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -36,44 +39,36 @@ import pandas as pd
 from overhead import export, stats, studies
 from overhead.campaign import results
 from overhead.errors import InputError
-from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY, BASELINE
+from overhead.names import BASELINE
 from overhead.pages import Page
-from overhead.paths import TIDY
+from overhead.rc25482 import blockio, compute, mysql, network, redis
+from overhead.rc25482.livedata import (
+    AUTHORS_DIR,
+    AUTHORS_SECTION,
+    AUTHORS_X,
+    OPEN_LOOP,
+    TCG_NOTE,
+    Live,
+    attach_authors,
+    authors_env,
+    authors_table,
+    is_tidy,
+    littles,
+    nearest,
+    open_campaign,
+)
 
-__all__ = ["AUTHORS_DIR", "FIGURES_LIVE", "Live", "blockio", "caveats", "compute", "known_truths",
-           "mysql", "network", "open_campaign", "plot_bars", "plot_curves", "redis", "report",
-           "where"]
+# the campaign and the authors' side are in livedata, each section's live tables in its section
+# module (``live_tables``); they are named here too, as the notebooks and earlier code know them
+__all__ = ["AUTHORS_DIR", "AUTHORS_SECTION", "AUTHORS_X", "FIGURES_LIVE", "OPEN_LOOP", "TCG_NOTE",
+           "Live", "attach_authors", "authors_env", "authors_table", "caveats", "is_tidy",
+           "known_truths", "littles", "nearest", "open_campaign", "plot_bars", "plot_curves",
+           "report", "section", "tables", "where"]
 
-#: Where the authors' values come from by default: their ingested tidy data, from which the
-#: section modules compute the tables (``authors_tables``), not the files a notebook wrote.
-AUTHORS_DIR = TIDY / AUTHORS_DATASET
-TCG_NOTE = ("QEMU TCG is software emulation, not KVM: the authors' KVM value is shown for "
-            "orientation only, and this overhead is not a KVM overhead")
-#: X R under this fraction of N: the closed loop never formed (Little's law cannot hold).
-OPEN_LOOP = 0.5
 #: The figure stems each section writes (report order).
 FIGURES_LIVE = {"compute": ("table1",), "network": ("fig02", "fig03"),
                 "blockio": ("fig05", "fig06", "fig07"), "redis": ("fig08", "fig09"),
                 "mysql": ("fig10", "fig11", "fig12", "fig13")}
-
-
-@dataclass
-class Live(results.Results):
-    """One ingested campaign, ready for the paper's tables.
-
-    The campaign's :class:`~overhead.campaign.results.Results` and where the authors' tables
-    are.
-
-    Attributes
-    ----------
-    authors : pathlib.Path
-        The authors' tidy data (default ``data/tidy/ibm``): each section's tables are computed
-        from it by the section module (``authors_tables``), once; or a folder of tables a
-        notebook wrote (``<stem>.csv``), read as they are.
-    """
-
-    authors: Path = AUTHORS_DIR
-    authors_computed: dict = field(default_factory=dict, repr=False)
 
 
 #: Display label of a campaign environment (kept under its old name for this module).
@@ -82,471 +77,9 @@ _label = results.display_label
 where = results.where
 
 
-def open_campaign(campaign: str | os.PathLike[str], *, tidy_root: str | os.PathLike[str] | None = None,
-                  out_root: str | os.PathLike[str] | None = None,
-                  authors: str | os.PathLike[str] | None = None) -> Live:
-    """Load an ingested campaign (:func:`overhead.campaign.results.open_results`).
-
-    Parameters
-    ----------
-    campaign : str or path
-        The campaign's name (``local-quick``) or its YAML file (its name is read from it).
-    tidy_root : path, optional
-        The folder of tidy trees (default ``data/tidy``).
-    out_root : path, optional
-        The folder of figure trees (default ``figures``); output goes to ``<out_root>/<name>``.
-    authors : path, optional
-        The authors' tidy data (default ``data/tidy/ibm``), or a folder of their tables as CSV.
-
-    Returns
-    -------
-    Live
-        The campaign's rows and folders.
-
-    Raises
-    ------
-    InputError
-        When the campaign has not been ingested (naming the folder looked at).
-    """
-    r = results.open_results(campaign, tidy_root=tidy_root, out_root=out_root)
-    return Live(r.name, r.tidy, r.out, r.rows, r.trials, r.provenance, r.plan,
-                Path(authors or AUTHORS_DIR))
-
-
 # --- the authors' side ---------------------------------------------------------------------
 
-def _authors_env(section: str, label: str) -> str | None:
-    """Return the authors' environment a live label stands for in a section (None: none)."""
-    if label == BASELINE:
-        return BASELINE
-    if label.startswith(("QEMU TCG", "VM")):
-        return "KVM-untuned" if section == "compute" else "KVM"
-    if label.startswith("KVM"):
-        if section == "compute":
-            return "KVM-tuned" if "tuned" in label and "untuned" not in label else "KVM-untuned"
-        return "KVM"
-    if not label.startswith("Docker"):
-        return None
-    nat = " NAT" in label
-    if section in ("compute", "blockio"):
-        return "Docker"
-    if section == "network":
-        return "Docker NAT" if nat else None
-    if section == "redis":
-        return "Docker NAT" if nat else "Docker net=host"
-    if section == "mysql":
-        if "overlay" in label or "AUFS" in label:
-            return "Docker NAT AUFS" if nat else None
-        return "Docker NAT volume" if nat else "Docker net=host volume"
-    return None
-
-
-#: The section module that computes each of the authors' tables set beside the live ones.
-AUTHORS_SECTION = {"table1": "compute", "fig02": "network", "fig03": "network", "fig05": "blockio",
-                   "fig06": "blockio", "fig07_ratios": "blockio", "fig08": "redis", "fig09": "redis",
-                   "fig10": "mysql", "fig11": "mysql", "fig12": "mysql"}
-
-
-def is_tidy(folder: Path) -> bool:
-    """Whether a folder is ingested tidy data (it has ``measurements.parquet``)."""
-    return (Path(folder) / "measurements.parquet").exists()
-
-
-def _authors_table(live: Live, stem: str) -> pd.DataFrame | None:
-    """Return the authors' table ``stem``: computed from their tidy data, or read from a folder."""
-    if is_tidy(live.authors):
-        section = AUTHORS_SECTION.get(stem)
-        if section is None:
-            return None
-        if section not in live.authors_computed:
-            import importlib
-
-            from overhead.rc25482.published import published
-
-            module = importlib.import_module(f"overhead.rc25482.{section}")
-            live.authors_computed[section] = module.authors_tables(live.authors,
-                                                                   published(AUTHORS_STUDY))
-        return live.authors_computed[section].get(stem)
-    path = live.authors / f"{stem}.csv"
-    return pd.read_csv(path) if path.exists() else None
-
-
-def _attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
-                    match: Callable[[pd.DataFrame, pd.Series, str], pd.DataFrame],
-                    value: str, pct: str | None, missing: str | None = None) -> pd.DataFrame:
-    """Add the authors' columns to a comparison frame.
-
-    authors_environment, authors_value, authors_pct_vs_native, authors_x (the level of theirs
-    used, for swept parameters) and authors_note (``missing`` where none matches).
-    """
-    if table.empty:
-        return table
-    authors = _authors_table(live, stem)
-    envs, vals, pcts, notes, xs = [], [], [], [], []
-    for _, row in table.iterrows():
-        env = _authors_env(section, row["environment"])
-        envs.append(env)
-        note = ""
-        if row["environment"].startswith("QEMU TCG"):
-            note = TCG_NOTE
-        if authors is None:
-            vals.append(np.nan)
-            pcts.append(np.nan)
-            xs.append(None)
-            notes.append("; ".join(n for n in (note, f"authors' {stem} not found in {live.authors} "
-                                                     "(make ingest)") if n))
-            continue
-        hit = match(authors, row, env) if env else authors.iloc[0:0]
-        if hit.empty:
-            vals.append(np.nan)
-            pcts.append(np.nan)
-            xs.append(None)
-            notes.append(note or missing or ("no counterpart in the authors' data" if env is None
-                                             else f"no authors' value for {env}"))
-            continue
-        vals.append(float(hit[value].iloc[0]))
-        pcts.append(float(hit[pct].iloc[0]) if pct and pd.notna(hit[pct].iloc[0]) else
-                    (0.0 if env == BASELINE else np.nan))
-        xs.append(hit[AUTHORS_X].iloc[0] if AUTHORS_X in hit else None)
-        notes.append(note)
-    out = table.assign(authors_environment=envs, authors_value=vals,
-                       authors_pct_vs_native=pcts, authors_x=xs, authors_note=notes)
-    if pct is None and not out.empty:  # their percent difference from their own Native
-        native = out[out["authors_environment"] == BASELINE]
-        base = {(i, a): v for i, a, v in zip(native["item"], native["authors_x"].astype(str),
-                                              native["authors_value"], strict=True)}
-        out["authors_pct_vs_native"] = [
-            100 * (v / base[(i, str(a))] - 1) if (i, str(a)) in base and pd.notna(v) else np.nan
-            for i, a, v in zip(out["item"], out["authors_x"], out["authors_value"], strict=True)]
-    return out
-
-
 # --- the live side -------------------------------------------------------------------------
-
-def _compare(rows: pd.DataFrame, figure: str, item: str, unit: str, scale: float = 1.0,
-             x: str | None = None, higher_is_better: bool | None | str = "auto",
-             benchmark: str | None = None, metric: str | None = None) -> pd.DataFrame:
-    """One comparison frame: per (item, environment, x) the live statistics and verdict vs Native.
-
-    The margin is the one ``data/reference/margins.yml`` gives the item in this study (with
-    the benchmark and metric: the rows', or the ones given for per-run frames built from them).
-    """
-    from overhead import margins
-
-    fields = {"study": "rc25482", "item": item}
-    for name, given in (("benchmark", benchmark), ("metric", metric)):
-        if given is not None:
-            fields[name] = given
-        elif name in rows and rows[name].nunique() == 1:
-            fields[name] = str(rows[name].iloc[0])
-    table = results.compare(rows, item, unit, scale, x=x, baseline=BASELINE,
-                            margin=margins.load().with_fields(**fields),
-                            higher_is_better=higher_is_better)
-    return table.assign(figure=figure) if not table.empty else table
-
-
-def _keys(rows: pd.DataFrame, *keys: str) -> list[str]:
-    """Group keys of per-run frames, with the run's campaign cell when the rows know it."""
-    return [*keys, *(["cell"] if "cell" in rows.columns else [])]
-
-
-def _finish(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    parts = [p for p in parts if not p.empty]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-
-def compute(live: Live) -> pd.DataFrame:
-    """Table I live: PXZ (MB/s), Linpack (HPL, GFLOPS), RandomAccess (MPI, GUPS), STREAM (GB/s).
-
-    STREAM is HPCC's StarSTREAM (every core runs the kernel at once; the value is per process)
-    and RandomAccess HPCC's MPIRandomAccess over all processes.
-    """
-    parts = [
-        _compare(live.benchmark("pxz", "throughput"), "table1", "PXZ", "MB/s", 1e6),
-        # HPL's figure at the precision of HPCC's summary (HPL_Tflops=), one row per run: the
-        # rounded table row (p_section "hpl") says the same and would double n
-        _compare(live.benchmark("hpcc", "flop_rate", p_kernel="hpl", p_section="summary"),
-                 "table1", "Linpack",
-                 "GFLOPS", 1e9),
-        _compare(live.benchmark("hpcc", "update_rate", p_kernel="randomaccess", p_scope="mpi"),
-                 "table1", "RandomAccess", "GUPS", 1e9),
-    ]
-    for kernel in ("copy", "scale", "add", "triad"):
-        parts.append(_compare(live.benchmark("hpcc", "bandwidth", p_kernel=kernel, p_scope="star"),
-                              "table1", f"STREAM {kernel.capitalize()}", "GB/s", 1e9))
-    table = _finish(parts)
-
-    def match(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
-        return a[(a["workload"] == row["item"]) & (a["environment"] == env) & a["mean"].notna()]
-
-    return _attach_authors(table, live, "compute", "table1", match, "mean", "delta_vs_native_pct")
-
-
-#: nuttcp directions: the runner's (seen from the client) -> the paper's (seen from the system
-#: under test, the environment); the authors' fig02.csv names.
-DIRECTIONS = {"tx": ("client->server (environment receives)", "server->client (SUT receives)"),
-              "rx": ("server->client (environment transmits)", "client->server (SUT transmits)")}
-
-
-def network(live: Live) -> dict[str, pd.DataFrame]:
-    """Figs 2 and 3 live: nuttcp goodput (Gbit/s) with the host's CPU, netperf RR latency (us).
-
-    Returns ``{"fig02": ..., "fig03": ...}``. Fig 2's rows have item = the direction; its
-    ``cpu`` rows (item "host CPU busy ...") give the whole host's CPU busy percent during the
-    transfer (mpstat, all cores), where perf's cycle counters are not available.
-    """
-    good = live.benchmark("nuttcp", "goodput", p_sidecar=None)
-    parts, cpu_parts = [], []
-    for code, (name, _) in DIRECTIONS.items():
-        parts.append(_compare(good[good["p_direction"] == code], "fig02", name, "Gbit/s", 1e9 / 8))
-        idle = live.benchmark("nuttcp", "cpu_idle_mean", p_sidecar="mpstat", p_cpu="all")
-        idle = idle[idle["p_direction"] == code].assign(value=lambda f: 100.0 - f["value"])
-        cpu_parts.append(_compare(idle, "fig02", f"host CPU busy %, {name}", "%",
-                                  higher_is_better=None, metric="cpu_busy"))
-    fig02 = _finish(parts)
-
-    def match2(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
-        theirs = {mine: paper for mine, paper in DIRECTIONS.values()}[row["item"]]
-        return a[(a["direction"] == theirs) & (a["environment"] == env) & a["goodput_gbps"].notna()]
-
-    fig02 = _attach_authors(fig02, live, "network", "fig02", match2, "goodput_gbps", None)
-    if not fig02.empty:
-        native = fig02[fig02["authors_environment"] == BASELINE].set_index("item")["authors_value"]
-        fig02["authors_pct_vs_native"] = [
-            100 * (v / native.get(i, np.nan) - 1) if pd.notna(v) else np.nan
-            for i, v in zip(fig02["item"], fig02["authors_value"], strict=True)]
-    cpu = _attach_authors(_finish(cpu_parts), live, "network", "fig02", lambda a, row, env: a.iloc[0:0],
-                          "goodput_gbps", None,
-                          missing="the authors give perf's cycles per byte (Fig 2), not CPU busy")
-    fig02 = _finish([fig02, cpu])
-    tests = live.benchmark("netperf", "latency_mean")
-    lat = _finish([_compare(tests[tests["p_test"] == t], "fig03", t, "us", 1e-6)
-                   for t in sorted(tests["p_test"].dropna().unique())])
-
-    def match3(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
-        return a[(a["test"] == row["item"]) & (a["environment"] == env) & a["latency_us"].notna()]
-
-    fig03 = _attach_authors(lat, live, "network", "fig03", match3, "latency_us", "delta_vs_native_pct")
-    return {"fig02": fig02, "fig03": fig03}
-
-
-SEQUENTIAL = {"read": "Sequential Read", "write": "Sequential Write"}
-RANDOM = {"randread": "Random Read", "randwrite": "Random Write", "randrw": "Random Mixed 70/30"}
-
-
-def _fio_total(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: a mixed job's read and write directions summed."""
-    keys = _keys(rows, "run_id", "label", "p_rw")
-    return rows.groupby(keys, as_index=False, observed=True, dropna=False)["value"].sum()
-
-
-def blockio(live: Live) -> dict[str, pd.DataFrame]:
-    """Figs 5-7 live: sequential bandwidth (MB/s), random IOPS, random-read latency percentiles.
-
-    Returns ``{"fig05": ..., "fig06": ..., "fig07": ...}``; Fig 7's items are p50, p90, p99
-    of fio's completion latency (us) of the random-read job, one value per run.
-    """
-    seq = live.benchmark("fio-seq", "bandwidth")
-    fig05 = _finish([_compare(seq[seq["p_rw"] == rw], "fig05", name, "MB/s", 1e6)
-                     for rw, name in SEQUENTIAL.items()])
-
-    def match5(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
-        return a[(a["test"] == row["item"]) & (a["environment"] == env)]
-
-    fig05 = _attach_authors(fig05, live, "blockio", "fig05", match5, "bandwidth_mb_s", "pct_vs_native")
-    rnd = _fio_total(pd.concat([live.benchmark("fio-rand", "iops"), live.benchmark("fio-mixed", "iops")]))
-    fig06 = _finish([_compare(rnd[rnd["p_rw"] == rw], "fig06", name, "IOPS", higher_is_better=True,
-                              benchmark="fio-rand", metric="iops")
-                     for rw, name in RANDOM.items()])
-    # the authors' random jobs at 16x8 (their Fig 6); one job here (quick) or both (paper)
-    fig06 = _attach_authors(fig06, live, "blockio", "fig06",
-                            lambda a, row, env: a[(a["test"] == row["item"]) & (a["environment"] == env)
-                                                  & (a["numjobs"] == a["numjobs"].max())],
-                            "iops", "pct_vs_native")
-    pcts = live.benchmark("fio-rand", "clat_percentile", p_rw="randread")
-    fig07 = _finish([_compare(pcts[pcts["p_percentile"] == p], "fig07", f"p{p:g}", "us", 1e-6)
-                     for p in (50.0, 90.0, 99.0)])
-
-    def match7(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
-        return a[(a["statistic"] == row["item"]) & (a["environment"] == env)]
-
-    fig07 = _attach_authors(fig07, live, "blockio", "fig07_ratios", match7, "value_us", None)
-    if not fig07.empty:
-        fig07["authors_pct_vs_native"] = _pct_from_ratio(live, fig07)
-    return {"fig05": fig05, "fig06": fig06, "fig07": fig07}
-
-
-def _pct_from_ratio(live: Live, fig07: pd.DataFrame) -> list[float]:
-    a = _authors_table(live, "fig07_ratios")
-    if a is None:
-        return [np.nan] * len(fig07)
-    ratio = a.set_index(["statistic", "environment"])["ratio_vs_native"]
-    return [100 * (ratio.get((i, e), np.nan) - 1) if e else np.nan
-            for i, e in zip(fig07["item"], fig07["authors_environment"], strict=True)]
-
-
-#: The column where a matched authors' row says its level (connections, threads) when it
-#: differs from the live one.
-AUTHORS_X = "_authors_x"
-
-
-def _nearest(a: pd.DataFrame, column: str, x: float) -> pd.DataFrame:
-    """Return the authors' rows at the level of ``column`` nearest to x on a log scale.
-
-    Their sweeps differ from the live ones; the level chosen is kept in :data:`AUTHORS_X`.
-    """
-    if a.empty:
-        return a
-    levels = a[column].dropna().unique()
-    best = levels[np.argmin(np.abs(np.log(levels.astype(float)) - np.log(float(x))))]
-    return a[a[column] == best].assign(**{AUTHORS_X: best})
-
-
-def redis_runs(live: Live) -> pd.DataFrame:
-    """Return one row per Redis run.
-
-    GET+SET throughput (all requests / all time), request-weighted mean latency (s),
-    connections and pipeline depth.
-
-    A test's time is taken from its throughput summary where redis-benchmark printed one
-    (requests / rate: the rate is computed from the elapsed milliseconds) and otherwise from
-    "completed in N seconds", which is rounded to 10 ms. A test whose time printed as zero has
-    no rate: its run's throughput is NaN (dropped from the comparison), never infinite.
-    """
-    r = live.benchmark("redis", ("requests", "duration", "latency_mean", "throughput"))
-    r = r[r["p_section"].isna() | (r["p_section"] == "summary")]
-    if r.empty:
-        return pd.DataFrame()
-    wide = r.pivot_table(index=_keys(r, "run_id", "label", "p_clients", "p_pipeline", "p_test"),
-                         columns="metric", values="value", observed=True).reset_index()
-    rate = wide["throughput"] if "throughput" in wide else pd.Series(np.nan, index=wide.index)
-    exact = wide["requests"] / rate.where(rate > 0)
-    wide["duration"] = exact.fillna(wide["duration"]).where(lambda d: d > 0)
-    wide["weighted"] = wide["latency_mean"] * wide["requests"]
-    runs = wide.groupby(_keys(wide, "run_id", "label", "p_clients", "p_pipeline"), as_index=False,
-                        observed=True)[["requests", "duration", "weighted"]].sum(min_count=1)
-    # a run with one test of no measurable time has no throughput (sum would skip the NaN)
-    timeless = wide.loc[wide["duration"].isna(), "run_id"].unique()
-    runs.loc[runs["run_id"].isin(timeless), "duration"] = np.nan
-    runs["throughput"] = runs["requests"] / runs["duration"]
-    runs["latency"] = runs["weighted"] / runs["requests"]
-    return runs.drop(columns="weighted")
-
-
-def _littles(runs: pd.DataFrame, n: pd.Series, figure: str) -> pd.DataFrame:
-    """Little's law per run (N = X R), then per (environment, level): N, mean X R, residual."""
-    law = stats.littles_law(n.to_numpy(float), runs["throughput"].to_numpy(float),
-                            runs["latency"].to_numpy(float))
-    per_run = runs[["label"]].assign(N=law["N"].to_numpy(), xr=law["xr"].to_numpy(),
-                                     rel_residual=law["rel_residual"].to_numpy())
-    out = per_run.groupby(["label", "N"], as_index=False, observed=True).agg(
-        n=("xr", "size"), xr_mean=("xr", "mean"), rel_residual_mean=("rel_residual", "mean"),
-        rel_residual_min=("rel_residual", "min"), rel_residual_max=("rel_residual", "max"))
-    return out.rename(columns={"label": "environment"}).assign(figure=figure)
-
-
-def redis(live: Live) -> dict[str, pd.DataFrame]:
-    """Return Figs 8-9 live: GET+SET throughput and mean latency vs connections.
-
-    Throughput in req/s, latency in us, and Little's law with N = connections x pipeline
-    depth (the requests in flight).
-    """
-    runs = redis_runs(live)
-    if runs.empty:
-        return {"fig08": pd.DataFrame(), "fig09": pd.DataFrame(), "littles": pd.DataFrame()}
-    runs = runs.assign(value=runs["throughput"])
-    fig08 = _compare(runs, "fig08", "GET+SET", "req/s", 1.0, x="p_clients", higher_is_better=True,
-                     benchmark="redis", metric="throughput")
-    fig09 = _compare(runs.assign(value=runs["latency"]), "fig09", "GET+SET", "us", 1e-6,
-                     x="p_clients", higher_is_better=False, benchmark="redis", metric="latency_mean")
-
-    def match(stem_value: str):
-        def m(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
-            a = a[(a["workload"] == "GET+SET") & (a["environment"] == env)]
-            return _nearest(a, "connections", row["x"])
-        return m
-
-    fig08 = _attach_authors(fig08, live, "redis", "fig08", match("x"), "throughput_mean",
-                            "pct_vs_native")
-    fig09 = _attach_authors(fig09, live, "redis", "fig09", match("x"), "latency_us_mean",
-                            "pct_vs_native")
-    n = runs["p_clients"].astype(float) * runs["p_pipeline"].astype(float)
-    littles = _littles(runs, n, "redis")
-    # where X R is under half of N, the closed loop never formed: most of the run's clock
-    # passed with fewer requests in flight than connections x pipeline (connections still
-    # being accepted, say): that point measures the wait, not Redis
-    ratio = (runs.assign(N=n)[["label", "p_clients", "N"]].drop_duplicates()
-             .merge(littles, left_on=["label", "N"], right_on=["environment", "N"])
-             .assign(share=lambda d: d["xr_mean"] / d["N"])
-             .set_index(["label", "p_clients"])["share"])
-    for table in (fig08, fig09):
-        for i, row in table.iterrows():
-            share = ratio.get((row["environment"], row["x"]))
-            if share is not None and share < OPEN_LOOP:
-                said = (f"loop not closed: X R = {share:.0%} of N, so most of the run passed "
-                        "with fewer requests in flight than connections x pipeline; this "
-                        "point measures that wait, not Redis")
-                old = table.at[i, "authors_note"]
-                table.at[i, "authors_note"] = f"{old}; {said}" if isinstance(old, str) and old else said
-    return {"fig08": fig08, "fig09": fig09, "littles": littles}
-
-
-def mysql_runs(live: Live) -> pd.DataFrame:
-    """Return one row per sysbench run.
-
-    Test, threads, throughput (tx/s), mean latency (s) and the server's CPU busy percent
-    (100 - mpstat's average idle over all cores, NaN without it).
-    """
-    main = live.benchmark("mysql", ("transaction_rate", "latency_mean"), p_sidecar=None)
-    if main.empty:
-        return pd.DataFrame()
-    runs = main.pivot_table(index=_keys(main, "run_id", "label", "p_test", "p_threads"),
-                            columns="metric", values="value", observed=True).reset_index()
-    idle = live.benchmark("mysql", "cpu_idle_mean", p_sidecar="monitor", p_cpu="all")
-    busy = (100.0 - idle.set_index("run_id")["value"]).groupby(level=0).mean()
-    runs["cpu_busy"] = runs["run_id"].map(busy)
-    return runs.rename(columns={"transaction_rate": "throughput", "latency_mean": "latency"})
-
-
-def mysql(live: Live) -> dict[str, pd.DataFrame]:
-    """Return Figs 10-12 live and Little's law for MySQL.
-
-    Throughput (tx/s), server CPU busy (%), mean latency (ms) vs threads per sysbench test
-    (Fig 13, throughput against latency, is drawn from Figs 10 and 12), and Little's law
-    with N = threads.
-    """
-    runs = mysql_runs(live)
-    if runs.empty:
-        return {k: pd.DataFrame() for k in ("fig10", "fig11", "fig12", "littles")}
-    out = {"fig10": [], "fig11": [], "fig12": []}
-    for test in sorted(runs["p_test"].dropna().unique()):
-        r = runs[runs["p_test"] == test]
-        out["fig10"].append(_compare(r.assign(value=r["throughput"]), "fig10", test, "tx/s",
-                                     x="p_threads", higher_is_better=True, benchmark="mysql",
-                                     metric="transaction_rate"))
-        cpu = r[r["cpu_busy"].notna()]
-        out["fig11"].append(_compare(cpu.assign(value=cpu["cpu_busy"]), "fig11", test, "%",
-                                     x="p_threads", higher_is_better=None, benchmark="mysql",
-                                     metric="cpu_busy"))
-        out["fig12"].append(_compare(r.assign(value=r["latency"]), "fig12", test, "ms", 1e-3,
-                                     x="p_threads", higher_is_better=False, benchmark="mysql",
-                                     metric="latency_mean"))
-    columns = {"fig10": ("tps_mean", "loss_vs_native_pct"), "fig11": ("cpu_util_mean", None),
-               "fig12": ("latency_ms_mean", None)}
-    result = {}
-    for stem, parts in out.items():
-        value, pct = columns[stem]
-
-        def m(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
-            return _nearest(a[a["environment"] == env], "threads", row["x"])
-
-        table = _attach_authors(_finish(parts), live, "mysql", stem, m, value, pct)
-        if stem == "fig10" and not table.empty:  # the authors' loss is native - env, in %
-            table["authors_pct_vs_native"] = -table["authors_pct_vs_native"]
-        result[stem] = table
-    result["littles"] = _littles(runs, runs["p_threads"].astype(float), "mysql")
-    return result
-
 
 # --- the known truths ----------------------------------------------------------------------
 
@@ -902,24 +435,24 @@ def section(campaign: str | os.PathLike[str], name: str, *, authors: str | os.Pa
     frames: dict[str, pd.DataFrame] = {}
     figs: dict = {}
     if name == "compute":
-        frames["table1"] = compute(lv)
+        frames["table1"] = compute.live_table1(lv)
         figs["table1"] = lambda t: plot_bars(t, f"Table I ({tag})")
     elif name == "network":
-        frames.update(network(lv))
+        frames.update(network.live_tables(lv))
         figs["fig02"] = lambda t: plot_bars(t, f"Fig 2: nuttcp goodput and host CPU ({tag})")
         figs["fig03"] = lambda t: plot_bars(t, f"Fig 3: netperf RR latency ({tag})")
     elif name == "blockio":
-        frames.update(blockio(lv))
+        frames.update(blockio.live_tables(lv))
         figs["fig05"] = lambda t: plot_bars(t, f"Fig 5: sequential I/O ({tag})")
         figs["fig06"] = lambda t: plot_bars(t, f"Fig 6: random IOPS ({tag})")
         figs["fig07"] = lambda t: plot_bars(t, f"Fig 7: random-read latency percentiles ({tag})")
     elif name == "redis":
-        r = redis(lv)
+        r = redis.live_tables(lv)
         frames.update({"fig08": r["fig08"], "fig09": r["fig09"], "redis_littles": r["littles"]})
         figs["fig08"] = lambda t: plot_curves(t, f"Fig 8: Redis throughput ({tag})", xlabel="connections")
         figs["fig09"] = lambda t: plot_curves(t, f"Fig 9: Redis latency ({tag})", xlabel="connections")
     else:
-        m = mysql(lv)
+        m = mysql.live_tables(lv)
         frames.update({"fig10": m["fig10"], "fig11": m["fig11"], "fig12": m["fig12"],
                        "mysql_littles": m["littles"]})
         figs["fig10"] = lambda t: plot_curves(t, f"Fig 10: MySQL throughput ({tag})", xlabel="threads")
@@ -1002,12 +535,12 @@ SECTION_TITLES = {
 
 def tables(live: Live) -> dict[str, pd.DataFrame]:
     """Every live table of the paper (stem -> comparison frame), computed from the rows."""
-    out = {"table1": compute(live)}
-    out.update(network(live))
-    out.update(blockio(live))
-    r = redis(live)
+    out = {"table1": compute.live_table1(live)}
+    out.update(network.live_tables(live))
+    out.update(blockio.live_tables(live))
+    r = redis.live_tables(live)
     out.update({"fig08": r["fig08"], "fig09": r["fig09"], "redis_littles": r["littles"]})
-    m = mysql(live)
+    m = mysql.live_tables(live)
     out.update({"fig10": m["fig10"], "fig11": m["fig11"], "fig12": m["fig12"],
                 "mysql_littles": m["littles"]})
     return out

@@ -46,7 +46,7 @@ from plotly.subplots import make_subplots
 from overhead import plots, stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons, wording
+from overhead.rc25482 import comparisons, livedata, wording
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -1304,3 +1304,62 @@ def plotly_fig13(fig13: pd.DataFrame) -> go.Figure:
     pf.update_layout(title="Fig 13: MySQL throughput vs latency (mean, 95% CI)", template="plotly_white",
                      xaxis_title="throughput (transactions/s)", yaxis_title="mean transaction latency (ms)")
     return pf
+
+
+# --- the same tables from a campaign measured here (the live side) -------------------
+
+def live_runs(live: livedata.Live) -> pd.DataFrame:
+    """Return one row per sysbench run.
+
+    Test, threads, throughput (tx/s), mean latency (s) and the server's CPU busy percent
+    (100 - mpstat's average idle over all cores, NaN without it).
+    """
+    main = live.benchmark("mysql", ("transaction_rate", "latency_mean"), p_sidecar=None)
+    if main.empty:
+        return pd.DataFrame()
+    runs = main.pivot_table(index=livedata.keys(main, "run_id", "label", "p_test", "p_threads"),
+                            columns="metric", values="value", observed=True).reset_index()
+    idle = live.benchmark("mysql", "cpu_idle_mean", p_sidecar="monitor", p_cpu="all")
+    busy = (100.0 - idle.set_index("run_id")["value"]).groupby(level=0).mean()
+    runs["cpu_busy"] = runs["run_id"].map(busy)
+    return runs.rename(columns={"transaction_rate": "throughput", "latency_mean": "latency"})
+
+
+def live_tables(live: livedata.Live) -> dict[str, pd.DataFrame]:
+    """Return Figs 10-12 live and Little's law for MySQL.
+
+    Throughput (tx/s), server CPU busy (%), mean latency (ms) vs threads per sysbench test
+    (Fig 13, throughput against latency, is drawn from Figs 10 and 12), and Little's law
+    with N = threads.
+    """
+    runs = live_runs(live)
+    if runs.empty:
+        return {k: pd.DataFrame() for k in ("fig10", "fig11", "fig12", "littles")}
+    out = {"fig10": [], "fig11": [], "fig12": []}
+    for test in sorted(runs["p_test"].dropna().unique()):
+        r = runs[runs["p_test"] == test]
+        out["fig10"].append(livedata.compare(r.assign(value=r["throughput"]), "fig10", test, "tx/s",
+                                     x="p_threads", higher_is_better=True, benchmark="mysql",
+                                     metric="transaction_rate"))
+        cpu = r[r["cpu_busy"].notna()]
+        out["fig11"].append(livedata.compare(cpu.assign(value=cpu["cpu_busy"]), "fig11", test, "%",
+                                     x="p_threads", higher_is_better=None, benchmark="mysql",
+                                     metric="cpu_busy"))
+        out["fig12"].append(livedata.compare(r.assign(value=r["latency"]), "fig12", test, "ms", 1e-3,
+                                     x="p_threads", higher_is_better=False, benchmark="mysql",
+                                     metric="latency_mean"))
+    columns = {"fig10": ("tps_mean", "loss_vs_native_pct"), "fig11": ("cpu_util_mean", None),
+               "fig12": ("latency_ms_mean", None)}
+    result = {}
+    for stem, parts in out.items():
+        value, pct = columns[stem]
+
+        def m(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+            return livedata.nearest(a[a["environment"] == env], "threads", row["x"])
+
+        table = livedata.attach_authors(livedata.finish(parts), live, "mysql", stem, m, value, pct)
+        if stem == "fig10" and not table.empty:  # the authors' loss is native - env, in %
+            table["authors_pct_vs_native"] = -table["authors_pct_vs_native"]
+        result[stem] = table
+    result["littles"] = livedata.littles(runs, runs["p_threads"].astype(float), "mysql")
+    return result

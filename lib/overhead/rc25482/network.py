@@ -27,6 +27,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from overhead import plots
+from overhead.names import BASELINE
+from overhead.rc25482 import livedata
 
 #: Fig 2 / Fig 3 environments (the paper's labels), in plotting order.
 ENVIRONMENTS = ("Native", "Docker NAT", "KVM")
@@ -378,3 +380,53 @@ def plot_fig03(fig03: pd.DataFrame) -> Figure:
             ha="right", va="top", fontsize=8.5, bbox={"facecolor": "white", "edgecolor": "#999999"})
     fig.tight_layout()
     return fig
+
+
+# --- the same tables from a campaign measured here (the live side) -------------------
+
+#: nuttcp directions: the runner's (seen from the client) -> the paper's (seen from the system
+#: under test, the environment); the authors' fig02.csv names.
+LIVE_DIRECTIONS = {"tx": ("client->server (environment receives)", "server->client (SUT receives)"),
+              "rx": ("server->client (environment transmits)", "client->server (SUT transmits)")}
+
+
+def live_tables(live: livedata.Live) -> dict[str, pd.DataFrame]:
+    """Figs 2 and 3 live: nuttcp goodput (Gbit/s) with the host's CPU, netperf RR latency (us).
+
+    Returns ``{"fig02": ..., "fig03": ...}``. Fig 2's rows have item = the direction; its
+    ``cpu`` rows (item "host CPU busy ...") give the whole host's CPU busy percent during the
+    transfer (mpstat, all cores), where perf's cycle counters are not available.
+    """
+    good = live.benchmark("nuttcp", "goodput", p_sidecar=None)
+    parts, cpu_parts = [], []
+    for code, (name, _) in LIVE_DIRECTIONS.items():
+        parts.append(livedata.compare(good[good["p_direction"] == code], "fig02", name, "Gbit/s", 1e9 / 8))
+        idle = live.benchmark("nuttcp", "cpu_idle_mean", p_sidecar="mpstat", p_cpu="all")
+        idle = idle[idle["p_direction"] == code].assign(value=lambda f: 100.0 - f["value"])
+        cpu_parts.append(livedata.compare(idle, "fig02", f"host CPU busy %, {name}", "%",
+                                  higher_is_better=None, metric="cpu_busy"))
+    fig02 = livedata.finish(parts)
+
+    def match2(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        theirs = {mine: paper for mine, paper in LIVE_DIRECTIONS.values()}[row["item"]]
+        return a[(a["direction"] == theirs) & (a["environment"] == env) & a["goodput_gbps"].notna()]
+
+    fig02 = livedata.attach_authors(fig02, live, "network", "fig02", match2, "goodput_gbps", None)
+    if not fig02.empty:
+        native = fig02[fig02["authors_environment"] == BASELINE].set_index("item")["authors_value"]
+        fig02["authors_pct_vs_native"] = [
+            100 * (v / native.get(i, np.nan) - 1) if pd.notna(v) else np.nan
+            for i, v in zip(fig02["item"], fig02["authors_value"], strict=True)]
+    cpu = livedata.attach_authors(livedata.finish(cpu_parts), live, "network", "fig02", lambda a, row, env: a.iloc[0:0],
+                          "goodput_gbps", None,
+                          missing="the authors give perf's cycles per byte (Fig 2), not CPU busy")
+    fig02 = livedata.finish([fig02, cpu])
+    tests = live.benchmark("netperf", "latency_mean")
+    lat = livedata.finish([livedata.compare(tests[tests["p_test"] == t], "fig03", t, "us", 1e-6)
+                   for t in sorted(tests["p_test"].dropna().unique())])
+
+    def match3(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+        return a[(a["test"] == row["item"]) & (a["environment"] == env) & a["latency_us"].notna()]
+
+    fig03 = livedata.attach_authors(lat, live, "network", "fig03", match3, "latency_us", "delta_vs_native_pct")
+    return {"fig02": fig02, "fig03": fig03}

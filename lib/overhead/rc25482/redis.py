@@ -38,7 +38,7 @@ from matplotlib.figure import Figure
 from overhead import plots, stats
 from overhead.errors import DataError
 from overhead.names import BASELINE
-from overhead.rc25482 import comparisons, wording
+from overhead.rc25482 import comparisons, livedata, wording
 
 #: Environment labels in figure order; Native is the baseline.
 ENVIRONMENTS = ("Native", "Docker net=host", "Docker NAT", "KVM")
@@ -1061,3 +1061,82 @@ def plotly_fig09(f9: pd.DataFrame):
                         fillcolor=plots.colour(env), opacity=0.12, line=dict(width=0), name=f"{env}: bucket bound",
                         visible="legendonly", hoverinfo="skip")
     return fig
+
+
+# --- the same tables from a campaign measured here (the live side) -------------------
+
+def live_runs(live: livedata.Live) -> pd.DataFrame:
+    """Return one row per Redis run.
+
+    GET+SET throughput (all requests / all time), request-weighted mean latency (s),
+    connections and pipeline depth.
+
+    A test's time is taken from its throughput summary where redis-benchmark printed one
+    (requests / rate: the rate is computed from the elapsed milliseconds) and otherwise from
+    "completed in N seconds", which is rounded to 10 ms. A test whose time printed as zero has
+    no rate: its run's throughput is NaN (dropped from the comparison), never infinite.
+    """
+    r = live.benchmark("redis", ("requests", "duration", "latency_mean", "throughput"))
+    r = r[r["p_section"].isna() | (r["p_section"] == "summary")]
+    if r.empty:
+        return pd.DataFrame()
+    wide = r.pivot_table(index=livedata.keys(r, "run_id", "label", "p_clients", "p_pipeline", "p_test"),
+                         columns="metric", values="value", observed=True).reset_index()
+    rate = wide["throughput"] if "throughput" in wide else pd.Series(np.nan, index=wide.index)
+    exact = wide["requests"] / rate.where(rate > 0)
+    wide["duration"] = exact.fillna(wide["duration"]).where(lambda d: d > 0)
+    wide["weighted"] = wide["latency_mean"] * wide["requests"]
+    runs = wide.groupby(livedata.keys(wide, "run_id", "label", "p_clients", "p_pipeline"), as_index=False,
+                        observed=True)[["requests", "duration", "weighted"]].sum(min_count=1)
+    # a run with one test of no measurable time has no throughput (sum would skip the NaN)
+    timeless = wide.loc[wide["duration"].isna(), "run_id"].unique()
+    runs.loc[runs["run_id"].isin(timeless), "duration"] = np.nan
+    runs["throughput"] = runs["requests"] / runs["duration"]
+    runs["latency"] = runs["weighted"] / runs["requests"]
+    return runs.drop(columns="weighted")
+
+
+def live_tables(live: livedata.Live) -> dict[str, pd.DataFrame]:
+    """Return Figs 8-9 live: GET+SET throughput and mean latency vs connections.
+
+    Throughput in req/s, latency in us, and Little's law with N = connections x pipeline
+    depth (the requests in flight).
+    """
+    runs = live_runs(live)
+    if runs.empty:
+        return {"fig08": pd.DataFrame(), "fig09": pd.DataFrame(), "littles": pd.DataFrame()}
+    runs = runs.assign(value=runs["throughput"])
+    fig08 = livedata.compare(runs, "fig08", "GET+SET", "req/s", 1.0, x="p_clients", higher_is_better=True,
+                     benchmark="redis", metric="throughput")
+    fig09 = livedata.compare(runs.assign(value=runs["latency"]), "fig09", "GET+SET", "us", 1e-6,
+                     x="p_clients", higher_is_better=False, benchmark="redis", metric="latency_mean")
+
+    def match(stem_value: str):
+        def m(a: pd.DataFrame, row: pd.Series, env: str) -> pd.DataFrame:
+            a = a[(a["workload"] == "GET+SET") & (a["environment"] == env)]
+            return livedata.nearest(a, "connections", row["x"])
+        return m
+
+    fig08 = livedata.attach_authors(fig08, live, "redis", "fig08", match("x"), "throughput_mean",
+                            "pct_vs_native")
+    fig09 = livedata.attach_authors(fig09, live, "redis", "fig09", match("x"), "latency_us_mean",
+                            "pct_vs_native")
+    n = runs["p_clients"].astype(float) * runs["p_pipeline"].astype(float)
+    littles = livedata.littles(runs, n, "redis")
+    # where X R is under half of N, the closed loop never formed: most of the run's clock
+    # passed with fewer requests in flight than connections x pipeline (connections still
+    # being accepted, say): that point measures the wait, not Redis
+    ratio = (runs.assign(N=n)[["label", "p_clients", "N"]].drop_duplicates()
+             .merge(littles, left_on=["label", "N"], right_on=["environment", "N"])
+             .assign(share=lambda d: d["xr_mean"] / d["N"])
+             .set_index(["label", "p_clients"])["share"])
+    for table in (fig08, fig09):
+        for i, row in table.iterrows():
+            share = ratio.get((row["environment"], row["x"]))
+            if share is not None and share < livedata.OPEN_LOOP:
+                said = (f"loop not closed: X R = {share:.0%} of N, so most of the run passed "
+                        "with fewer requests in flight than connections x pipeline; this "
+                        "point measures that wait, not Redis")
+                old = table.at[i, "authors_note"]
+                table.at[i, "authors_note"] = f"{old}; {said}" if isinstance(old, str) and old else said
+    return {"fig08": fig08, "fig09": fig09, "littles": littles}
