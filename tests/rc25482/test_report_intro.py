@@ -17,7 +17,9 @@ def _write(out, stem, **columns):
 
 
 def test_each_section_is_read_from_its_own_tables(tmp_path):
-    _write(tmp_path, "table1", workload=["Linpack"], published_mean=[290.8])
+    # table1's published_delta_pct is filled from the authors' spreadsheet even when the notebook
+    # did not compare: only published_mean says it did
+    _write(tmp_path, "table1", workload=["Linpack"], published_mean=[290.8], published_delta_pct=[1.0])
     _write(tmp_path, "fig02", environment=["KVM"], published_gbps=[float("nan")])
     _write(tmp_path, "fig09", connections=[4, 8], published_latency_us=[float("nan"), float("nan")])
     _write(tmp_path, "redis_littles", key=["added"], published=[83.0])  # one of its two tables
@@ -31,7 +33,8 @@ def test_each_section_is_read_from_its_own_tables(tmp_path):
 
 
 def test_the_intro_says_when_no_section_compared(tmp_path):
-    _write(tmp_path, "table1", workload=["Linpack"], published_mean=[float("nan")])
+    _write(tmp_path, "table1", workload=["Linpack"], published_mean=[float("nan")],
+           published_delta_pct=[-2.1])
     _write(tmp_path, "mysql_claims", claim=["x"], paper_value=[float("nan")])
     assert report.compared_sections(tmp_path) == {"01_table1_compute_memory": False, "05_mysql": False}
     # the report notebook's own parameter (True) does not override what the sections did
