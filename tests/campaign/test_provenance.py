@@ -319,3 +319,12 @@ def test_where_shown_fits_a_page_a_column_per_environment_shared_facts_said_once
     bare, _ = results.where_shown(w.assign(variant=float("nan"), virtualization=float("nan")))
     assert "variant" not in bare.index and "ran" not in bare.index
     assert bare.loc["environment"].tolist() == ["native", "docker"]
+
+
+def test_a_long_fact_without_spaces_can_wrap_in_its_cell():
+    mount = "10.0.2.2:/overhead/vm rw,relatime,vers=4.0,rsize=1048576,wsize=1048576"
+    said = results._breakable(mount)
+    assert said.replace("\u200b", "") == mount  # the text is the same, read or copied
+    # the long word (the options) may wrap after each comma; the short path stays whole
+    assert said == "10.0.2.2:/overhead/vm " + mount.split(" ")[1].replace(",", ",\u200b")
+    assert results._breakable("net=host, runtime=runc") == "net=host, runtime=runc"  # short words

@@ -298,6 +298,16 @@ WHERE_FACTS = (("environment", "environment"), ("variant", "variant"), ("host", 
                ("failed", "trials failed"))
 
 
+def _breakable(text: str, longest: int = 24) -> str:
+    """Let a long value wrap in a table cell.
+
+    A zero-width space goes after each "," and "/" of a word longer than ``longest`` (mount
+    options, image paths), which has no space to wrap at; shorter words are left as they are.
+    """
+    return " ".join(w.replace(",", ",\u200b").replace("/", "/\u200b") if len(w) > longest else w
+                    for w in text.split(" "))
+
+
 #: How :func:`where_shown` says a fact every environment shares (default: "Name, every
 #: environment: value.").
 SHARED_WORDS = {"host_is": "Every environment's host is {value}.",
@@ -349,7 +359,7 @@ def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             shared.append(SHARED_WORDS.get(column, "{Name}, every environment: {value}.").format(
                 Name=name[0].upper() + name[1:], value=words[0]))
         else:
-            rows[name] = words
+            rows[name] = [_breakable(w) for w in words]
     shown = pd.DataFrame.from_dict(rows, orient="index", columns=labels)
     shown.index.name = "fact"
     return shown, shared
