@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from overhead.rc25482 import blockio, load
+from overhead.rc25482 import blockio
 
 LOGS = {"Native": "linux.log", "Docker": "docker.log", "KVM": "vm.log"}
 
@@ -21,16 +21,6 @@ LOGS = {"Native": "linux.log", "Docker": "docker.log", "KVM": "vm.log"}
 @pytest.fixture(scope="module")
 def tidy(ibm_tidy):
     return ibm_tidy
-
-
-@pytest.fixture(scope="module")
-def fio(tidy):
-    return load(tidy, "fio")
-
-
-@pytest.fixture(scope="module")
-def sheet(tidy):
-    return load(tidy, "fio", table="reference")
 
 
 def job_block(ibm, env: str, job: str) -> str:

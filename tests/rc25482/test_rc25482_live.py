@@ -13,7 +13,7 @@ import pytest
 
 from overhead import stats
 from overhead.errors import InputError
-from overhead.rc25482 import compute, live, mysql, network, redis
+from overhead.rc25482 import compute, live, livedata, mysql, network, redis
 
 ENVS = {  # env_name -> (environment, variant, label)
     "native": ("native", None, "Native"),
@@ -213,9 +213,9 @@ def test_an_unknown_campaign_is_named(tmp_path):
 
 def test_authors_levels_nearest_on_a_log_scale():
     a = pd.DataFrame({"threads": [10, 30, 50, 290], "v": [1, 2, 3, 4]})
-    assert live.nearest(a, "threads", 16)["threads"].tolist() == [10]
-    assert live.nearest(a, "threads", 40)["threads"].tolist() == [50]
-    assert np.isnan(live.nearest(a.iloc[0:0], "threads", 4).get("v", pd.Series([np.nan])).max())
+    assert livedata.nearest(a, "threads", 16)["threads"].tolist() == [10]
+    assert livedata.nearest(a, "threads", 40)["threads"].tolist() == [50]
+    assert np.isnan(livedata.nearest(a.iloc[0:0], "threads", 4).get("v", pd.Series([np.nan])).max())
 
 
 def _redis_rows(frame: pd.DataFrame, env_name: str, run: str, clients: int, pipeline: int) -> list[dict]:

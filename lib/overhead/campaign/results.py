@@ -27,7 +27,8 @@ from overhead.names import BASELINE
 from overhead.paths import FIGURES, ROOT, TIDY
 
 __all__ = ["Results", "campaign_name", "compare", "display_label", "in_words", "margin_words",
-           "noise_html", "open_results", "verdict_short", "where", "where_notes", "where_shown"]
+           "noise_html", "open_results", "pct_words", "verdict_short", "where", "where_notes", "where_section",
+           "where_shown"]
 
 
 @dataclass
@@ -365,6 +366,20 @@ def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return shown, shared
 
 
+def where_section(page, table: pd.DataFrame) -> None:
+    """Add "What was measured where" to a report page (:class:`overhead.pages.Page`).
+
+    The facts laid out to fit the page (:func:`where_shown`), the ones every environment
+    shares in a sentence, then each note of :func:`where_notes`.
+    """
+    facts, shared = where_shown(table)
+    page.heading("What was measured where").table(facts)
+    if shared:
+        page.text(" ".join(shared))
+    for said in where_notes(table):
+        page.text(said)
+
+
 def where_notes(table: pd.DataFrame) -> list[str]:
     """Say in sentences what the where-table implies for reading the numbers.
 
@@ -548,6 +563,13 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
 _LEVEL = 0.95
 
 
+def pct_words(pct: float, low: float, high: float) -> str:
+    """Say a percent difference with its interval ("+1.5% [-18.1, +21.9]"; a dash when unknown)."""
+    if pd.isna(pct):
+        return "-"
+    return f"{pct:+.1f}% [{low:+.1f}, {high:+.1f}]" if pd.notna(low) else f"{pct:+.1f}% (no interval)"
+
+
 def margin_words(low: float, high: float) -> str:
     """Say an equivalence margin in words (a dash when it is not known)."""
     if pd.isna(low) or pd.isna(high):
@@ -620,8 +642,7 @@ def in_words(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
                                     table["unit"], modes.fillna(""), strict=True)]
     is_base = table["verdict"].eq("baseline").fillna(False).to_numpy(dtype=bool)
     out[f"vs {base} [{100 * level:g}% CI of the ratio]"] = [
-        "baseline" if b else "-" if pd.isna(p) else
-        (f"{p:+.1f}% [{lo:+.1f}, {hi:+.1f}]" if pd.notna(lo) else f"{p:+.1f}% (no interval)")
+        "baseline" if b else pct_words(p, lo, hi)
         for b, p, lo, hi in zip(is_base, table["pct"], table["pct_low"], table["pct_high"],
                                 strict=True)]
     out["margin"] = ["-" if b else margin_words(lo, hi) for b, lo, hi in

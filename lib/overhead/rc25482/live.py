@@ -42,28 +42,12 @@ from overhead.errors import InputError
 from overhead.names import BASELINE
 from overhead.pages import Page
 from overhead.rc25482 import blockio, compute, mysql, network, redis
-from overhead.rc25482.livedata import (
-    AUTHORS_DIR,
-    AUTHORS_SECTION,
-    AUTHORS_X,
-    OPEN_LOOP,
-    TCG_NOTE,
-    Live,
-    attach_authors,
-    authors_env,
-    authors_table,
-    is_tidy,
-    littles,
-    nearest,
-    open_campaign,
-)
+from overhead.rc25482.livedata import OPEN_LOOP, TCG_NOTE, Live, is_tidy, open_campaign
 
-# the campaign and the authors' side are in livedata, each section's live tables in its section
-# module (``live_tables``); they are named here too, as the notebooks and earlier code know them
-__all__ = ["AUTHORS_DIR", "AUTHORS_SECTION", "AUTHORS_X", "FIGURES_LIVE", "OPEN_LOOP", "TCG_NOTE",
-           "Live", "attach_authors", "authors_env", "authors_table", "caveats", "is_tidy",
-           "known_truths", "littles", "nearest", "open_campaign", "plot_bars", "plot_curves",
-           "report", "section", "tables", "where"]
+# what the sections share (the campaign, the authors' side, one comparison) is in livedata, each
+# section's live tables in its section module (``live_tables``); a notebook opens a campaign here
+__all__ = ["FIGURES_LIVE", "Live", "caveats", "known_truths", "open_campaign", "plot_bars",
+           "plot_curves", "report", "section", "tables", "verdicts_shown", "verdicts_table", "where"]
 
 #: The figure stems each section writes (report order).
 FIGURES_LIVE = {"compute": ("table1",), "network": ("fig02", "fig03"),
@@ -665,11 +649,8 @@ def verdicts_shown(verdicts: pd.DataFrame) -> pd.DataFrame:
         return "/".join("-" if pd.isna(v) else str(int(v)) for v in (a, b))
 
     def diff(p: float, lo: float, hi: float, how: object) -> str:
-        if pd.isna(p):
-            return "-"
-        if pd.isna(lo):
-            return f"{p:+.1f}% (no interval)"
-        return f"{p:+.1f}% [{lo:+.1f}, {hi:+.1f}]" + (f" {how}" if isinstance(how, str) and how else "")
+        said = results.pct_words(p, lo, hi)
+        return said + (f" {how}" if pd.notna(p) and pd.notna(lo) and isinstance(how, str) and how else "")
 
     def verdict(v: object, need: float) -> str:
         return f"{v}; about {int(need)} trials per side would decide it" \
@@ -748,12 +729,7 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
               f"authors' values from {live.authors}. Absolute values of this machine and the "
               "authors' 32-core server do not compare; the percent differences from native do, "
               "as far as the workloads scale.")
-    facts, shared = results.where_shown(w)
-    page.heading("What was measured where").table(facts)
-    if shared:
-        page.text(" ".join(shared))
-    for said in results.where_notes(w):
-        page.text(said)
+    results.where_section(page, w)
     if w["accelerator"].fillna("").str.contains("tcg").any():
         page.raw(f"<p><b>The VM ran under TCG (software emulation).</b> {html.escape(TCG_NOTE)}.</p>")
     page.raw("\n".join(results.noise_html(live)))

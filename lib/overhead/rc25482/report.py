@@ -22,6 +22,7 @@ from overhead.export import labelled
 from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY
 from overhead.pages import Page
 from overhead.paths import REFERENCE_DATA, TIDY
+from overhead.rc25482.wording import word_list
 
 
 @dataclass(frozen=True)
@@ -179,9 +180,6 @@ def _comparison_words(seen: dict[str, bool], fallback: bool) -> str:
     """Say which sections set published values beside their own (see :func:`compared_sections`)."""
     names = {notebook: section for section, notebook, _ in SECTIONS}
 
-    def _and(words: list[str]) -> str:
-        return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
     yes = [names[n] for n, v in seen.items() if v]
     no = [names[n] for n, v in seen.items() if not v]
     if not seen:
@@ -192,8 +190,8 @@ def _comparison_words(seen: dict[str, bool], fallback: bool) -> str:
     if not yes:
         return ("No comparison with published values was made: every section notebook ran with "
                 "compare_published=False.")
-    return (f"Published values stand beside the reproduced ones in {_and(yes)}; the "
-            f"{_and(no)} notebook{'s' if len(no) > 1 else ''} ran with compare_published=False, "
+    return (f"Published values stand beside the reproduced ones in {word_list(yes)}; the "
+            f"{word_list(no)} notebook{'s' if len(no) > 1 else ''} ran with compare_published=False, "
             "so no published value is shown there.")
 
 

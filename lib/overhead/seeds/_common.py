@@ -526,12 +526,7 @@ def report(study: Study, title: str, intro: str,
     page = Page(title)
     page.text(f"Campaign {study.res.name}, read from {study.res.tidy}; written "
               f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC. {intro}")
-    facts, shared = results.where_shown(w)
-    page.heading("What was measured where").table(facts)
-    if shared:
-        page.text(" ".join(shared))
-    for said in results.where_notes(w):
-        page.text(said)
+    results.where_section(page, w)
     if "tcg" in accelerators(study):
         page.raw(f"<p><b>{html.escape(TCG_NOTE)}.</b></p>")
     page.raw("\n".join(results.noise_html(study.res)))
