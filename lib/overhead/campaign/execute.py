@@ -369,7 +369,8 @@ class _Worker:
             server_ports=c.server_ports(name),
             port_offsets={b: c.port_offset(name, b) for b in c.benchmarks}, host=self.conn,
             known_hosts=self.host.known_hosts, key_file=self.host.key_file,
-            keepalive=self.host.keepalive, local=self.local, event=r.listener.event,
+            keepalive=self.host.keepalive, ssh_port=self.host.port,
+            host_key_alias=self.host.host_key_alias, local=self.local, event=r.listener.event,
             stop=r.abort)
 
     def write_facts(self, env: Environment) -> None:

@@ -157,6 +157,9 @@ class Context:
         when it broke.
     known_hosts, key_file, keepalive : Path, Path or None, float
         The host's SSH settings, the defaults of a guest reached through it.
+    ssh_port, host_key_alias : int, str or None
+        The host's SSH port and the name its key is known by (an environment that logs in to
+        the same host as another user, a rootless container's, uses them).
     local : bool
         Whether the host is this machine (a VM image's path is resolved here).
     event : callable
@@ -185,6 +188,8 @@ class Context:
     known_hosts: Path | None = None
     key_file: Path | None = None
     keepalive: float = 5.0
+    ssh_port: int = 22
+    host_key_alias: str | None = None
     local: bool = False
     event: Callable[..., object] = lambda name, **fields: None
     stop: threading.Event = field(default_factory=threading.Event)

@@ -103,18 +103,22 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
     return f"docker rm -f {shlex.quote(name)} >/dev/null 2>&1; " + shlex.join(words)
 
 
-def pause_command(name: str, pause: bool = True) -> str:
-    """Return ``docker pause`` (freeze every process of the container) or ``docker unpause``."""
-    return f"docker {'pause' if pause else 'unpause'} {shlex.quote(name)}"
+def pause_command(name: str, pause: bool = True, cli: str = "docker") -> str:
+    """Return ``docker pause`` (freeze every process of the container) or ``docker unpause``.
+
+    ``cli`` is the engine's command (``docker``, or ``podman`` with its global options): the
+    container commands of this module are the same for both engines.
+    """
+    return f"{cli} {'pause' if pause else 'unpause'} {shlex.quote(name)}"
 
 
-def running_command(name: str) -> str:
+def running_command(name: str, cli: str = "docker") -> str:
     """Return a command printing ``true`` when the container is running."""
-    return f"docker inspect -f '{{{{.State.Running}}}}' {shlex.quote(name)} 2>/dev/null || echo false"
+    return f"{cli} inspect -f '{{{{.State.Running}}}}' {shlex.quote(name)} 2>/dev/null || echo false"
 
 
 def exec_command(name: str, runner: str, trial_id: str, params: Mapping[str, object],
-                 timeout: float) -> str:
+                 timeout: float, cli: str = "docker") -> str:
     """Return the command running a runner in the container into /overhead/trials/<trial_id>.
 
     The runner's timeout is applied inside the container (so the tool itself is killed), and a
@@ -123,11 +127,11 @@ def exec_command(name: str, runner: str, trial_id: str, params: Mapping[str, obj
     inner = runner_command(RUNNERS_MOUNT, runner, f"{TRIALS_MOUNT}/{trial_id}", params, timeout,
                            pgid_file=f"{TRIALS_MOUNT}/{trial_id}.pgid")
     outer = max(1, round(timeout)) + 2 * KILL_AFTER
-    return (f"timeout -k {KILL_AFTER} {outer} docker exec {shlex.quote(name)} "
+    return (f"timeout -k {KILL_AFTER} {outer} {cli} exec {shlex.quote(name)} "
             f"sh -c {shlex.quote(inner)}")
 
 
-def prepare_command(name: str, trial_id: str, trials_dir: str) -> str:
+def prepare_command(name: str, trial_id: str, trials_dir: str, cli: str = "docker") -> str:
     """Return the command clearing the way for a (re-)run: kill a stale attempt, remove its files.
 
     The process group and what is left of the runner (:func:`~overhead.environments.posix.
@@ -139,15 +143,15 @@ def prepare_command(name: str, trial_id: str, trials_dir: str) -> str:
             "if [ -s $p ]; then kill -KILL -$(cat $p) 2>/dev/null; fi; "
             f"{sweep_command(f'{TRIALS_MOUNT}/{trial_id}')}; true")
     q = shlex.quote(f"{trials_dir}/{trial_id}")
-    return (f"docker exec {shlex.quote(name)} sh -c {shlex.quote(kill)} >/dev/null 2>&1; "
+    return (f"{cli} exec {shlex.quote(name)} sh -c {shlex.quote(kill)} >/dev/null 2>&1; "
             f"rm -rf {q} {q}.partial.* {q}.pgid")
 
 
-def stop_command(name: str, storage: str) -> str:
+def stop_command(name: str, storage: str, cli: str = "docker") -> str:
     """Return the command removing the container (and its scratch volume)."""
-    cmd = f"docker rm -f {shlex.quote(name)} >/dev/null 2>&1"
+    cmd = f"{cli} rm -f {shlex.quote(name)} >/dev/null 2>&1"
     if storage == "volume":
-        cmd += f"; docker volume rm -f {shlex.quote(name)} >/dev/null 2>&1"
+        cmd += f"; {cli} volume rm -f {shlex.quote(name)} >/dev/null 2>&1"
     return cmd + "; true"
 
 
@@ -187,6 +191,8 @@ class DockerEnvironment(Environment):
 
     Spec = DockerEnv
     tidy_environment = "docker"
+    #: The engine's command line (podman's environments give theirs, with global options).
+    cli = "docker"
 
     def __init__(self, ctx: Context):
         """Name the container after the campaign and environment."""
@@ -231,7 +237,7 @@ class DockerEnvironment(Environment):
 
     def endpoint_facts_in_container(self, conn) -> dict:
         """Return the facts as seen inside the container."""
-        status, out, _ = conn.exec(f"docker exec {shlex.quote(self.container)} sh -c "
+        status, out, _ = conn.exec(f"{self.cli} exec {shlex.quote(self.container)} sh -c "
                                    f"{shlex.quote(posix.facts_command())}", 60)
         return posix.parse_facts(out) if status == 0 else {}
 
@@ -247,7 +253,7 @@ class DockerEnvironment(Environment):
     def is_running(self) -> bool:
         """Whether the container runs."""
         try:
-            status, out, _ = self.ctx.host().exec(running_command(self.container), 60)
+            status, out, _ = self.ctx.host().exec(running_command(self.container, self.cli), 60)
         except TrialFailed:
             return False
         return status == 0 and out.strip() == "true"
@@ -258,21 +264,22 @@ class DockerEnvironment(Environment):
         The ``docker`` client on the host joins the environment's cgroup too.
         """
         return posix.in_cgroup(exec_command(self.container, trial.runner, trial.id,
-                                            self.params_of(trial), trial.timeout), self.joins)
+                                            self.params_of(trial), trial.timeout, self.cli),
+                               self.joins)
 
     def pause(self):
         """Freeze the container (``docker pause``): its servers and anything else in it."""
-        status, out, err = self.ctx.host().exec(pause_command(self.container), 60)
+        status, out, err = self.ctx.host().exec(pause_command(self.container, cli=self.cli), 60)
         if status != 0:
-            raise TrialFailed(f"docker pause {self.container} failed (exit {status})",
+            raise TrialFailed(f"{self.cli.split()[0]} pause {self.container} failed (exit {status})",
                               tail(out + err))
         self.paused = True
 
     def resume(self):
         """Thaw the container (``docker unpause``)."""
-        status, out, err = self.ctx.host().exec(pause_command(self.container, False), 60)
+        status, out, err = self.ctx.host().exec(pause_command(self.container, False, self.cli), 60)
         if status != 0:
-            raise TrialFailed(f"docker unpause {self.container} failed (exit {status})",
+            raise TrialFailed(f"{self.cli.split()[0]} unpause {self.container} failed (exit {status})",
                               tail(out + err))
         self.paused = False
 
@@ -286,7 +293,7 @@ class DockerEnvironment(Environment):
 
     def prepare(self, trial):
         """Kill a stale attempt inside the container; remove its files on the host."""
-        return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials")
+        return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials", self.cli)
 
     def listen(self, client_is_here):
         """Return the server's listen address: any in the container's namespace with NAT."""
@@ -301,7 +308,7 @@ class DockerEnvironment(Environment):
         log = f"{TRIALS_MOUNT}/server-{self.name}-{benchmark}.log"
         pin = f"taskset -c {shlex.quote(cpus)} " if cpus else ""
         script = f"{PID_LINE} > {pidf}; exec {pin}{command} > {log} 2>&1"
-        return f"docker exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
+        return f"{self.cli} exec -d {shlex.quote(self.container)} sh -c {shlex.quote(script)}"
 
     def stale_server_command(self, benchmark):
         """Return the command forgetting a pid file an earlier container left.
@@ -317,7 +324,7 @@ class DockerEnvironment(Environment):
         pidf = f"{TRIALS_MOUNT}/server-{self.name}-{benchmark}.pid"
         kill = (f"if [ -s {pidf} ]; then read -r p st < {pidf}; kill -{sig} $p; "
                 f"{wait_gone('$p')}; fi; rm -f {pidf}")
-        return f"docker exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
+        return f"{self.cli} exec {shlex.quote(self.container)} sh -c {shlex.quote(kill)}; true"
 
     def diagnose(self, failure):
         """Say so when the container stopped during the trial.
@@ -338,6 +345,6 @@ class DockerEnvironment(Environment):
     def stop(self):
         """Remove the container and its scratch volume, then the environment's cgroup."""
         if self.started:
-            self.ctx.host().exec(stop_command(self.container, self.spec.storage), 120)
+            self.ctx.host().exec(stop_command(self.container, self.spec.storage, self.cli), 120)
         self.paused = False
         self.remove_cgroup()
