@@ -18,6 +18,10 @@ from overhead.rc25482 import ALIASES
     ("docker", "net=nat,storage=overlay,runtime=crun", "Docker NAT overlay crun"),
     ("kvm", "default", "KVM"), ("kvm", "untuned", "KVM-untuned"), ("kvm", "tuned", "KVM-tuned"),
     ("vm", "accel=tcg", "QEMU TCG"), ("kvm", "tuned,accel=tcg", "QEMU TCG tuned"), ("vm", "tuned", "VM-tuned"),
+    ("podman", "mode=rootless,net=pasta,storage=volume,runtime=crun", "Podman rootless pasta volume crun"),
+    ("podman", "mode=rootful,net=bridge,storage=overlay,driver=vfs,runtime=runc",
+     "Podman rootful bridge overlay vfs runc"),
+    ("lxc", "net=veth-bridge,storage=overlay,privileged=true", "LXC veth overlay privileged"),
 ])
 def test_labels_are_built_from_the_parts(environment, variant, expected):
     assert envs.label(environment, variant) == expected

@@ -22,12 +22,18 @@ import pandas as pd
 #: Display name of each environment.
 ENVIRONMENT_NAMES: dict[str, str] = {
     "native": "Native", "docker": "Docker", "kvm": "KVM", "vm": "VM", "static": "Static",
+    "podman": "Podman", "lxc": "LXC",
 }
 
 #: Words for variant parts; a part not listed is shown as written.
 _PART_WORDS: dict[str, str] = {
     "net=host": "net=host", "net=nat": "NAT", "storage=volume": "volume", "storage=aufs": "AUFS",
     "storage=overlay": "overlay", "runtime=runc": "runc", "runtime=crun": "crun",
+    # Podman (overhead.environments.podman.variant) and LXC (overhead.environments.lxc.variant)
+    "mode=rootful": "rootful", "mode=rootless": "rootless", "net=bridge": "bridge",
+    "net=slirp4netns": "slirp4netns", "net=pasta": "pasta", "ports=slirp4netns": "slirp-ports",
+    "driver=vfs": "vfs", "driver=fuse-overlayfs": "fuse-overlayfs", "net=veth-bridge": "veth",
+    "privileged=true": "privileged", "privileged=false": "unprivileged",
 }
 #: Parts that attach to the name with a hyphen (the paper writes KVM-tuned).
 _SUFFIX_PARTS = ("tuned", "untuned")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from overhead.environments.base import Environment
 from overhead.environments.docker import DockerEnvironment
+from overhead.environments.lxc import LxcEnvironment
 from overhead.environments.native import NativeEnvironment
+from overhead.environments.podman import PodmanEnvironment
 from overhead.environments.spec import EnvSpec
 from overhead.environments.static import StaticEnvironment
 from overhead.environments.vm import VmEnvironment
@@ -22,7 +24,9 @@ KINDS: dict[str, type[Environment]] = {
     "native": NativeEnvironment,
     "static": StaticEnvironment,
     "docker": DockerEnvironment,
+    "podman": PodmanEnvironment,
     "vm": VmEnvironment,
+    "lxc": LxcEnvironment,
 }
 
 
