@@ -12,6 +12,7 @@ mariadb-server mariadb-client
 docker.io crun debootstrap qemu-system-x86 qemu-utils openssh-server openssh-client
 linux-image-amd64 e2fsprogs iproute2 util-linux socat stress-ng
 nfs-ganesha nfs-ganesha-vfs rpcbind qemu-block-extra nginx xfsprogs btrfs-progs
+podman runc conmon netavark aardvark-dns slirp4netns passt uidmap fuse-overlayfs catatonit lxc
 chromium fonts-dejavu-core"
 
 missing=""

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Stop what scripts/hosts-up.sh started, by the PIDs it recorded: the private sshd, dockerd
 # only when hosts-up started it (data/hosts/dockerd/dockerd.pid), nfs-ganesha and rpcbind
-# (scripts/nfs-server.sh down: an rpcbind that was already running is left alone). A Docker
-# engine that was already running is left alone. Keys, images (data/hosts/image/,
+# (scripts/nfs-server.sh down: an rpcbind that was already running is left alone), Podman
+# containers campaigns left and the rootless user's processes. A Docker engine that was already
+# running is left alone. Keys, images (data/hosts/image/,
 # overhead/bench:*) and the NFS export's files (data/hosts/nfs/export) stay.
 set -eu
 cd "$(dirname "$0")/.."
@@ -52,17 +53,65 @@ stop_servers() {
 }
 
 # remove_cgroups: the campaigns' cgroups (overhead/<campaign>/<environment>, where the engine
-# accounts each environment's processes), left when a campaign was killed before its teardown;
-# an empty one is removed, one that still holds a process stays.
+# accounts each environment's processes; an LXC container's are in every v1 hierarchy), left
+# when a campaign was killed before its teardown; an empty one is removed, one that still holds
+# a process stays.
 remove_cgroups() {
-  for root in /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup; do
+  for root in /sys/fs/cgroup/* /sys/fs/cgroup; do
     [ -d "$root/overhead" ] || continue
     find "$root/overhead" -depth -type d -exec rmdir {} \; 2>/dev/null || true
   done
 }
 
+# stop_podman: Podman containers campaigns left (named overhead-<campaign>-<environment>), root's
+# and the rootless user's, their pasta processes, then that user's Podman pause process (it holds
+# the user namespace every rootless podman command joins); the images stay in the stores.
+stop_podman() {
+  command -v podman >/dev/null 2>&1 || return 0
+  for who in root overhead-rootless; do
+    id -u "$who" >/dev/null 2>&1 || continue
+    names=$( (cd / && runuser -u "$who" -- podman ps -a --format '{{.Names}}' 2>/dev/null) | grep '^overhead-' || true)
+    for n in $names; do
+      (cd / && runuser -u "$who" -- podman rm -f -t 0 "$n" >/dev/null 2>&1) || true
+      (cd / && runuser -u "$who" -- podman volume rm -f "$n" >/dev/null 2>&1) || true
+      say "podman ($who): removed container $n"
+    done
+  done
+  for pidfile in /var/tmp/overhead*/*/overhead-*.pasta.pid; do
+    [ -s "$pidfile" ] || continue
+    p=$(cat "$pidfile")
+    case $(cat "/proc/$p/comm" 2>/dev/null) in pasta*|passt*) kill "$p"; say "pasta: stopped pid $p";; esac
+    rm -f "$pidfile"
+  done
+  if id -u overhead-rootless >/dev/null 2>&1 && pgrep -u overhead-rootless >/dev/null 2>&1; then
+    pkill -u overhead-rootless || true
+    n=0; while pgrep -u overhead-rootless >/dev/null 2>&1 && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    pkill -KILL -u overhead-rootless 2>/dev/null || true
+    say "podman: stopped the processes of overhead-rootless (its pause process)"
+  fi
+}
+
+# stop_lxc: LXC containers campaigns left (named overhead-<campaign>-<environment>, in
+# /var/lib/lxc) with their folders (the overlay's upper layer; the image tree below is never
+# written), then the bridges the environments made (alias overhead-lxc) once nothing is on them.
+stop_lxc() {
+  command -v lxc-ls >/dev/null 2>&1 || return 0
+  for n in $(lxc-ls -1 2>/dev/null | grep '^overhead-'); do
+    lxc-stop -k -n "$n" >/dev/null 2>&1 || true
+    lxc-destroy -n "$n" >/dev/null 2>&1 || rm -rf "/var/lib/lxc/$n"
+    say "lxc: removed container $n"
+  done
+  for b in /sys/class/net/*; do
+    [ "$(cat "$b/ifalias" 2>/dev/null)" = overhead-lxc ] || continue
+    [ -z "$(ls "$b/brif" 2>/dev/null)" ] || continue
+    ip link del "${b##*/}" && say "lxc: removed bridge ${b##*/}"
+  done
+}
+
 stop_guests
 stop_servers
+stop_podman
+stop_lxc
 [ -d "$H" ] || { say "nothing else to stop ($H does not exist)"; exit 0; }
 t_all=$(now)
 stop sshd "$H/sshd/sshd.pid" sshd 10

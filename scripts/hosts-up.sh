@@ -6,6 +6,11 @@
 #     started it, in one line naming the setting)
 #   - one Debian bookworm image built with debootstrap (images/debian/build.sh): the Docker
 #     image overhead/bench:<hash> (+ :latest) and the QEMU guest's disk, kernel and initrd
+#   - Podman, rootful and rootless: the unprivileged user overhead-rootless (subordinate ids,
+#     Podman's overlay store) that rootless environments log in as, over the same sshd and key;
+#     the image in root's and that user's Podman stores; and, on a hybrid cgroup layout whose
+#     cgroup2 mount holds a controller (crun refuses that), that controller (hugetlb) mounted
+#     as a cgroup v1 hierarchy of its own, so the cgroup2 mount holds none
 #   - an NFS export on 127.0.0.1, nfs://127.0.0.1/overhead (scripts/nfs-server.sh: rpcbind and
 #     nfs-ganesha in user space, NFSv3 and v4; VMs with scratch_via nfs-disk or nfs-mount)
 # Everything lives under data/hosts/ (git-ignored):
@@ -41,7 +46,8 @@ alive() { # alive PIDFILE COMM: the pidfile names a live (not zombie) process ca
 
 [ "$(id -u)" = 0 ] || die "must run as root (it starts sshd and dockerd and runs debootstrap)"
 for tool in sshd:/usr/sbin/sshd ssh-keygen:ssh-keygen dockerd:dockerd docker:docker \
-            debootstrap:debootstrap mke2fs:mke2fs crun:crun unshare:unshare flock:flock; do
+            debootstrap:debootstrap mke2fs:mke2fs crun:crun unshare:unshare flock:flock \
+            podman:podman pasta:pasta slirp4netns:slirp4netns newuidmap:newuidmap; do
   command -v "${tool#*:}" >/dev/null 2>&1 || die "${tool%%:*} not found: run make debian (scripts/debian-packages.sh)"
 done
 mkdir -p "$H/ssh" "$H/sshd" "$H/dockerd" "$H/image"
@@ -61,8 +67,10 @@ key() { # key FILE COMMENT
 key "$H/ssh/id_ed25519" overhead-local-client
 key "$H/ssh/guest_host_ed25519_key" "$alias"
 key "$H/sshd/ssh_host_ed25519_key" overhead-local-sshd
-cp "$H/ssh/id_ed25519.pub" "$H/sshd/authorized_keys"
-chmod 600 "$H/sshd/authorized_keys"
+# one file per login (sshd reads it as that user): root's here, the rootless user's below
+rm -f "$H/sshd/authorized_keys"
+cp "$H/ssh/id_ed25519.pub" "$H/sshd/authorized_keys_root"
+chmod 600 "$H/sshd/authorized_keys_root"
 
 # --- known_hosts: the sshd on loopback and the guest (HostKeyAlias overhead-local-vm) --------
 {
@@ -122,14 +130,14 @@ Port $port
 ListenAddress 127.0.0.1
 HostKey $H/sshd/ssh_host_ed25519_key
 PidFile $H/sshd/sshd.pid
-AuthorizedKeysFile $H/sshd/authorized_keys
+AuthorizedKeysFile $H/sshd/authorized_keys_%u
 PermitRootLogin prohibit-password
 PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
 # the checkout may sit under a group- or world-writable folder (/tmp): sshd would then refuse
-# the key; authorized_keys is this folder's own file (mode 600), on loopback only
+# the key; authorized_keys_<user> are this folder's own files (mode 600), on loopback only
 StrictModes no
 AllowTcpForwarding yes
 MaxStartups 100:30:200
@@ -240,6 +248,73 @@ docker images "$tag" --format '{{.CreatedAt}}	{{.Tag}}' | sort -r | cut -f2 \
   if docker rmi "$tag:$old" >/dev/null 2>&1; then say "docker image: removed $tag:$old (an older build)"; fi
 done
 
+# --- cgroups: crun on a hybrid layout ----------------------------------------------------------
+# crun refuses a hybrid layout whose cgroup2 mount (/sys/fs/cgroup/unified) holds a controller
+# ("cgroups in hybrid mode not supported"). The controller there is one no v1 hierarchy has
+# mounted (hugetlb here): mounted as a v1 hierarchy of its own, it leaves the cgroup2 mount, and
+# crun runs under Podman rootful and rootless (dockerd's own namespace hides the cgroup2 mount).
+# hosts-down leaves it mounted: a hierarchy with cgroups in it cannot be given back to cgroup2.
+u=/sys/fs/cgroup/unified
+if [ -r "$u/cgroup.controllers" ] && [ -n "$(cat "$u/cgroup.controllers")" ] \
+   && [ "$(stat -f -c %T /sys/fs/cgroup)" = tmpfs ]; then
+  # shellcheck disable=SC2013  # the file is one line of controller names
+  for c in $(cat "$u/cgroup.controllers"); do
+    mkdir -p "/sys/fs/cgroup/$c"
+    mount -t cgroup -o "$c" cgroup "/sys/fs/cgroup/$c" \
+      || die "cgroups: $u holds controller $c (crun refuses that) and mounting it as a v1 hierarchy at /sys/fs/cgroup/$c failed"
+    say "cgroups: controller $c moved from $u to a v1 hierarchy at /sys/fs/cgroup/$c (crun refuses a cgroup2 mount holding a controller)"
+  done
+fi
+
+# --- Podman: the rootless user, the image in root's and the user's stores ----------------------
+rl=overhead-rootless
+t_podman=$(now)
+if ! id -u "$rl" >/dev/null 2>&1; then
+  useradd --create-home --shell /bin/sh --comment "overhead: rootless containers" "$rl"
+  say "podman: made user $rl"
+fi
+# no password, but not locked either: sshd (UsePAM no) refuses a locked account's key login
+[ "$(getent shadow "$rl" | cut -d: -f2)" = '*' ] || usermod -p '*' "$rl"
+# its login: the same client key, by the private sshd (which reads the file as that user; the
+# folders above it must let the user through, as /work or /tmp do)
+cp "$H/ssh/id_ed25519.pub" "$H/sshd/authorized_keys_$rl"
+chown "$rl" "$H/sshd/authorized_keys_$rl"
+chmod 600 "$H/sshd/authorized_keys_$rl"
+# subordinate ids for its user namespace (useradd gives some when /etc/subuid exists; not always)
+grep -q "^$rl:" /etc/subuid 2>/dev/null || usermod --add-subuids 100000-165535 "$rl"
+grep -q "^$rl:" /etc/subgid 2>/dev/null || usermod --add-subgids 100000-165535 "$rl"
+rl_home=$(getent passwd "$rl" | cut -d: -f6)
+# its default store: native overlay in the user namespace (Podman 4.3 would pick vfs, which
+# copies the whole image for every container); a store made with another driver is reset
+rl_conf=$rl_home/.config/containers/storage.conf
+if [ ! -s "$rl_conf" ]; then
+  runuser -u "$rl" -- sh -c 'mkdir -p ~/.config/containers && printf "[storage]\ndriver = \"overlay\"\n" > ~/.config/containers/storage.conf'
+  (cd / && runuser -u "$rl" -- podman system reset -f >/dev/null 2>&1) || true
+fi
+# podman_import USER: the tree into USER's Podman store as $tag:$hash and :latest
+podman_import() {
+  if (cd / && runuser -u "$1" -- podman image exists "$tag:$hash"); then
+    say "podman image ($1): $tag:$hash present"
+  else
+    _t=$(now)
+    [ -d "$dir/rootfs" ] || die "podman image: $dir/rootfs was removed; rm -rf $dir and run hosts-up again"
+    tar -C "$dir/rootfs" --numeric-owner -cf - --exclude=./usr/lib/modules --exclude=./boot \
+        --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' . \
+      | (cd / && runuser -u "$1" -- podman import -q \
+          -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+          -c 'CMD ["/bin/bash"]' -m "overhead: images/debian recipe $hash" - "$tag:$hash") >/dev/null \
+      || die "podman image ($1): import of $dir/rootfs failed"
+    say "podman image ($1): imported $tag:$hash in $(since "$_t")"
+  fi
+  (cd / && runuser -u "$1" -- podman tag "$tag:$hash" "$tag:latest")
+  # older builds of this image in that store, unless a container uses them
+  (cd / && runuser -u "$1" -- podman images --format '{{.Tag}}' "$tag") | grep -v -x -e "$hash" -e latest \
+    | while read -r old; do (cd / && runuser -u "$1" -- podman rmi "$tag:$old" >/dev/null 2>&1) || true; done
+}
+podman_import root
+podman_import "$rl"
+say "podman: ready in $(since "$t_podman") (rootless user $rl, $(grep "^$rl:" /etc/subuid | head -n 1))"
+
 # --- secrets: the MySQL benchmark user's password, random, never in the repository ----------
 if [ ! -s "$H/secrets/mysql.cnf" ]; then
   (umask 077 && mkdir -p "$H/secrets" \
@@ -262,6 +337,7 @@ OVERHEAD_IMAGE_DIR='$dir'
 OVERHEAD_GUEST_KERNEL=$kver
 OVERHEAD_DOCKER_IMAGE=$tag:$hash
 OVERHEAD_DOCKER_RUNTIMES=$rt
+OVERHEAD_ROOTLESS_USER=$rl
 OVERHEAD_NFS_URL=nfs://127.0.0.1/overhead
 OVERHEAD_NFS_EXPORT='$H/nfs/export'
 EOF

@@ -235,17 +235,31 @@ def redis_server(port: int, workdir, *extra: str):
                    stop=["redis-cli", "-p", str(port), "shutdown", "nosave"])
 
 
-@pytest.fixture(scope="session")
-def _local_hosts_owner():
-    """Stops the local hosts at the session's end if this test process started them."""
+def pytest_sessionfinish(session):
+    """Stop the local hosts at the end of the run if the tests started them (the controller's
+    end with pytest-xdist: a worker done early must not stop them under the other's tests)."""
+    if not hasattr(session.config, "workerinput"):
+        import local_hosts
+
+        local_hosts.down_if_started()
+
+
+@pytest.fixture(autouse=True)
+def _hosts_in_use(request):
+    """Tests of tests/hosts/ use the local hosts while they run: a shared lock; one marked
+    ``hosts_exclusive`` (it stops them) waits for the others and makes them wait."""
+    if request.node.get_closest_marker("hosts") is None:
+        yield
+        return
     import local_hosts
 
-    yield
-    local_hosts.down_if_started()
+    exclusive = request.node.get_closest_marker("hosts_exclusive") is not None
+    with local_hosts.in_use(exclusive=exclusive):
+        yield
 
 
 @pytest.fixture(scope="module")
-def hosts(_local_hosts_owner) -> Path:
+def hosts() -> Path:
     """The local hosts of `make hosts-up` (sshd on loopback, dockerd, the Debian image), up and
     answering; asked again per module, so a test that stopped them cannot starve the next."""
     import local_hosts

@@ -1,6 +1,12 @@
-"""The local hosts of `make hosts-up` for tests: brought up at most once per test process (the
-conftest `hosts` fixture, session-scoped) and stopped at the session's end only if this process
-started them (a user's running hosts are left alone).
+"""The local hosts of `make hosts-up` for tests: brought up when a module first needs them (the
+conftest `hosts` fixture) and stopped at the end of the run only if the tests started them (a
+user's running hosts are left alone). With pytest-xdist the workers only mark that they started
+them (:data:`STARTED_MARK`); the controller stops them once every worker is done, so a worker
+that finishes early cannot stop the hosts under the other one's tests.
+
+Tests of tests/hosts/ hold a shared lock on :data:`LOCK` while they run, and a test that stops
+the hosts (test_hosts' hosts-down test) an exclusive one: the tests of the other worker wait for
+it to bring them back up.
 
 Every module that uses them asks `up()` again: hosts-up is idempotent and takes about a second
 when everything runs, and a test that stops the hosts (test_hosts' hosts-down test) thus cannot
@@ -10,6 +16,8 @@ it returns, and fails with their logs when they do not.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
@@ -21,6 +29,10 @@ import pytest
 from overhead.paths import ROOT
 
 HOSTS = ROOT / "data" / "hosts"
+#: Written by the first up() that found the hosts down: the tests started them.
+STARTED_MARK = HOSTS / ".started-by-tests"
+#: Held shared by every test of tests/hosts/ while it runs, exclusive by one that stops the hosts.
+LOCK = HOSTS / ".tests-lock"
 NEEDED = ("sshd:/usr/sbin/sshd", "dockerd:dockerd", "debootstrap:debootstrap",
           "qemu-system-x86_64:qemu-system-x86_64", "mke2fs:mke2fs")
 # whether this process started the hosts (decided at its first up(); None before)
@@ -69,6 +81,9 @@ def up() -> Path:
         pytest.skip(why)
     if _started is None:
         _started = not _running(HOSTS / "sshd" / "sshd.pid")
+        if _started:
+            HOSTS.mkdir(parents=True, exist_ok=True)
+            STARTED_MARK.touch()
     proc = subprocess.run(["sh", str(ROOT / "scripts" / "hosts-up.sh")], capture_output=True,
                           text=True, timeout=1800)
     if proc.returncode != 0:
@@ -84,7 +99,21 @@ def up() -> Path:
 
 
 def down_if_started() -> None:
-    """At the session's end: run scripts/hosts-down.sh if this process started the hosts."""
-    if _started:
+    """At the end of the run (the controller's, or the only process's): run
+    scripts/hosts-down.sh if a test process started the hosts."""
+    if STARTED_MARK.exists():
+        STARTED_MARK.unlink()
         subprocess.run(["sh", str(ROOT / "scripts" / "hosts-down.sh")], capture_output=True,
                        text=True, timeout=300)
+
+
+@contextlib.contextmanager
+def in_use(exclusive: bool = False):
+    """Hold :data:`LOCK` while a test uses the hosts (shared), or stops them (exclusive)."""
+    HOSTS.mkdir(parents=True, exist_ok=True)
+    with open(LOCK, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

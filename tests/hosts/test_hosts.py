@@ -169,6 +169,7 @@ def test_the_image_scripts_pass_shellcheck():
 
 
 @pytest.mark.xdist_group("hosts")
+@pytest.mark.hosts_exclusive  # the other worker's host tests wait while the hosts are down
 def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
     sshd = _pid(hosts / "sshd" / "sshd.pid")
     dockerd = _pid(hosts / "dockerd" / "dockerd.pid")   # None: a dockerd hosts-up did not start
