@@ -7,6 +7,7 @@ live tests are tests/hosts/test_podman.py.
 from __future__ import annotations
 
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,36 @@ def test_facts_of_a_failed_command_are_left_out_not_made_up():
     assert podman.parse_facts("Error: cannot connect\n\nslirp4netns=\npasst=\n") == {}
     half = podman.parse_facts('{"version": {"Version": "4.3.1"}}\n{broken\n')
     assert half == {"podman_version": "4.3.1"}
+
+
+def test_a_rootless_container_is_paused_by_signalling_every_process(tmp_path):
+    """Rootless Podman on cgroup v1 has no freezer: every process the container's ``top`` lists
+    is stopped from the user's namespace, and the command fails when none is listed."""
+    fake = tmp_path / "podman"
+    log = tmp_path / "log"
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        fake.write_text(f"""#!/bin/sh
+case "$1" in
+  top) echo HPID; [ -n "$NONE" ] || echo {sleeper.pid};;
+  unshare) shift; echo "$@" >> {log}; "$@";;
+esac
+""")
+        fake.chmod(0o755)
+        run = subprocess.run
+        stop = run(["sh", "-c", podman.signal_all_command(str(fake), "c", "STOP")],
+                   capture_output=True, text=True, timeout=30)
+        assert stop.returncode == 0, stop.stderr
+        state = Path(f"/proc/{sleeper.pid}/stat").read_text().split(") ")[1][0]
+        assert state == "T"
+        assert run(["sh", "-c", podman.signal_all_command(str(fake), "c", "CONT")],
+                   timeout=30).returncode == 0
+        assert Path(f"/proc/{sleeper.pid}/stat").read_text().split(") ")[1][0] in "SR"
+        assert log.read_text().split("\n")[:2] == [f"kill -STOP {sleeper.pid}",
+                                                  f"kill -CONT {sleeper.pid}"]
+        none = run(["sh", "-c", podman.signal_all_command(str(fake), "c", "STOP")],
+                   env={"NONE": "1", "PATH": "/usr/bin:/bin"}, timeout=30)
+        assert none.returncode != 0
+    finally:
+        sleeper.kill()
+        sleeper.wait()

@@ -117,6 +117,10 @@ def test_podman_rootful_and_rootless_campaign(hosts, tmp_path):
     assert facts["rl-pasta"]["podman_passt_version"]
     assert "nproc=" in facts["pod-bridge"]["podman_ulimits"]
     assert facts["rl-slirp"]["podman_ulimits"] == "--ulimit host"
+    # the other environments stood still during each trial: rootless ones too, without a freezer
+    records = manifest.read_records(raw / "podlife" / "manifest.jsonl")
+    assert not [r for r in records if r.get("event") == "pause-failed"], \
+        [r for r in records if r.get("event") == "pause-failed"][:2]
     # the rows: a round-trip rate from each server, through its network
     tidy = tmp_path / "tidy"
     ingest_campaign(raw / "podlife", tidy)

@@ -35,13 +35,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from overhead.environments.base import Context, TrialFailed, tail
+from overhead.environments.base import Context, TrialFailed, tail, wait_stopped
 from overhead.environments.docker import RUNNERS_MOUNT, TRIALS_MOUNT, DockerEnvironment
 from overhead.environments.remote import REMOTE_BASE
 from overhead.environments.spec import EnvSpec, Int, Number
 
 __all__ = ["NPROC_CEILING", "ROOTLESS_USER", "PodmanEnv", "PodmanEnvironment", "cli_command",
            "facts_command", "limits_command", "parse_facts", "pasta_command", "pasta_stop_command",
+           "signal_all_command",
            "start_command", "variant"]
 
 #: The unprivileged user a rootless environment logs in as unless its spec names another.
@@ -215,6 +216,21 @@ def pasta_stop_command(pidfile: str) -> str:
 
 #: The container's network mode and OCI runtime as one JSON object (``podman inspect -f``).
 _INSPECT = '{"NetworkMode": {{json .HostConfig.NetworkMode}}, "Runtime": {{json .OCIRuntime}}}'
+
+
+def signal_all_command(cli: str, name: str, sig: str) -> str:
+    """Return the command sending ``sig`` to every process of a rootless container.
+
+    ``podman pause`` needs the cgroup freezer, which a rootless container on cgroup v1 does not
+    have ("pause is not supported"); its processes are listed by their host pids (``podman top
+    ... hpid``) and signalled from the user's namespace (``podman unshare``), where the user may
+    signal all of them, also those running as another user of the container (MariaDB's). After
+    STOP it waits (bounded) until each stands stopped.
+    """
+    q = shlex.quote(name)
+    wait = (" && { for p in $hp; do " + wait_stopped("$p") + "; done; }") if sig == "STOP" else ""
+    return (f"hp=$({cli} top {q} hpid | tail -n +2) && [ -n \"$hp\" ] && "
+            f"{cli} unshare kill -{sig} $hp{wait}")
 
 
 def facts_command(cli: str, name: str) -> str:
@@ -420,6 +436,33 @@ class PodmanEnvironment(DockerEnvironment):
         """Return the server's listen address: any in the container's own network namespace."""
         return "0.0.0.0" if self.spec.net != "host" else super(DockerEnvironment, self).listen(  # noqa: S104
             client_is_here)
+
+    def pause(self):
+        """Freeze the container: ``podman pause`` rootful; every process SIGSTOPped rootless.
+
+        A rootless container on cgroup v1 has no freezer (:func:`signal_all_command`).
+        """
+        if not self.spec.rootless:
+            return super().pause()
+        status, out, err = self.ctx.host().exec(signal_all_command(self.cli, self.container,
+                                                                   "STOP"), 60)
+        if status != 0:
+            raise TrialFailed(f"could not stop the processes of {self.container} (exit {status})",
+                              tail(out + err))
+        self.paused = True
+        return None
+
+    def resume(self):
+        """Thaw the container (``podman unpause``, or SIGCONT to every process rootless)."""
+        if not self.spec.rootless:
+            return super().resume()
+        status, out, err = self.ctx.host().exec(signal_all_command(self.cli, self.container,
+                                                                   "CONT"), 60)
+        if status != 0:
+            raise TrialFailed(f"could not continue the processes of {self.container} "
+                              f"(exit {status})", tail(out + err))
+        self.paused = False
+        return None
 
     def is_running(self) -> bool:
         """Whether the container runs (and, with pasta, its pasta: without it there is no network)."""
