@@ -326,3 +326,32 @@ def test_unprivileged_start_marks_the_environment_down_with_the_hosts_cause():
     assert env.down.startswith("unprivileged LXC cannot run here: root has no subordinate")
     assert not env.needs_stop()  # nothing was made on the host
     assert not any("lxc-start -n" in c or "ip link" in c for c in host.commands)
+
+
+def test_cpuset_levels_without_cpus_get_their_parent_s(tmp_path):
+    """A level of the environment's cgroup that runc made in the cpuset hierarchy has no CPUs;
+    LXC's monitor cgroup below it could not be entered. Each level gets its parent's; one that
+    has its own keeps them, and a level missing is made."""
+    root = tmp_path / "cpuset"
+    for d, cpus, mems in ((root, "0-1", "0"), (root / "overhead", "0-1", "0"),
+                          (root / "overhead" / "camp", "", ""), (root / "other", "1", "0")):
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "cpuset.cpus").write_text(cpus + "\n" if cpus else "")
+        (d / "cpuset.mems").write_text(mems + "\n" if mems else "")
+    # the leaf is made by the command (a real cpuset file system makes its files; here empty ones)
+    leaf = root / "overhead" / "camp" / "box"
+    leaf.mkdir()
+    (leaf / "cpuset.cpus").write_text("1\n")
+    (leaf / "cpuset.mems").write_text("")
+    subprocess.run(["sh", "-c", lxc.cpuset_prepare_command("overhead/camp/box", str(root))],
+                   check=True)
+    assert (root / "overhead" / "camp" / "cpuset.cpus").read_text() == "0-1\n"
+    assert (root / "overhead" / "camp" / "cpuset.mems").read_text() == "0\n"
+    assert (leaf / "cpuset.cpus").read_text() == "1\n"  # its own kept
+    assert (leaf / "cpuset.mems").read_text() == "0\n"
+    # a cgroup v2 root (cgroup.controllers) is left alone: it has no such files to fill
+    (root / "cgroup.controllers").write_text("cpuset\n")
+    (root / "overhead" / "camp" / "cpuset.cpus").write_text("")
+    subprocess.run(["sh", "-c", lxc.cpuset_prepare_command("overhead/camp/box", str(root))],
+                   check=True)
+    assert (root / "overhead" / "camp" / "cpuset.cpus").read_text() == ""

@@ -53,7 +53,7 @@ from overhead.environments.spec import MAX_SECONDS, EnvSpec, Number
 
 __all__ = ["MASKED_UNITS", "LxcEnv", "LxcEnvironment", "boot_wait_command", "bridge_command",
            "bridge_remove_command", "cgroup_mode_command", "cgroup_remove_command", "config_text",
-           "container_address", "container_dir", "container_name", "exec_command", "facts_command",
+           "container_address", "container_dir", "container_name", "cpuset_prepare_command", "exec_command", "facts_command",
            "parse_facts", "pause_command", "prepare_command", "running_command", "start_command",
            "stop_command", "unprivileged_cause", "unprivileged_probe_command", "variant"]
 
@@ -322,6 +322,23 @@ def cgroup_remove_command(cgroup: str, name: str) -> str:
             f"[ -d \"$h/$d\" ] && rmdir \"$h/$d\" 2>/dev/null; done; done; true")
 
 
+def cpuset_prepare_command(cgroup: str, root: str = "/sys/fs/cgroup/cpuset") -> str:
+    """Return the command giving each level of ``cgroup`` in the cpuset v1 hierarchy its CPUs.
+
+    A cpuset cgroup is made with no CPUs and no memory nodes, and no process can enter it then
+    ("No space left on device"). LXC fills in the levels it makes itself, but not one made before
+    it by another (runc makes ``overhead/<campaign>`` there for a Docker or Podman environment
+    of the same campaign, without ``cgroup.clone_children``): below such a level the monitor's
+    cgroup stays empty and lxc-start fails. Each level here gets its parent's CPUs and nodes
+    when it has none (nothing on a host without a cpuset v1 hierarchy).
+    """
+    parts = " ".join(shlex.quote(p) for p in cgroup.strip("/").split("/"))
+    return (f"c={shlex.quote(root)}; if [ -r $c/cpuset.cpus ] && [ ! -r $c/cgroup.controllers ]; "
+            f"then p=$c; for part in {parts}; do d=$p/$part; mkdir -p $d || break; "
+            "for f in cpuset.cpus cpuset.mems; do [ -n \"$(cat $d/$f)\" ] || cat $p/$f > $d/$f; "
+            "done; p=$d; done; fi; true")
+
+
 def cgroup_mode_command() -> str:
     """Return a command printing the host's cgroup layout as ``cgroup_mode=<v2|hybrid|v1>``.
 
@@ -511,6 +528,8 @@ class LxcEnvironment(Environment):
             self.ctx.event("lxc-bridge-made", environment=self.name, bridge=s.bridge,
                            address=s.bridge_address)
         cgroup = self.make_cgroup()  # the container's cgroup goes below it (lxc.cgroup.dir)
+        if cgroup:
+            conn.exec(cpuset_prepare_command(self.ctx.cgroup), 60)
         config = config_text(self.container, tree=tree, bridge=s.bridge, address=self.ip,
                              bridge_address=s.bridge_address, runners_dir=self.runners,
                              trials_dir=trials, cgroup_dir=self.ctx.cgroup if cgroup else None)
