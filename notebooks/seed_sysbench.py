@@ -4,9 +4,10 @@
 # The seed compared a physical desktop, an LXC container and a VirtualBox VM with sysbench
 # (cpu, memory, threads, mutex, fileio), `hdparm -tT` and nginx + ab, and fileio on ext4, xfs
 # and btrfs. The campaign `data/campaigns/sysbench-suite.yml` measures every one of them here
-# on native, Docker and the local VM. LXC's values stand beside our Docker rows and
-# VirtualBox's beside our VM rows, as references: what compares is each one's difference from
-# its own physical host. This notebook writes `figures/sysbench_suite/`.
+# on native, an LXC system container, Docker and the local VM. The seed's LXC values stand
+# beside our LXC rows (beside Docker in a campaign without LXC) and VirtualBox's beside our VM
+# rows, as references: what compares is each one's difference from its own physical host. This
+# notebook writes `figures/sysbench_suite/`.
 #
 #     overhead run data/campaigns/sysbench-suite.yml
 #     papermill notebooks/seed_sysbench.ipynb out.ipynb -p campaign sysbench-suite

@@ -167,10 +167,15 @@ def test_sysbench_suite_every_seed_metric_has_a_measured_counterpart(sysbench):
     for env in ("native", "vm"):
         missing = cov[(cov["env_name"] == env) & (cov["n"] == 0)]
         assert missing.empty, missing
-    docker = cov[cov["env_name"] == "docker-nat"]
-    # a container has no block device for hdparm, as the seed's LXC row has none
-    assert set(docker.loc[docker["n"] == 0, "seed metric"]) == {
-        "cached reads: MB/sec", "buffered disk reads: MB/sec"}
+    for env in ("docker-nat", "lxc"):
+        box = cov[cov["env_name"] == env]
+        # a container has no block device for hdparm, as the seed's LXC row has none
+        assert set(box.loc[box["n"] == 0, "seed metric"]) == {
+            "cached reads: MB/sec", "buffered disk reads: MB/sec"}
+    # the seed's LXC stands beside our LXC container now, not beside Docker
+    assert set(cov.loc[cov["env_name"] == "lxc", "seed counterpart"]) == {"lxc"}
+    assert set(cov.loc[cov["env_name"] == "docker-nat", "seed counterpart"]) == {"-"}
+    assert cov.loc[cov["env_name"] == "lxc", "seed has a value"].sum() >= 10
     metrics = pd.read_csv(out / "metrics.csv")
     assert metrics["mean"].notna().all()
     assert _published_matches(metrics, "sysbench_suite") > 40

@@ -1,4 +1,4 @@
-"""The sysbench suite (seeds/004): physical vs LXC vs VirtualBox, here native vs Docker vs VM.
+"""The sysbench suite (seeds/004): physical vs LXC vs VirtualBox, here native vs LXC, Docker and a VM.
 
 The seed (Jan 2014, Debian jessie, kernel 3.12, sysbench 0.4) ran sysbench cpu, memory (seq
 and rnd), threads, mutex and fileio rndrw, ``hdparm -tT`` and nginx serving a static file to
@@ -6,11 +6,12 @@ ab, on a physical desktop, an LXC container and a VirtualBox VM, and fileio on e
 btrfs. Here every seed metric has a measured counterpart per environment, with its 95% CI and
 its verdict against native (decided on the 95% interval of the ratio of means against the
 metric's margin in ``data/reference/margins.yml``: the seed's own claims of sameness for CPU and
-memory, the default elsewhere), and the seed's value beside it as a reference row: **LXC is
-set beside our Docker rows and VirtualBox beside our VM rows**; neither is the same thing
-(Docker is not LXC; our VM runs under TCG here, VirtualBox used VT-x), so what compares is each
-one's difference from its own physical host, not the absolute numbers of a 2014 desktop and
-this machine.
+memory, the default elsewhere), and the seed's value beside it as a reference row: **the seed's
+LXC beside our LXC container** (LXC 5.0 here, a system container from the same image; a
+campaign without one sets it beside Docker, as before LXC was measured) **and VirtualBox beside
+our VM rows** (our VM runs under TCG here, VirtualBox used VT-x), so what compares is each one's
+difference from its own physical host, not the absolute numbers of a 2014 desktop and this
+machine.
 
 sysbench 1.0 differs from 0.4 in ways the tables account for: 0.4's fileio "Requests/sec" is
 reads plus writes per second (its fsyncs are "Other"), which 1.0 prints separately (reads/s
@@ -32,7 +33,21 @@ from overhead.seeds._common import Study
 
 STUDY = "sysbench_suite"
 #: Our environment (the campaign's name) -> the seed's setup it stands beside.
-SEED_ENV = {"native": "physical", "docker-nat": "lxc", "vm": "vbox"}
+SEED_ENV = {"native": "physical", "lxc": "lxc", "vm": "vbox"}
+#: Where the seed's LXC stands in a campaign without an LXC environment (Docker is not LXC).
+LXC_STAND_IN = "docker-nat"
+
+
+def seed_envs(env_names) -> dict[str, str]:
+    """Return our environment -> the seed's setup beside it, for the environments measured.
+
+    The seed's LXC stands beside our ``lxc`` environment; only a campaign without one sets it
+    beside Docker (:data:`LXC_STAND_IN`), as before LXC was measured here.
+    """
+    names = set(env_names)
+    if "lxc" in names:
+        return dict(SEED_ENV)
+    return {**{k: v for k, v in SEED_ENV.items() if k != "lxc"}, LXC_STAND_IN: "lxc"}
 #: The seed's name for its physical host, the baseline of its percent differences.
 SEED_BASELINE = "physical"
 
@@ -197,6 +212,7 @@ def table(study: Study) -> pd.DataFrame:
         return out
     out = _common.with_stops(out, study)
     pub = study.published
+    beside = seed_envs(out["env_name"])
 
     def has(metric: str, env: str | None) -> bool:
         return _common.has_published(pub, metric, env)
@@ -207,7 +223,7 @@ def table(study: Study) -> pd.DataFrame:
         return SEED_BASELINE if has(metric, SEED_BASELINE) else f"{SEED_BASELINE} ext4"
 
     def key(row: pd.Series):
-        env = SEED_ENV.get(row["env_name"])
+        env = beside.get(row["env_name"])
         if env == SEED_BASELINE:
             env = physical(row["metric_key"])
         if env and has(row["metric_key"], env):
@@ -275,10 +291,11 @@ def coverage(tab: pd.DataFrame, study: Study) -> pd.DataFrame:
     envs = list(dict.fromkeys(zip(tab["env_name"], tab["environment"], strict=True))) \
         if not tab.empty else []
     rows = []
+    beside = seed_envs(name for name, _ in envs)
     for m in METRICS:
         for env_name, env in envs:
             got = tab[(tab["metric_key"] == m.seed_metric) & (tab["env_name"] == env_name)]
-            seed = SEED_ENV.get(env_name)
+            seed = beside.get(env_name)
             seed_has = _common.has_published(study.published, m.seed_metric, seed)
             rows.append({"seed metric": m.seed_metric, "env_name": env_name, "environment": env,
                          "n": int(got["n"].iloc[0]) if len(got) else 0,
@@ -369,10 +386,12 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
 
 
 INTRO = ("The seed compared a physical desktop, an LXC container and a VirtualBox VM (2014, "
-         "sysbench 0.4). Here: native, Docker with NAT on a volume, and the local QEMU VM, each "
-         "metric with its verdict against native (its n, the 95% interval of the ratio it is "
-         "decided on and its margin). The "
-         "seed's values stand beside our rows as references: LXC beside Docker, VirtualBox "
+         "sysbench 0.4). Here: native, an LXC system container (LXC 5.0, privileged, veth on a "
+         "bridge, overlay over the image), Docker with NAT on a volume, and the local QEMU VM, "
+         "each metric with its verdict against native (its n, the 95% interval of the ratio it "
+         "is decided on and its margin). The "
+         "seed's values stand beside our rows as references: its LXC beside our LXC (beside "
+         "Docker in a campaign without LXC), VirtualBox "
          "beside the VM, and the seed's difference from its own physical host beside ours from "
          "native. Absolute values of a 2014 desktop and this machine do not compare; sizes that "
          "differ from the seed's are said in data/campaigns/profiles/sysbench-suite.yml.")
@@ -391,8 +410,8 @@ NOTES = {
     "hdparm": "hdparm needs a block device, and this machine's own disk cannot be opened here "
               "(a devices cgroup): natively and in the VM it reads a loop device with direct "
               "I/O over a file written on the (virtual) disk, so both measure the same path, "
-              "the VM's through its virtio disk (cache=none). A Docker container has no block "
-              "device, as the seed's LXC row has none.",
+              "the VM's through its virtio disk (cache=none). Neither a Docker nor an LXC "
+              "container has a block device, as the seed's LXC row has none.",
     "nginx": "ab on this machine, nginx in the environment, 1600-byte responses (the seed's "
              "physical file size); 50 concurrent connections here, not the seed's 10000 (QEMU's "
              "user-mode network accepts with a backlog of 1, and resets connections beyond it: "
