@@ -6,7 +6,7 @@ collected), :meth:`~Environment.command` is a trial's command line there,
 :meth:`~Environment.diagnose` says what happened to it when a trial failed, servers of load
 generators and monitors beside a trial start and stop in it, :meth:`~Environment.stop` tears it
 down; :meth:`~Environment.pause` and :meth:`~Environment.resume` let it stand idle while another
-one is measured. Each kind (``native.py``, ``docker.py``, ``vm.py``, ``static.py``) overrides
+one is measured. Each kind (``native.py``, ``docker.py``, ``podman.py``, ``lxc.py``, ``vm.py``, ``static.py``) overrides
 what differs; :mod:`~overhead.environments.registry` names them.
 
 An environment knows nothing of the engine's internals: it is given a :class:`Context` (its
