@@ -359,3 +359,33 @@ def test_vm_boot_interrupted_stops_qemu(vm_image, tmp_path):
         time.sleep(0.2)
     assert _qemu_on_port(VM_PORT_KILLED) == []
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- lxc-run ---------------------------------------------------------------------------------
+
+def test_lxc_run_times_lxc_execute_every_run_parsed_and_nothing_left(hosts, tmp_path):
+    """lxc-execute of `true` in an overlay over the image tree, timed by hyperfine: every run a
+    row under a name without the trial's paths; a failing process fails the trial; the tree is
+    never written and no container or scratch folder stays."""
+    _need("lxc-execute", "hyperfine")
+    tree = hosts / "image" / "current" / "rootfs"
+    before = {p.name for p in Path("/var/tmp").glob("overhead-lxc-run.*")}
+    hostname = (tree / "etc" / "hostname").read_text()
+    trial = finished("lxc-run", tmp_path / "ok", tree=str(tree), runs=RUNS, warmup=1)
+    df = trial.measurements
+    times = df[df.metric == "wall_time"].sort_values("trial")
+    assert list(times.trial) == list(range(1, RUNS + 1)) and (times.p_exit_code == 0).all()
+    assert (times.value > 0).all() and (df.p_command == "lxc-execute -- true").all()
+    assert trial.meta["tool"] == "lxc-execute" and trial.meta["tool_version"].startswith("5.")
+    assert trial.meta["tree"] == str(tree)
+    config = (trial.path / "config").read_text()
+    assert f"lxc.rootfs.path = overlay:{tree}:" in config and "lxc.net.0.type = empty" in config
+    # `false` in the container: hyperfine fails on its non-zero exit, and so does the trial
+    failed = run("lxc-run", tmp_path / "false", tree=str(tree), runs=2, warmup=0, process="false")
+    assert failed.returncode != 0
+    assert (tree / "etc" / "hostname").read_text() == hostname
+    assert {p.name for p in Path("/var/tmp").glob("overhead-lxc-run.*")} == before
+    listed = subprocess.run(["lxc-ls", "-1"], capture_output=True, text=True).stdout.split()
+    assert not [n for n in listed if n.startswith("overhead-lxcrun-")]
+    bad = run("lxc-run", tmp_path / "bad", tree=str(tmp_path), runs=2)
+    assert bad.returncode == 2 and "not a root file system" in bad.stderr
