@@ -291,6 +291,18 @@ if [ ! -s "$rl_conf" ]; then
   runuser -u "$rl" -- sh -c 'mkdir -p ~/.config/containers && printf "[storage]\ndriver = \"overlay\"\n" > ~/.config/containers/storage.conf'
   (cd / && runuser -u "$rl" -- podman system reset -f >/dev/null 2>&1) || true
 fi
+# Podman's default limits for a container (1048576 open files, 4194304 processes) exceed what a
+# host without CAP_SYS_RESOURCE (this one, a container itself) may grant, and every `podman run`
+# fails ("setrlimit RLIMIT_NOFILE: Operation not permitted"): the defaults become the host's hard
+# limits (processes at most 32768, the limit Podman 4.3 sets on itself before it starts the
+# runtime). Environments give theirs explicitly; this is for a plain `podman run` (start-up cost)
+# shellcheck disable=SC2046  # two numbers, split on purpose
+set -- $(awk '/^Max open files/ { f = $5 } /^Max processes/ { p = $4 } END { print f, p }' /proc/self/limits)
+[ "$1" = unlimited ] && set -- 1048576 "$2"
+if [ "$2" = unlimited ] || [ "$2" -gt 32768 ]; then set -- "$1" 32768; fi
+mkdir -p /etc/containers/containers.conf.d
+printf '# written by overhead scripts/hosts-up.sh: the host'"'"'s hard limits as Podman'"'"'s defaults\n[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=%s:%s"]\n' \
+  "$1" "$1" "$2" "$2" > /etc/containers/containers.conf.d/overhead.conf
 # podman_import USER: the tree into USER's Podman store as $tag:$hash and :latest
 podman_import() {
   if (cd / && runuser -u "$1" -- podman image exists "$tag:$hash"); then

@@ -271,12 +271,19 @@ def not_possible(study: Study) -> list[str]:
         "The seed's Fedora had SELinux enabled (its network-namespace cost came partly from "
         "SELinux's netfilter hooks); this Debian host has no SELinux.",
     ]
-    hybrid = study.rows.get("p_cgroup")
-    if hybrid is not None and hybrid.dropna().astype(str).str.contains("hybrid").any():
+    layouts = set(study.rows["p_cgroup"].dropna().astype(str)) if "p_cgroup" in study.rows \
+        else set()
+    if "hybrid-without-unified" in layouts:
         notes.append("crun 1.8.1 refuses this machine's hybrid cgroup layout (a cgroup2 mount "
                      "at /sys/fs/cgroup/unified with a controller), so both runtimes ran in a "
                      "private mount namespace without that mount (recorded per trial as "
                      "p_cgroup).")
+    if "hybrid" in layouts:
+        notes.append("The cgroup layout is hybrid (v1 hierarchies and a cgroup2 mount at "
+                     "/sys/fs/cgroup/unified) with no controller on the cgroup2 mount (make "
+                     "hosts-up moves the one there, hugetlb, to a v1 hierarchy, as crun 1.8.1 "
+                     "refuses a cgroup2 mount holding one): both runtimes ran in the host's own "
+                     "mount namespace (recorded per trial as p_cgroup).")
     # the boot runner's own VM (the report's general TCG note covers VM environments only)
     if "p_accel" in study.rows and study.rows["p_accel"].astype(str).eq("tcg").any():
         notes.append("The VM booted under TCG (software emulation; this host's KVM module is "
