@@ -384,3 +384,44 @@ def test_status_analysis_gives_every_judged_comparison_its_verdict(tmp_path):
     assert "docker-nat cpu [events]" in by_env["docker-nat"] and "equivalent within" in by_env["docker-nat"]
     text = analysis.report(m, t, campaign=spec)
     assert "verdicts vs native" in text and "no significant difference" not in text
+
+
+def test_comparisons_against_any_environment_as_the_stopping_rule_decides(tmp_path):
+    """analysis.comparisons: every judged comparison against a baseline of the caller's choice
+    (Docker as the other containers' baseline), the same decision as verdict_lines against native."""
+    from overhead import stats
+    from overhead.campaign import inventory
+    from overhead.campaign import plan as planner
+
+    (tmp_path / "kh").write_text("")
+    spec = inventory.load(_yaml(tmp_path, """\
+        name: c1
+        seed: 1
+        hosts: {local: {address: 127.0.0.1, known_hosts: kh}}
+        environments:
+          native: {kind: native, host: local}
+          docker-nat: {kind: docker, host: local, net: nat}
+          vm: {kind: vm, host: local, image: img}
+        benchmarks:
+          cpu: {runner: sysbench, params: {test: cpu, threads: 2},
+                judge: [{metric: events_per_second, name: events}]}
+        """))
+    cells = planner.cells(spec)
+    cell_of = {c.environment: cid for cid, c in cells.items()}
+    m, t = campaign(31, per_cell=6, sd=0.05)
+    t["cell"] = t["env_name"].map(cell_of)
+    vm = m["run_id"].str.contains("/vm/")
+    m.loc[vm, "value"] = m.loc[vm, "value"] * 0.6
+    native = analysis.comparisons(m, t, spec)
+    assert set(native["environment"]) == {"docker-nat", "vm"} and set(native["baseline"]) == {"native"}
+    docker = analysis.comparisons(m, t, spec, "docker-nat")
+    assert set(docker["environment"]) == {"native", "vm"} and set(docker["baseline"]) == {"docker-nat"}
+    row = docker.set_index("environment").loc["vm"]
+    x = m.loc[vm, "value"].to_numpy()
+    y = m.loc[m["run_id"].str.contains("/docker/"), "value"].to_numpy()  # docker-nat's runs
+    want = stats.decide(x, y, stats.Margin.symmetric(5.0), higher_is_better=True)
+    assert row["verdict"] == want.verdict == "slower" and row["words"] == want.words()
+    assert (row["n"], row["n_baseline"]) == (6, 6)
+    assert row["low"] < row["ratio"] < row["high"] < 1
+    # nothing measured yet: no comparisons, not an error
+    assert analysis.comparisons(m.iloc[0:0], t, spec).empty

@@ -673,6 +673,74 @@ def _cell_label(row: pd.Series, params: Sequence[str]) -> str:
     return " ".join(parts) + f", {row['metric']}"
 
 
+def baseline_of(campaign) -> str | None:
+    """Return a campaign's baseline environment (None without one).
+
+    The verdicts stopping rule's, else the environment named ``native``, else the first native one.
+    """
+    rule = campaign.stopping
+    if rule is not None and rule.rule == "verdicts":
+        return rule.baseline
+    if "native" in campaign.environments:
+        return "native"
+    return next((n for n, e in campaign.environments.items() if e.kind == "native"), None)
+
+
+def judged_values(measurements: pd.DataFrame, trials: pd.DataFrame, campaign) -> dict:
+    """Return (cell id, index of the judged quantity) -> its values, one per done trial.
+
+    One value per done, non-warm-up trial of each cell, for each ``judge`` quantity of its
+    benchmark (:func:`overhead.campaign.plan.judged_value`): what the verdicts stopping rule
+    decides on, read back from the tidy tables.
+    """
+    from overhead.campaign.plan import Judged, judged_value
+
+    judged = {n: b.judge for n, b in campaign.benchmarks.items() if b.judge}
+    if not judged or "cell" not in trials or measurements.empty:
+        return {}
+    ok = trials[(trials["status"] == "done") & ~_flag(trials["warmup"])]
+    by_run = {r: g for r, g in measurements[measurements["run_id"].isin(set(ok["run_id"]))]
+              .groupby("run_id", sort=False)}
+    values: dict = {}
+    for run_id, cid, bench in ok[["run_id", "cell", "benchmark"]].itertuples(index=False):
+        rows = by_run.get(run_id)
+        if rows is None or bench not in judged:
+            continue
+        for i, judge in enumerate(judged[bench]):
+            v, hib = judged_value(rows, judge)
+            if v is None:
+                continue
+            old = values.get((cid, i))
+            values[(cid, i)] = Judged((*(old.values if old else ()), v),
+                                      hib if old is None else old.higher_is_better)
+    return values
+
+
+def comparisons(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
+                baseline: str | None = None) -> pd.DataFrame:
+    """Return every judged comparison of the campaign's cells with ``baseline``'s, decided.
+
+    As the stopping rule decides them (:func:`overhead.campaign.plan.compare_cells`), against
+    any environment of the campaign (default :func:`baseline_of`): Docker as the baseline of
+    the other containers, say.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per comparison: key, environment, baseline, benchmark, params, quantity,
+        metric, verdict, n, n_baseline, ratio, low, high, method, margin, margin_source,
+        trials_needed, words. Empty without a baseline or judged values.
+    """
+    from overhead.campaign.plan import cells, compare_cells
+
+    base = baseline or baseline_of(campaign)
+    values = judged_values(measurements, trials, campaign)
+    if base is None or not values:
+        return pd.DataFrame()
+    found = list(compare_cells(campaign, cells(campaign), values, base))
+    return pd.DataFrame([{"key": key, **r} for key, _, _, r in found])
+
+
 def verdict_lines(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
                   plan: Mapping | None = None) -> list[str]:
     """Return each judged comparison's verdict vs the baseline, with why its trials stopped.
@@ -696,36 +764,16 @@ def verdict_lines(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
     list of str
         Lines of plain text.
     """
-    from overhead.campaign.plan import Judged, cells, compare_cells, judged_value
+    from overhead.campaign.plan import cells, compare_cells
 
-    rule = campaign.stopping
-    if rule is not None and rule.rule == "verdicts":
-        base = rule.baseline
-    elif "native" in campaign.environments:
-        base = "native"
-    else:
-        base = next((n for n, e in campaign.environments.items() if e.kind == "native"), None)
+    base = baseline_of(campaign)
     judged = {n: b.judge for n, b in campaign.benchmarks.items() if b.judge}
     if base is None or not judged:
         why = "no baseline environment" if base is None else "no benchmark has judge: quantities"
         return [f"verdicts: none ({why})"]
     if "cell" not in trials or measurements.empty:
         return ["verdicts: no measured trials yet"]
-    ok = trials[(trials["status"] == "done") & ~_flag(trials["warmup"])]
-    by_run = {r: g for r, g in measurements[measurements["run_id"].isin(set(ok["run_id"]))]
-              .groupby("run_id", sort=False)}
-    values: dict = {}
-    for run_id, cid, bench in ok[["run_id", "cell", "benchmark"]].itertuples(index=False):
-        rows = by_run.get(run_id)
-        if rows is None or bench not in judged:
-            continue
-        for i, judge in enumerate(judged[bench]):
-            v, hib = judged_value(rows, judge)
-            if v is None:
-                continue
-            old = values.get((cid, i))
-            values[(cid, i)] = Judged((*(old.values if old else ()), v),
-                                      hib if old is None else old.higher_is_better)
+    values = judged_values(measurements, trials, campaign)
     decisions = (plan or {}).get("decisions", {})
     found = list(compare_cells(campaign, cells(campaign), values, base))
     counts = pd.Series([r["verdict"] for *_, r in found], dtype="object").value_counts()
