@@ -41,7 +41,7 @@ from overhead.environments.remote import REMOTE_BASE
 from overhead.environments.spec import EnvSpec, Int, Number
 
 __all__ = ["NPROC_CEILING", "ROOTLESS_USER", "PodmanEnv", "PodmanEnvironment", "cli_command",
-           "facts_command", "limits_command", "parse_facts", "pasta_command", "pasta_stop_command",
+           "facts_command", "limits_command", "listeners_command", "parse_facts", "parse_listeners", "pasta_command", "pasta_stop_command",
            "signal_all_command",
            "start_command", "variant"]
 
@@ -231,6 +231,29 @@ def signal_all_command(cli: str, name: str, sig: str) -> str:
     wait = (" && { for p in $hp; do " + wait_stopped("$p") + "; done; }") if sig == "STOP" else ""
     return (f"hp=$({cli} top {q} hpid | tail -n +2) && [ -n \"$hp\" ] && "
             f"{cli} unshare kill -{sig} $hp{wait}")
+
+
+def listeners_command(address: str) -> str:
+    """Return ``ss`` listing the TCP sockets listening on ``address``, with their processes."""
+    return f"ss -Hltnp src {shlex.quote(address)}"
+
+
+def parse_listeners(text: str) -> str:
+    """Return ``address:port process`` of each listener :func:`listeners_command` printed.
+
+    ``users:(("rootlessport",pid=…,fd=…))`` names the process; a line without one (the kernel's
+    own, or a process ss may not name) is given as ``?``.
+    """
+    import re
+
+    out = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 4:
+            continue
+        proc = re.search(r'users:\(\("([^"]+)"', line)
+        out.append(f"{fields[3]} {proc.group(1) if proc else '?'}")
+    return "; ".join(sorted(out))
 
 
 def facts_command(cli: str, name: str) -> str:
@@ -431,6 +454,11 @@ class PodmanEnvironment(DockerEnvironment):
         status, out, _ = conn.exec(facts_command(self.cli, self.container), 60)
         if status == 0:
             self.facts.update(parse_facts(out))
+        if s.net != "host" and self.ctx.server_ports:
+            # what holds the published ports on the host: the forwarder a client talks to
+            status, out, _ = self.root_host().exec(listeners_command(self.loopback), 60)
+            if status == 0:
+                self.facts["published_listeners"] = parse_listeners(out)
 
     def listen(self, client_is_here):
         """Return the server's listen address: any in the container's own network namespace."""
