@@ -122,7 +122,13 @@ def test_lxc_lifecycle_with_a_server_inside(lxc_hosts, tmp_path):
     # ("Failed to enter monitor cgroup: No space left on device") until the levels were filled
     cpuset = Path("/sys/fs/cgroup/cpuset")
     if (cpuset / "cpuset.cpus").exists():
-        (cpuset / "overhead" / "lxc-life").mkdir(parents=True, exist_ok=True)
+        level = cpuset / "overhead" / "lxc-life"
+        if level.exists():  # one an earlier run left: made afresh, with no CPUs
+            subprocess.run(["find", str(level), "-depth", "-type", "d", "-exec", "rmdir", "{}", ";"],
+                           capture_output=True)
+        level.mkdir(parents=True, exist_ok=True)
+        for f in ("cpuset.cpus", "cpuset.mems"):  # as runc leaves it (a parent of LXC's may
+            (level / f).write_text("\n")         # clone its CPUs into a new child: not here)
         if not (cpuset / "overhead" / "cpuset.cpus").read_text().strip():
             (cpuset / "overhead" / "cpuset.cpus").write_text((cpuset / "cpuset.cpus").read_text())
             (cpuset / "overhead" / "cpuset.mems").write_text((cpuset / "cpuset.mems").read_text())
