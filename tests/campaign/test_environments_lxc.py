@@ -338,17 +338,22 @@ def test_cpuset_levels_without_cpus_get_their_parent_s(tmp_path):
         d.mkdir(parents=True, exist_ok=True)
         (d / "cpuset.cpus").write_text(cpus + "\n" if cpus else "")
         (d / "cpuset.mems").write_text(mems + "\n" if mems else "")
+        (d / "cgroup.clone_children").write_text("0\n")
     # the leaf is made by the command (a real cpuset file system makes its files; here empty ones)
     leaf = root / "overhead" / "camp" / "box"
     leaf.mkdir()
     (leaf / "cpuset.cpus").write_text("1\n")
     (leaf / "cpuset.mems").write_text("")
+    (leaf / "cgroup.clone_children").write_text("0\n")
     subprocess.run(["sh", "-c", lxc.cpuset_prepare_command("overhead/camp/box", str(root))],
                    check=True)
     assert (root / "overhead" / "camp" / "cpuset.cpus").read_text() == "0-1\n"
     assert (root / "overhead" / "camp" / "cpuset.mems").read_text() == "0\n"
     assert (leaf / "cpuset.cpus").read_text() == "1\n"  # its own kept
     assert (leaf / "cpuset.mems").read_text() == "0\n"
+    # LXC's own cgroups below each level clone its CPUs
+    assert (leaf / "cgroup.clone_children").read_text() == "1\n"
+    assert (root / "overhead" / "camp" / "cgroup.clone_children").read_text() == "1\n"
     # a cgroup v2 root (cgroup.controllers) is left alone: it has no such files to fill
     (root / "cgroup.controllers").write_text("cpuset\n")
     (root / "overhead" / "camp" / "cpuset.cpus").write_text("")

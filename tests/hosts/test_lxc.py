@@ -117,22 +117,25 @@ def test_lxc_lifecycle_with_a_server_inside(lxc_hosts, tmp_path):
     params: {port: 16479, clients: 10, requests: 2000, tests: get}
 """)
     raw = tmp_path / "raw"
-    # the campaign's level in the cpuset hierarchy made with no CPUs, as runc leaves it when a
-    # Docker or Podman environment of the campaign started first: lxc-start failed below it
-    # ("Failed to enter monitor cgroup: No space left on device") until the levels were filled
+    # the campaign's level in the cpuset hierarchy as runc leaves it when a Docker or Podman
+    # environment of the campaign started first (containers-2026): its CPUs set, but not
+    # cgroup.clone_children, so a cgroup made below it has none and lxc-start failed ("Failed to
+    # enter monitor cgroup: No space left on device") until each level cloned its CPUs
     cpuset = Path("/sys/fs/cgroup/cpuset")
     if (cpuset / "cpuset.cpus").exists():
         level = cpuset / "overhead" / "lxc-life"
-        if level.exists():  # one an earlier run left: made afresh, with no CPUs
+        if level.exists():  # one an earlier run left: made afresh
             subprocess.run(["find", str(level), "-depth", "-type", "d", "-exec", "rmdir", "{}", ";"],
                            capture_output=True)
         level.mkdir(parents=True, exist_ok=True)
-        for f in ("cpuset.cpus", "cpuset.mems"):  # as runc leaves it (a parent of LXC's may
-            (level / f).write_text("\n")         # clone its CPUs into a new child: not here)
-        if not (cpuset / "overhead" / "cpuset.cpus").read_text().strip():
-            (cpuset / "overhead" / "cpuset.cpus").write_text((cpuset / "cpuset.cpus").read_text())
-            (cpuset / "overhead" / "cpuset.mems").write_text((cpuset / "cpuset.mems").read_text())
-        assert not (cpuset / "overhead" / "lxc-life" / "cpuset.cpus").read_text().strip()
+        for f in ("cpuset.cpus", "cpuset.mems"):
+            (level / f).write_text((level.parent / f).read_text())
+        (level / "cgroup.clone_children").write_text("0\n")
+        probe = level / "probe"  # what a cgroup made below it gets: nothing
+        probe.mkdir()
+        empty = not (probe / "cpuset.cpus").read_text().strip()
+        probe.rmdir()
+        assert empty
     began = time.monotonic()
     result = run_campaign(inventory.load(path), raw_root=raw, progress=False)
     took = time.monotonic() - began

@@ -330,13 +330,15 @@ def cpuset_prepare_command(cgroup: str, root: str = "/sys/fs/cgroup/cpuset") -> 
     it by another (runc makes ``overhead/<campaign>`` there for a Docker or Podman environment
     of the same campaign, without ``cgroup.clone_children``): below such a level the monitor's
     cgroup stays empty and lxc-start fails. Each level here gets its parent's CPUs and nodes
-    when it has none (nothing on a host without a cpuset v1 hierarchy).
+    when it has none, and ``cgroup.clone_children`` so that the cgroups LXC makes below it
+    (``lxc.monitor.<name>``, ``lxc.payload.<name>``) get them too (nothing on a host without a
+    cpuset v1 hierarchy).
     """
     parts = " ".join(shlex.quote(p) for p in cgroup.strip("/").split("/"))
     return (f"c={shlex.quote(root)}; if [ -r $c/cpuset.cpus ] && [ ! -r $c/cgroup.controllers ]; "
             f"then p=$c; for part in {parts}; do d=$p/$part; mkdir -p $d || break; "
             "for f in cpuset.cpus cpuset.mems; do [ -n \"$(cat $d/$f)\" ] || cat $p/$f > $d/$f; "
-            "done; p=$d; done; fi; true")
+            "done; echo 1 > $d/cgroup.clone_children; p=$d; done; fi; true")
 
 
 def cgroup_mode_command() -> str:
