@@ -345,6 +345,8 @@ class DockerEnvironment(Environment):
     def stop(self):
         """Remove the container and its scratch volume, then the environment's cgroup."""
         if self.started:
-            self.ctx.host().exec(stop_command(self.container, self.spec.storage, self.cli), 120)
+            # clean-up: a stop-now (a second signal) must not leave the container behind
+            self.ctx.host().exec(stop_command(self.container, self.spec.storage, self.cli), 120,
+                                 interruptible=False)
         self.paused = False
         self.remove_cgroup()

@@ -522,10 +522,12 @@ class PodmanEnvironment(DockerEnvironment):
         load generator's trial directories in it are root's), and the user's login closed.
         """
         if self.started and self.spec.net == "pasta":
-            self.ctx.host().exec(pasta_stop_command(self.pasta_pid) + "; true", 60)
+            self.ctx.host().exec(pasta_stop_command(self.pasta_pid) + "; true", 60,
+                                 interruptible=False)
         super().stop()
         if self.login:
-            self.root_host().exec(f"rm -rf {shlex.quote(self.ctx.folder)}/trials", 60)
+            self.root_host().exec(f"rm -rf {shlex.quote(self.ctx.folder)}/trials", 60,
+                                  interruptible=False)
             if self._user_conn is not None:
                 self._user_conn.close()
                 self._user_conn = None
