@@ -125,7 +125,11 @@ def open_study(study: str, campaign: str | os.PathLike[str], *,
     res = results.open_results(campaign, tidy_root=tidy_root,
                                out=out if out is not None else FIGURES / study)
     _unique_labels(res)
-    return Study(study, res, reference.published(study))
+    # a study of the project's own (containers-2026) has no published values: none stand beside
+    pub = (reference.published(study) if (REFERENCE_DATA / f"{study}.csv").is_file()
+           else pd.DataFrame(columns=["item", "metric", "env", "value", "value_text",
+                                      "value_parsed", "unit", "source"]))
+    return Study(study, res, pub)
 
 
 def has_published(pub: pd.DataFrame, metric: str, env: str | None) -> bool:

@@ -89,14 +89,15 @@ def seed_values(pub: pd.DataFrame, case: Case) -> pd.DataFrame:
     return rows[rows["env"].isin(case.seed_envs)] if case.seed_envs else rows
 
 
-def times(study: Study) -> pd.DataFrame:
+def times(study: Study, cases: tuple[Case, ...] = CASES) -> pd.DataFrame:
     """Per case: runs, median [order-statistics 95% CI], mean [log-t 95% CI], 5th/95th percentiles.
 
     Every run of every trial counts (n = runs). The seed's means for the same command stand
-    beside, in ``seed`` (its settings and values, ms) with their source lines.
+    beside, in ``seed`` (its settings and values, ms) with their source lines. ``cases``: this
+    study's (default) or another's start-up cases (the containers-2026 study's).
     """
     out = []
-    for case in CASES:
+    for case in cases:
         rows = _rows(study, case)
         v = rows["value"].to_numpy(dtype=float) * 1e3
         v = v[np.isfinite(v)]
@@ -216,8 +217,12 @@ def draw_ecdf(study: Study) -> dict:
     return figs
 
 
-def draw_medians(study: Study, tab: pd.DataFrame):
-    """Medians with their 95% intervals per case, the seed's 2017 and 2022 means beside."""
+def draw_medians(study: Study, tab: pd.DataFrame, cases: tuple[Case, ...] = CASES,
+                 title: str = "Start-up costs: medians here, the seed's means beside"):
+    """Medians with their 95% intervals per case, the seed's 2017 and 2022 means beside.
+
+    ``cases``: the cases of ``tab`` (this study's, or another's without seed values).
+    """
     import matplotlib.pyplot as plt
     import plotly.graph_objects as go
 
@@ -235,8 +240,8 @@ def draw_medians(study: Study, tab: pd.DataFrame):
              "libseccomp": ("v", "#E69F00", "seed, new libseccomp, mean")}
     seen = set()
     for i, name in enumerate(t["case"]):
-        case = next(c for c in CASES if c.name == name)
-        for _, r in seed_values(pub, case).iterrows():
+        case = next((c for c in cases if c.name == name), None)
+        for _, r in (seed_values(pub, case) if case is not None else pub.iloc[0:0]).iterrows():
             for key, (mk, c, label) in marks.items():
                 if key in str(r["env"]) and pd.notna(r["value_parsed"]):
                     ax.plot(r["value_parsed"], i, mk, color=c, label=None if key in seen else label)
@@ -247,8 +252,7 @@ def draw_medians(study: Study, tab: pd.DataFrame):
     plots.plain_log(ax.xaxis, subs=(1.0,))  # 0.1 ms to 10 s: decades only
     ax.set_xlabel("ms (log scale)")
     ax.legend(fontsize=8)
-    ax.set_title(f"Start-up costs: medians here, the seed's means beside ({study.res.name})",
-                 fontsize=10)
+    ax.set_title(f"{title} ({study.res.name})", fontsize=10)
     fig.tight_layout()
     plots.save(fig, study.out, "medians")
     pfig = go.Figure(go.Scatter(

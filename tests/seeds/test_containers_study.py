@@ -1,0 +1,93 @@
+"""The containers-2026 study's verdicts: every judged quantity against native and against the
+Docker environment of the same network kind, on a synthetic campaign with planted differences
+(the live campaign runs in `make demo`; its numbers are in the issue's notes)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pandas as pd
+
+from overhead import stats
+from overhead.campaign import inventory, results
+from overhead.campaign import plan as planner
+from overhead.seeds import _common, containers
+
+ENVS = {"native": ("native", None), "docker-nat": ("docker", "net=nat,storage=volume,runtime=runc"),
+        "rootless-pasta": ("podman", "mode=rootless,net=pasta,storage=volume,runtime=runc"),
+        "lxc": ("lxc", "net=veth-bridge,storage=overlay,privileged=true")}
+#: planted: pasta's round trips 1.5 times Docker NAT's, LXC's the same as Docker NAT's
+LATENCY = {"native": 20.0, "docker-nat": 25.0, "rootless-pasta": 37.5, "lxc": 25.0}
+
+
+def _study(tmp_path, per_cell: int = 8):
+    (tmp_path / "kh").write_text("")
+    path = tmp_path / "c.yml"
+    path.write_text(textwrap.dedent("""\
+        name: c26
+        seed: 1
+        hosts: {local: {address: 127.0.0.1, known_hosts: kh}}
+        environments:
+          native: {kind: native, host: local}
+          docker-nat: {kind: docker, host: local, net: nat}
+          rootless-pasta: {kind: podman, host: local, rootless: true, net: pasta}
+          lxc: {kind: lxc, host: local, image: img}
+        benchmarks:
+          netperf: {runner: netperf, params: {test: TCP_RR},
+                    judge: [{metric: latency_mean, name: latency}]}
+        """))
+    spec = inventory.load(path)
+    cell_of = {c.environment: cid for cid, c in planner.cells(spec).items()}
+    rng = np.random.default_rng(3)
+    trials, rows = [], []
+    for env, (kind, variant) in ENVS.items():
+        for k in range(per_cell):
+            run_id = f"c26/{env}/netperf/t-{env}-{k}"
+            trials.append({"run_id": run_id, "env_name": env, "benchmark": "netperf",
+                           "cell": cell_of[env], "warmup": False, "status": "done"})
+            rows.append({"run_id": run_id, "benchmark": "netperf", "environment": kind,
+                         "variant": variant, "metric": "latency_mean", "unit": "us",
+                         "value": LATENCY[env] * (1 + rng.normal(0, 0.01)),
+                         "higher_is_better": False, "warmup": False, "p_test": "TCP_RR",
+                         "env_name": env, "label": results.display_label(kind, variant)})
+    res = results.Results("c26", tmp_path / "tidy", tmp_path / "out", pd.DataFrame(rows),
+                          pd.DataFrame(trials), pd.DataFrame())
+    res.out.mkdir(parents=True)
+    return _common.Study(containers.STUDY, res, pd.DataFrame()), spec
+
+
+def test_each_container_against_native_and_its_docker_twin(tmp_path):
+    study, spec = _study(tmp_path)
+    tab = containers.verdicts(study, spec).set_index("environment")
+    assert set(tab.index) == {"docker-nat", "rootless-pasta", "lxc"}
+    # against native: everything slower (higher latency), each with its n
+    assert (tab["native_verdict"] == "slower").all() and (tab["n"] == 8).all()
+    pasta = tab.loc["rootless-pasta"]
+    assert pasta["docker_twin"] == "docker-nat" and pasta["docker_verdict"] == "slower"
+    assert pasta["docker_low"] < 1.5 < pasta["docker_high"]  # the planted ratio, covered
+    want = stats.decide(
+        study.rows.loc[study.rows["env_name"] == "rootless-pasta", "value"].to_numpy(),
+        study.rows.loc[study.rows["env_name"] == "docker-nat", "value"].to_numpy(),
+        stats.Margin.symmetric(5.0), higher_is_better=False)
+    assert pasta["docker_words"] == want.words()
+    assert tab.loc["lxc", "docker_verdict"] == "equivalent"  # planted the same as Docker NAT
+    # Docker itself has no twin: "-" in words, not a comparison with itself
+    assert pd.isna(tab.loc["docker-nat", "docker_verdict"])
+    shown = containers.shown(containers.verdicts(study, spec)).set_index("environment")
+    assert shown.loc["Docker NAT volume", "vs Docker"] == "-"
+    assert shown.loc["Podman rootless pasta volume", "n"] == "8 vs 8"
+    assert shown.loc["Podman rootless pasta volume", "vs Docker"].startswith("+50")
+    assert "slower (n 8, docker-nat)" in shown.loc["Podman rootless pasta volume", "vs Docker"]
+    net = containers.network(study, containers.verdicts(study, spec))
+    assert set(net["environment"]) == {"docker-nat", "rootless-pasta", "lxc"}
+
+
+def test_without_native_values_nothing_is_decided_against_native(tmp_path):
+    study, spec = _study(tmp_path)
+    study.res.rows = study.res.rows[study.res.rows["env_name"] != "native"]
+    tab = containers.verdicts(study, spec).set_index("environment")
+    assert (tab["native_verdict"] == "not tested").all() and (tab["native_n_baseline"] == 0).all()
+    assert tab.loc["rootless-pasta", "docker_verdict"] == "slower"  # Docker's comparison stands
+    assert containers.shown(tab.reset_index()).set_index("environment").loc[
+        "Podman rootless pasta volume", "vs native"] == "not tested"
