@@ -198,10 +198,10 @@ def test_listeners_name_the_forwarder_of_each_published_port():
     mine = [line for line in text.splitlines() if " 127.0.0.6:" in line]
     assert mine and podman.listeners_command("127.0.0.6") == "ss -Hltnp src 127.0.0.6"
     got = podman.parse_listeners("\n".join(mine))
-    assert got.split("; ") == sorted(f"{line.split()[3]} rootlessport" for line in mine)
+    assert got.split(", ") == sorted(f"{line.split()[3]} rootlessport" for line in mine)
     pasta = podman.parse_listeners("\n".join(x for x in text.splitlines() if " 127.0.0.7:" in x))
-    assert {p.split()[1] for p in pasta.split("; ")} == {"passt.avx2"}
+    assert {p.split()[1] for p in pasta.split(", ")} == {"passt.avx2"}
     bridge = podman.parse_listeners("\n".join(x for x in text.splitlines() if " 127.0.0.5:" in x))
-    assert {p.split()[1] for p in bridge.split("; ")} == {"conmon"}
+    assert {p.split()[1] for p in bridge.split(", ")} == {"conmon"}
     assert podman.parse_listeners("LISTEN 0 5 127.0.0.9:1 0.0.0.0:*") == "127.0.0.9:1 ?"
     assert podman.parse_listeners("") == ""

@@ -239,7 +239,7 @@ def listeners_command(address: str) -> str:
 
 
 def parse_listeners(text: str) -> str:
-    """Return ``address:port process`` of each listener :func:`listeners_command` printed.
+    """Return ``address:port process`` of each listener :func:`listeners_command` printed, by commas.
 
     ``users:(("rootlessport",pid=…,fd=…))`` names the process; a line without one (the kernel's
     own, or a process ss may not name) is given as ``?``.
@@ -253,7 +253,7 @@ def parse_listeners(text: str) -> str:
             continue
         proc = re.search(r'users:\(\("([^"]+)"', line)
         out.append(f"{fields[3]} {proc.group(1) if proc else '?'}")
-    return "; ".join(sorted(out))
+    return ", ".join(sorted(out))  # not "; ": that separates the facts in the provenance notes
 
 
 def facts_command(cli: str, name: str) -> str:

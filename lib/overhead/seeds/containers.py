@@ -20,10 +20,12 @@ the environments' facts and the listening sockets of the host, not assumed).
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pandas as pd
 
+from overhead import export
 from overhead.campaign import analysis, inventory, results
 from overhead.seeds import _common, startup
 from overhead.seeds._common import Study
@@ -170,20 +172,41 @@ def network(study: Study, table: pd.DataFrame) -> pd.DataFrame:
 def forwarders(study: Study) -> pd.DataFrame:
     """Return what carries each environment's network, from its facts: mode, backend, listeners.
 
-    Podman's facts name the container's network mode and backend; the port forwarder of a
-    namespaced network is what listens on the published ports on the host (rootlessport for
-    slirp4netns with Podman's default port handler, pasta itself, conmon holding the port with
-    netavark's DNAT doing the forwarding for the rootful bridge, Docker's iptables DNAT).
+    Read from the provenance (the facts each environment recorded when it started): Docker's
+    network mode and the NAT rules that serve it, Podman's network mode and backend, and what
+    listens on the published ports on the host (rootlessport for slirp4netns with Podman's
+    default port handler, pasta itself, conmon holding them while netavark's DNAT forwards).
     """
+    w = results.where(study.res)
+    if w.empty:
+        return w
     prov = study.res.provenance
-    if prov.empty:
-        return prov
-    prov = prov.assign(env_name=prov["run_id"].str.split("/").str[1])
-    cols = [c for c in ("podman_network_mode", "podman_network_backend", "podman_rootless",
-                        "podman_slirp4netns_version", "podman_passt_version",
-                        "docker_network_mode", "lxc_network", "published_listeners")
-            if c in prov]
-    return prov.drop_duplicates("env_name")[["env_name", *cols]].reset_index(drop=True)
+    names = ("podman_network_mode", "podman_network_backend", "podman_rootless",
+             "podman_slirp4netns_version", "podman_passt_version", "published_listeners",
+             "docker_nat_local", "lxc_version")
+    rows = []
+    for env in w["env_name"]:
+        p = prov[prov["run_id"].str.split("/").str[1] == env] if not prov.empty else prov
+        notes = " ; ".join(str(n) for n in p.get("notes", pd.Series(dtype=object)).dropna().unique())
+        got = {}
+        for name in names:
+            m = re.search(rf"(?:^|; ){re.escape(name)}=([^;]*)", notes)
+            if m:
+                got[name] = m.group(1).strip()
+        listeners = got.get("published_listeners", "")
+        by = sorted({x.split()[-1] for x in listeners.split(", ") if x.strip()})
+        row = w[w["env_name"] == env].iloc[0]
+        rows.append({"environment": row["label"], "network": row["variant"] or "host's own",
+                     "Docker network mode": row.get("docker_network_mode"),
+                     "Podman network mode": got.get("podman_network_mode"),
+                     "ports held on the host by": ", ".join(by) or None,
+                     "Docker NAT path": got.get("docker_nat_local"),
+                     "user-mode stack": (f"slirp4netns {got['podman_slirp4netns_version']}"
+                                         if got.get("podman_network_mode") == "slirp4netns"
+                                         else f"pasta (passt {got['podman_passt_version']})"
+                                         if got.get("podman_network_mode") == "none"
+                                         and got.get("podman_passt_version") else None)})
+    return pd.DataFrame(rows)
 
 
 def startup_times(study: Study) -> pd.DataFrame:
@@ -209,7 +232,10 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
     starts = startup_times(study)
     tables = {"verdicts": tab, "network": net, "startup": starts, "forwarders": forwarders(study)}
     for stem, t in tables.items():
-        _common.write_table(study, stem, t)
+        if stem in ("verdicts", "network"):  # CSV: every column; Markdown, LaTeX: in words
+            export.write_table(t, study.out, stem, shown=shown(t))
+        else:
+            _common.write_table(study, stem, t)
     figs = {"startup": startup.draw_medians(study, starts, CASES, "Start-up costs: medians")}
     _common.report(study, "Containers in 2026 beside 2014's", INTRO, [
         ("Start-up cost", NOTES["startup"], "medians", starts),
