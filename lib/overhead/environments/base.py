@@ -314,6 +314,11 @@ class Environment(Endpoint):
         """
         if self.down:
             raise EnvironmentDown(f"environment {self.name} is down: {self.down}")
+        if self.started and not self.is_running():
+            self.started = False  # stopped under us (a host fault): start it again
+            self.forget_started()
+            self.ctx.event("environment-restart", environment=self.name,
+                           why="container was not running")
         if self.started:
             return False
         try:
@@ -339,6 +344,14 @@ class Environment(Endpoint):
         self.facts = self.endpoint_facts(self.ctx.host())
         self.make_cgroup()
         self.accounted = self.joins is not None
+
+    def is_running(self) -> bool:
+        """Whether what runs the trials is still up (a container: False once it stopped under us).
+
+        :meth:`ensure` starts an environment again before its next trial when this says no.
+        A host itself always runs (a lost host is the connection's failure, not a restart).
+        """
+        return True
 
     def make_cgroup(self) -> str | None:
         """Create the environment's cgroup on its host; record it in the facts; return its path."""

@@ -241,15 +241,6 @@ class DockerEnvironment(Environment):
                                    f"{shlex.quote(posix.facts_command())}", 60)
         return posix.parse_facts(out) if status == 0 else {}
 
-    def ensure(self) -> bool:
-        """Start the container on first use, and restart it if it stopped since."""
-        if self.started and not self.down and not self.is_running():
-            self.started = False  # stopped under us (a host fault): start it again
-            self.forget_started()
-            self.ctx.event("environment-restart", environment=self.name,
-                           why="container was not running")
-        return super().ensure()
-
     def is_running(self) -> bool:
         """Whether the container runs."""
         try:

@@ -577,15 +577,6 @@ class LxcEnvironment(Environment):
                                           detach_stdin=True), 60)
         return posix.parse_facts(out) if status == 0 else {}
 
-    def ensure(self) -> bool:
-        """Start the container on first use, and start it afresh if it stopped since."""
-        if self.started and not self.down and not self.is_running():
-            self.started = False  # stopped under us (a host fault): start it again
-            self.forget_started()
-            self.ctx.event("environment-restart", environment=self.name,
-                           why="container was not running")
-        return super().ensure()
-
     def state(self) -> str:
         """Return the container's state as LXC says it (``gone`` when unknown or unreachable)."""
         try:
