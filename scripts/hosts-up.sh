@@ -270,7 +270,7 @@ fi
 rl=overhead-rootless
 t_podman=$(now)
 if ! id -u "$rl" >/dev/null 2>&1; then
-  useradd --create-home --shell /bin/sh --comment "overhead: rootless containers" "$rl"
+  useradd --create-home --shell /bin/sh --comment "overhead rootless containers" "$rl"
   say "podman: made user $rl"
 fi
 # no password, but not locked either: sshd (UsePAM no) refuses a locked account's key login
