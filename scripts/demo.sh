@@ -4,9 +4,10 @@
 #   2. the local hosts up (scripts/hosts-up.sh: sshd, dockerd, the Debian image, the VM disk)
 #   3. the campaign measured through the campaign notebook (papermill; resumes when run again)
 #   4. the paper notebooks on the campaign (overhead reproduce --campaign) -> figures/<name>/report.html
-#   5. the seed studies (STUDIES, default all three): each campaign measured through the campaign
-#      notebook, then its study notebook -> figures/startup/, figures/fsync/,
-#      figures/sysbench_suite/ (report.html each); figures/index.html lists every report
+#   5. the studies (STUDIES, default the three seeds' and containers-2026): each campaign
+#      measured through the campaign notebook, then its study notebook -> figures/startup/,
+#      figures/fsync/, figures/sysbench_suite/, figures/containers_2026/ (report.html each);
+#      figures/index.html lists every report
 #   6. the hosts down again (only if this script started them), also on failure or Ctrl-C
 # Each part's wall time is printed at the end. Run as root (hosts-up starts sshd and dockerd).
 #   CAMPAIGN=data/campaigns/local-quick.yml IBM_DATA=... TIDY=data/tidy/ibm sh scripts/demo.sh
@@ -17,7 +18,7 @@ CAMPAIGN=${CAMPAIGN:-data/campaigns/local-quick.yml}
 TIDY=${TIDY:-data/tidy/ibm}
 IBM_DATA=${IBM_DATA:-}
 # the seed studies to measure: <campaign file stem>:<study notebook>:<figures folder>
-STUDIES=${STUDIES-startup:seed_startup:startup fsync:seed_fsync:fsync sysbench-suite:seed_sysbench:sysbench_suite}
+STUDIES=${STUDIES-startup:seed_startup:startup fsync:seed_fsync:fsync sysbench-suite:seed_sysbench:sysbench_suite containers-2026:containers:containers_2026}
 TIMES=$(mktemp)
 
 say() { printf '\ndemo: %s\n' "$*"; }
@@ -81,7 +82,7 @@ timed "3 campaign $name (measure + ingest)" "$BIN/papermill" --cwd . --log-outpu
 say "4/6 the paper notebooks on campaign $name"
 timed "4 paper notebooks on $name (+ live report)" reproduce --campaign "$name"
 
-say "5/6 the seed studies: $STUDIES"
+say "5/6 the studies: $STUDIES"
 for study in $STUDIES; do
   stem=${study%%:*}; rest=${study#*:}; nb=${rest%%:*}; out=${rest#*:}
   mkdir -p "notebooks/executed/$stem"
@@ -99,5 +100,5 @@ echo "  the authors' data: $(pwd)/figures/rc25482/report.html"
 echo "  measured here:     $(pwd)/figures/$name/report.html"
 for study in $STUDIES; do
   out=${study##*:}
-  echo "  seed study:        $(pwd)/figures/$out/report.html"
+  echo "  study:             $(pwd)/figures/$out/report.html"
 done

@@ -89,6 +89,19 @@ def test_extends_merges_params_and_overrides_rename_and_rehash(tmp_path):
     assert moved.hosts["local"].port == 2222 and moved.name == "p1"
 
 
+def test_a_null_benchmark_leaves_out_what_the_extended_profile_measures(tmp_path):
+    path = campaign_dir(tmp_path)
+    (tmp_path / "profiles" / "nodb.yml").write_text(
+        "extends: tiny\nbenchmarks:\n  db: null\n  nuttcp: null\n  absent: null\n")
+    c = inventory.load(path, {"profile": "nodb"})
+    assert set(c.benchmarks) == {"fio-rand", "pxz"}
+    assert c.benchmarks["fio-rand"].params == {"rw": "randread", "bs": "4k"}  # tiny's, kept
+    # a profile of its own (no extends) may say null too: nothing to leave out, nothing added
+    (tmp_path / "profiles" / "alone.yml").write_text(
+        "benchmarks:\n  pxz: {runner: pxz}\n  db: null\n")
+    assert set(inventory.load(path, {"profile": "alone"}).benchmarks) == {"pxz"}
+
+
 @pytest.mark.parametrize(("sets", "message"), [
     (["benchmarks=1"], "overridable are"),
     (["trials"], "expected field=value"),

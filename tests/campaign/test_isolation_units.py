@@ -277,3 +277,24 @@ def test_cell_spread_and_isolation_summary():
     assert "native: 11 results, 2 flagged, 1 re-run, 1 excluded" in text
     assert "1 of 1 tested cell-metrics (1 with fewer than 4 trials not tested)" in text
     assert "two groups: [14.6, 16.2, 18, 21.5] and [48, 55, 63, 71]" in text
+
+
+def test_noise_section_lists_the_judged_bimodal_cells_first_and_counts_the_rest(tmp_path):
+    """A campaign of many environments flags hundreds of cell-metrics: the page lists a few,
+    the judged metrics first, and counts the rest per benchmark (all of them in the CSV)."""
+    from overhead.campaign import results
+
+    meas, trials = _frames()
+    tcp = meas[meas["p_test"] == "TCP_RR"]
+    # the same two groups of trial means in 12 metrics, only m7 judged by the campaign
+    many = pd.concat([tcp.assign(metric=f"m{i:02d}") for i in range(12)], ignore_index=True)
+    live = results.Results("c", tmp_path, tmp_path / "out", many, trials, pd.DataFrame(),
+                           {"decisions": {"cell-1#x": {"metric": "m07"}}})
+    page = "".join(results.noise_html(live, shown=5))
+    items = page.split("<li>")[1:]
+    assert len(items) == 5 and items[0].startswith("native nb m07: two groups")
+    assert "12 of 12 tested" in page
+    assert "And 7 more (column <code>multimodal</code> of <code>cell_spread.csv</code>): nb 7." \
+        in page
+    spread = pd.read_csv(tmp_path / "out" / "cell_spread.csv")
+    assert int(spread["multimodal"].sum()) == 12  # the CSV keeps every one

@@ -321,6 +321,30 @@ def test_where_shown_fits_a_page_a_column_per_environment_shared_facts_said_once
     assert bare.loc["environment"].tolist() == ["native", "docker"]
 
 
+def test_where_section_splits_many_environments_into_tables_a_page_wide(tmp_path):
+    """Eight environments (containers-2026) side by side are wider than a page: at most four
+    a table, each fact a row of each table that has it."""
+    from overhead.pages import Page
+
+    w = results.where(_results(tmp_path))
+    many = pd.concat([w.assign(label=w["label"] + f" {i}", env_name=w["env_name"] + str(i))
+                      for i in range(3)], ignore_index=True)
+    assert len(many) == 6
+    page = Page("where")
+    results.where_section(page, many)
+    html_ = "".join(page.parts)
+    assert html_.count("<table") == 2
+    assert "environments 1-4 of 6" in html_ and "environments 5-6 of 6" in html_
+    # every label in exactly one table; the shared facts still said once, after the tables
+    for label in many["label"]:
+        assert html_.count(f">{label}<") == 1, label
+    assert html_.count("Every environment ran on host local.") == 1
+    # two environments fit one table, as before
+    page = Page("where")
+    results.where_section(page, w)
+    assert "".join(page.parts).count("<table") == 1
+
+
 def test_a_long_fact_without_spaces_can_wrap_in_its_cell():
     mount = "10.0.2.2:/overhead/vm rw,relatime,vers=4.0,rsize=1048576,wsize=1048576"
     said = results._breakable(mount)

@@ -25,21 +25,27 @@ from verdict_audit import audit
 
 from overhead import reference, stats
 from overhead.paths import ROOT
+from overhead.seeds import containers
 
 pytestmark = pytest.mark.xdist_group("hosts")
 CAMPAIGN_NB = ROOT / "notebooks" / "campaign.ipynb"
 
 
-def _measure_and_report(work, campaign: str, profile: str, notebook: str) -> tuple:
-    """Measure the campaign (CI profile, one trial per cell), then run the study notebook."""
+def _measure_and_report(work, campaign: str, profile: str, notebook: str,
+                        study_params: dict | None = None) -> tuple:
+    """Measure the campaign (CI profile, one trial per cell), then run the study notebook.
+
+    The notebook gets the campaign's name, or ``study_params`` instead (containers-2026's
+    takes its file and profile: it reads the campaign's judges).
+    """
     # papermill's own command line, as a user types it (the notebooks name their kernel)
     papermill_cli(CAMPAIGN_NB, work / "campaign.ipynb", campaign=campaign, profile=profile,
                   trials=1, raw=work / "raw", tidy=work / "tidy", retries=1,
                   isolation=SHARED_ISOLATION)  # beside the other pytest worker
     name = next(p.name for p in (work / "tidy").iterdir() if p.is_dir())
     out = work / "figures"
-    papermill_cli(ROOT / "notebooks" / notebook, work / notebook, campaign=name,
-                  campaign_tidy=work / "tidy", out_dir=out)
+    papermill_cli(ROOT / "notebooks" / notebook, work / notebook,
+                  **(study_params or {"campaign": name}), campaign_tidy=work / "tidy", out_dir=out)
     trials = pd.read_parquet(work / "tidy" / name / "trials.parquet")
     return name, out, trials
 
@@ -110,6 +116,53 @@ def sysbench(hosts, tmp_path_factory):
 def fsync(hosts, tmp_path_factory):
     return _measure_and_report(tmp_path_factory.mktemp("fsync"), "data/campaigns/fsync.yml",
                                "fsync-ci", "seed_fsync.ipynb")
+
+
+@pytest.fixture(scope="module")
+def containers_2026(hosts, tmp_path_factory):
+    return _measure_and_report(tmp_path_factory.mktemp("containers"),
+                               "data/campaigns/containers-2026.yml", "containers-ci",
+                               "containers.ipynb", {"campaign": "data/campaigns/containers-2026.yml",
+                                                    "profile": "containers-ci"})
+
+
+def test_containers_2026_every_environment_the_rootless_network_and_what_carries_it(
+        containers_2026):
+    """containers-2026 (CI profile: PXZ, netperf TCP_RR, nuttcp, fio randread, iperf3 and the
+    start-up cases, one trial each) measured and reported by its notebook."""
+    name, out, trials = containers_2026
+    assert name == "containers-2026-containers-ci"
+    assert (trials["status"] == "done").all(), trials.loc[trials["status"] != "done",
+                                                           ["env_name", "benchmark", "cause"]]
+    measured = trials.groupby("env_name")["benchmark"].agg(set)
+    envs = ("native", "docker-host", "docker-nat", "podman-host", "podman-bridge",
+            "rootless-slirp4netns", "rootless-pasta", "lxc")
+    assert set(measured.index) == set(envs)
+    for env in envs:
+        assert {"pxz", "netperf", "nuttcp", "fio-rand", "iperf3"} <= measured[env], env
+    assert {"docker-run", "podman-run", "podman-run-rootless", "oci-run", "lxc-run"} <= \
+        measured["native"]
+    # the rootless networks beside Docker's NAT on each network quantity (one trial: no
+    # interval, so "not tested" and why)
+    net = pd.read_csv(out / "network.csv")
+    for env in ("rootless-slirp4netns", "rootless-pasta"):
+        mine = net[net["environment"] == env]
+        assert set(zip(mine["benchmark"], mine["quantity"], strict=True)) == {
+            ("netperf", "latency"), ("iperf3", "goodput"), ("nuttcp", "goodput")}, env
+        assert (mine["docker_twin"] == "docker-nat").all()
+        assert (mine["docker_verdict"] == "not tested").all()
+    # what holds the published ports, read from the host's listening sockets
+    carriers = pd.read_csv(out / "forwarders.csv")
+    stack = carriers.set_index(carriers["user-mode stack"].fillna("").str.split().str[0])
+    assert "rootlessport" in stack.loc["slirp4netns", "ports held on the host by"]
+    # pasta runs as passt's binary (passt.avx2 where the CPU has AVX2)
+    assert stack.loc["pasta", "ports held on the host by"].startswith(("pasta", "passt"))
+    starts = pd.read_csv(out / "startup.csv")
+    assert len(starts) == len(containers.CASES) and (starts["runs"] > 0).all(), starts
+    _outputs(out, ["medians", "network"])
+    page = (out / "report.html").read_text()
+    assert "held on the host by rootlessport" in page
+    assert page.count("<table") >= 6  # where (two tables for 8 environments) and the sections
 
 
 def test_startup_measures_every_case_and_sets_the_seed_beside(startup):

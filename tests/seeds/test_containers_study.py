@@ -8,6 +8,7 @@ import textwrap
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from overhead import stats
 from overhead.campaign import inventory, results
@@ -65,7 +66,8 @@ def test_each_container_against_native_and_its_docker_twin(tmp_path):
     assert (tab["native_verdict"] == "slower").all() and (tab["n"] == 8).all()
     pasta = tab.loc["rootless-pasta"]
     assert pasta["docker_twin"] == "docker-nat" and pasta["docker_verdict"] == "slower"
-    assert pasta["docker_low"] < 1.5 < pasta["docker_high"]  # the planted ratio, covered
+    assert pasta["docker_ratio_low"] < 1.5 < pasta["docker_ratio_high"]  # the planted ratio
+    assert (pasta["docker_margin_low_pct"], pasta["docker_margin_high_pct"]) == (-5, 5)
     want = stats.decide(
         study.rows.loc[study.rows["env_name"] == "rootless-pasta", "value"].to_numpy(),
         study.rows.loc[study.rows["env_name"] == "docker-nat", "value"].to_numpy(),
@@ -91,3 +93,56 @@ def test_without_native_values_nothing_is_decided_against_native(tmp_path):
     assert tab.loc["rootless-pasta", "docker_verdict"] == "slower"  # Docker's comparison stands
     assert containers.shown(tab.reset_index()).set_index("environment").loc[
         "Podman rootless pasta volume", "vs native"] == "not tested"
+
+
+def test_the_written_verdicts_carry_their_intervals_and_the_environments_in_campaign_order(tmp_path):
+    from verdict_audit import audit
+
+    study, spec = _study(tmp_path)
+    tab = containers.verdicts(study, spec)
+    assert list(tab["environment"]) == ["docker-nat", "rootless-pasta", "lxc"]  # the file's order
+    from overhead import export
+
+    export.write_table(tab, study.out, "verdicts", shown=containers.shown(tab))
+    checked, problems = audit(study.out)
+    # both verdict columns (native_, docker_) found their intervals and margins: 3 + 2 rows
+    assert problems == [] and checked == 5
+    assert containers.margins_said(tab) == [
+        f"\u00b15%: {_common.margin_of(containers.STUDY, benchmark='netperf').reason}"]
+
+
+def test_network_words_say_each_rootless_comparison_and_what_holds_its_ports(tmp_path):
+    study, spec = _study(tmp_path)
+    net = containers.network(study, containers.verdicts(study, spec))
+    carriers = pd.DataFrame([
+        {"environment": "Docker NAT volume", "user-mode stack": None,
+         "ports held on the host by": None},
+        {"environment": "Podman rootless pasta volume", "user-mode stack": "pasta (passt 2023_03_29)",
+         "ports held on the host by": "passt.avx2"}])
+    said = containers.network_words(net, carriers)
+    assert len(said) == 1  # Docker's NAT has no user-mode stack: no sentence of its own
+    words = said[0]
+    assert words.startswith("Podman rootless pasta volume (pasta (passt 2023_03_29)): "
+                            "netperf test=TCP_RR latency against docker-nat +50.")
+    assert "slower (n 8 vs 8); against native +8" in words
+    assert "held on the host by passt.avx2" in words and "is itself the TCP/IP stack" in words
+    assert "not measured per trial" in words
+    # without the listeners recorded, it says so instead of naming a cause
+    carriers.loc[1, "ports held on the host by"] = None
+    assert containers.network_words(net, carriers)[0].endswith(
+        "What holds its published ports on the host was not recorded.")
+
+
+def test_network_bars_compare_every_trial_with_native(tmp_path):
+    study, spec = _study(tmp_path)
+    bars = containers.network_bars(study, spec)
+    envs = list(bars["environment"])
+    assert envs[:3] == ["Native", "Docker NAT volume", "Podman rootless pasta volume"]
+    assert len(envs) == 4 and envs[3].startswith("LXC")
+    assert set(bars["item"]) == {"netperf test=TCP_RR: latency"}
+    assert (bars["n"] == 8).all() and set(bars["unit"]) == {"\u00b5s"}
+    t = bars.set_index("environment")
+    assert t.loc["Native", "verdict"] == "baseline"
+    # values in us (the synthetic rows), shown divided by 1e-6: the planted 37.5 as 3.75e7
+    assert t.loc["Podman rootless pasta volume", "mean"] == pytest.approx(37.5e6, rel=0.02)
+    assert t.loc["Podman rootless pasta volume", "verdict"] == "slower"

@@ -728,8 +728,8 @@ def comparisons(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
     -------
     pandas.DataFrame
         One row per comparison: key, environment, baseline, benchmark, params, quantity,
-        metric, verdict, n, n_baseline, ratio, low, high, method, margin, margin_source,
-        trials_needed, words. Empty without a baseline or judged values.
+        metric, verdict, n, n_baseline, ratio, low, high, method, margin, margin_low_pct,
+        margin_high_pct, margin_source, margin_reason, trials_needed, words. Empty without a baseline or judged values.
     """
     from overhead.campaign.plan import cells, compare_cells
 

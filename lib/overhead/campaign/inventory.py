@@ -657,11 +657,12 @@ def _read_part(path: Path, allowed: set[str], what: str) -> tuple[dict, yaml.Nod
 _SECTIONS = {"hosts": True, "environments": True, "benchmarks": True, "files": False}
 
 
-def _check_shape(path: Path, node: yaml.Node, data: dict) -> None:
+def _check_shape(path: Path, node: yaml.Node, data: dict, *, null_benchmarks: bool = False) -> None:
     """Check the mappings the loader walks before pydantic sees them (a list is no mapping).
 
     ``hosts``, ``environments``, ``benchmarks`` and ``files`` map names to entries; a host,
-    an environment and a benchmark are mappings, a benchmark's ``params`` too.
+    an environment and a benchmark are mappings, a benchmark's ``params`` too. A profile's
+    benchmark may also be null (``null_benchmarks``: left out of the profile it extends).
     """
     def refuse(loc: tuple, what: str, value: Any) -> None:
         raise InputError(f"{path}:{_line(node, loc)}: {'.'.join(map(str, loc))}: {what} "
@@ -674,6 +675,8 @@ def _check_shape(path: Path, node: yaml.Node, data: dict) -> None:
         if not isinstance(entries, dict):
             refuse((section,), "a mapping of names to entries", entries)
         for name, entry in entries.items() if nested else ():
+            if entry is None and null_benchmarks and section == "benchmarks":
+                continue
             if not isinstance(entry, dict):
                 refuse((section, name), "a mapping of fields", entry)
             params = entry.get("params") if section == "benchmarks" else None
@@ -908,7 +911,8 @@ def _read_profile(name: str, base: Path, digest, seen: tuple = ()) -> tuple[dict
     """Read a profile's benchmarks, those of the profile it ``extends`` under them.
 
     A benchmark of an extending profile replaces the fields it names and merges its
-    ``params`` into the base's (``ci`` = ``quick`` with one value per axis, say).
+    ``params`` into the base's (``ci`` = ``quick`` with one value per axis, say); a benchmark
+    given as ``null`` is left out (``containers-ci`` = ``ci`` without the disk benchmarks).
     """
     ppath = profile_path(name, base)
     if len(seen) >= 16:
@@ -919,17 +923,19 @@ def _read_profile(name: str, base: Path, digest, seen: tuple = ()) -> tuple[dict
                          f"{' -> '.join(seen)})")
     prof, pnode = _read_part(ppath, {"benchmarks", "extends"},
                              "a profile holds only benchmarks and extends")
-    _check_shape(ppath, pnode, prof)
+    _check_shape(ppath, pnode, prof, null_benchmarks=True)
     digest.update(ppath.read_bytes())
     own = prof.get("benchmarks") or {}
     if not prof.get("extends"):
-        return own, ppath, pnode
+        return {k: v for k, v in own.items() if v is not None}, ppath, pnode
     try:
         benches, _, _ = _read_profile(prof["extends"], base, digest, (*seen, name))
     except InputError as exc:
         raise InputError(f"{ppath}:{_line(pnode, ('extends',))}: {exc}") from None
     for bname, fields in own.items():
-        if bname in benches and isinstance(fields, dict):
+        if fields is None:  # `name: null`: the profile extended measures it, this one does not
+            benches.pop(bname, None)
+        elif bname in benches and isinstance(fields, dict):
             merged = {**benches[bname], **fields}
             merged["params"] = {**(benches[bname].get("params") or {}),
                                 **(fields.get("params") or {})}

@@ -324,7 +324,8 @@ def compare_cells(campaign: Campaign, cells_: Mapping[str, Cell], values: Mappin
     (str, str, str, dict)
         The comparison's key (``<cell id>#<quantity>``), the cell, the baseline's cell, and its
         record: environment, baseline, benchmark, params, quantity, metric, verdict, n,
-        n_baseline, ratio, low, high, method, margin, margin_source, trials_needed, words.
+        n_baseline, ratio, low, high, method, margin, margin_low_pct, margin_high_pct,
+        margin_source, margin_reason, trials_needed, words.
     """
     from overhead import margins as margin_file
     from overhead.stats import decide
@@ -355,7 +356,9 @@ def compare_cells(campaign: Campaign, cells_: Mapping[str, Cell], values: Mappin
                 "verdict": v.verdict, "n": len(xs), "n_baseline": len(ys),
                 "ratio": v.interval.ratio, "low": v.interval.low, "high": v.interval.high,
                 "method": v.interval.method, "margin": margin.words(),
-                "margin_source": margin.source, "trials_needed": v.trials_needed,
+                "margin_low_pct": margin.low_pct, "margin_high_pct": margin.high_pct,
+                "margin_source": margin.source, "margin_reason": margin.reason,
+                "trials_needed": v.trials_needed,
                 "words": v.words()}
 
 

@@ -235,7 +235,23 @@ def where(live: Results) -> pd.DataFrame:
                     "cpu_model": fact("cpu_model"),
                     "done": int(counts.loc[env_name].get("done", 0)),
                     "failed": int(counts.loc[env_name].get("failed", 0))})
-    return pd.DataFrame(out)
+    return _in_campaign_order(pd.DataFrame(out), live.plan)
+
+
+def _in_campaign_order(table: pd.DataFrame, plan: dict | None) -> pd.DataFrame:
+    """Order a frame with ``env_name`` as the campaign file lists its environments.
+
+    The plan's cells follow the file (native first, as written); an environment the plan does
+    not name keeps its place after them. Without a plan the order is left as it is.
+    """
+    cells = (plan or {}).get("cells") or {}
+    order = list(dict.fromkeys(c.get("environment") for c in cells.values()
+                               if isinstance(c, dict)))
+    if table.empty or not order:
+        return table
+    rank = table["env_name"].map({e: i for i, e in enumerate(order)}).fillna(len(order))
+    return table.assign(_rank=rank).sort_values("_rank", kind="stable") \
+        .drop(columns="_rank").reset_index(drop=True)
 
 
 def _client(clients: object, host: object) -> str | None:
@@ -366,14 +382,31 @@ def where_shown(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return shown, shared
 
 
+#: The most environments one "What was measured where" table shows side by side; more are
+#: shown in further tables of as many (each fact a row of each), so the page never scrolls
+#: sideways (eight environments' Docker, Podman and LXC facts made a table 1,060 px wide).
+WHERE_COLUMNS = 4
+
+
 def where_section(page, table: pd.DataFrame) -> None:
     """Add "What was measured where" to a report page (:class:`overhead.pages.Page`).
 
-    The facts laid out to fit the page (:func:`where_shown`), the ones every environment
-    shares in a sentence, then each note of :func:`where_notes`.
+    The facts laid out to fit the page (:func:`where_shown`; at most :data:`WHERE_COLUMNS`
+    environments a table), the ones every environment shares in a sentence, then each note of
+    :func:`where_notes`.
     """
     facts, shared = where_shown(table)
-    page.heading("What was measured where").table(facts)
+    page.heading("What was measured where")
+    if facts.shape[1] <= WHERE_COLUMNS:
+        page.table(facts)
+    else:
+        for start in range(0, facts.shape[1], WHERE_COLUMNS):
+            part = facts.iloc[:, start:start + WHERE_COLUMNS]
+            # a fact none of these environments has is left out of their table
+            part = part[(part != "-").any(axis=1)]
+            page.table(part, caption=f"environments {start + 1}-"
+                                     f"{min(start + WHERE_COLUMNS, facts.shape[1])} of "
+                                     f"{facts.shape[1]}")
     if shared:
         page.text(" ".join(shared))
     for said in where_notes(table):
@@ -537,6 +570,10 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
         return parts
     cols = ["env_name", "benchmark", "params", "metric", "n", "mean", "sd", "cv"]
     top = spread.dropna(subset=["cv"]).sort_values("cv", ascending=False).head(shown)
+    if top.empty:
+        return [*parts, f"<p>No cell has two trials or more (of {len(spread)} cell-metrics): "
+                        "there is no spread between trials to show, and no interval from "
+                        "trials.</p>"]
     parts += [f"<p>Between-trial coefficient of variation (SD of the trial means over their "
               f"mean) of {len(spread)} cell-metrics, median "
               f"{spread['cv'].median():.1%}; the {len(top)} largest (all of them in "
@@ -551,10 +588,29 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
                  + ". A cell so flagged is two states of the machine; its mean and interval "
                  "describe neither.</p>")
     if len(multi):
+        # the judged metrics first (what a verdict stands on), then by benchmark; the rest
+        # counted per benchmark (a campaign of many environments flags hundreds)
+        multi = multi.assign(_judged=multi["metric"].isin(_judged_metrics(live)))
+        multi = multi.sort_values(["_judged", "benchmark", "env_name"],
+                                  ascending=[False, True, True], kind="stable")
         parts.append("<ul>" + "".join(
-            f"<li>{html.escape(f'{r.env_name} {r.benchmark} {r.params} {r.metric}: {r.modes}')}</li>"
-            for r in multi.itertuples()) + "</ul>")
+            "<li>" + html.escape(" ".join(str(x) for x in (r.env_name, r.benchmark, r.params,
+                                                            r.metric) if pd.notna(x) and str(x))
+                                 + f": {r.modes}") + "</li>"
+            for r in multi.head(shown).itertuples()) + "</ul>")
+        rest = multi.iloc[shown:]
+        if len(rest):
+            per = rest.groupby("benchmark", sort=True).size()
+            parts.append(f"<p>And {len(rest)} more (column <code>multimodal</code> of "
+                         "<code>cell_spread.csv</code>): " + ", ".join(
+                             f"{html.escape(str(b))} {k}" for b, k in per.items()) + ".</p>")
     return parts
+
+
+def _judged_metrics(live: Results) -> set[str]:
+    """Return the metrics the campaign's benchmarks judge (its plan's decisions), else none."""
+    decisions = (live.plan or {}).get("decisions") or {}
+    return {str(d.get("metric")) for d in decisions.values() if isinstance(d, dict)}
 
 
 # ---------------------------------------------------------------------------------------------

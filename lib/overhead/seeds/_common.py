@@ -514,17 +514,20 @@ VERDICTS_NOTE = (
 
 
 def report(study: Study, title: str, intro: str,
-           sections: list[tuple[str, str, str | None, pd.DataFrame | None]]) -> Path:
+           sections: list[tuple[str, str | list[str], str | None, pd.DataFrame | None]], *,
+           margins: Iterable[str] = ()) -> Path:
     """Write ``<out>/report.html``: what ran where, then each section's note, figure and table.
 
     Parameters
     ----------
     sections : list of (title, note, figure stem or None, table or None)
-        In report order; a note is HTML-escaped text, a table a comparison frame or a table
+        In report order; a note is HTML-escaped text (a list of them: one paragraph each), a
+        table a comparison frame or a table
         with verdicts (both shown in words, :func:`shown`) or any frame.
 
     Where a table carries verdicts, the page says how they are decided and lists the margins
-    used, each with its reason (:data:`VERDICTS_NOTE`, :func:`margins_used`).
+    used, each with its reason (:data:`VERDICTS_NOTE`, :func:`margins_used`); ``margins`` adds
+    those of tables already in words (the campaign's own comparisons), said the same way.
     """
     w = results.where(study.res)
     page = Page(title)
@@ -536,13 +539,14 @@ def report(study: Study, title: str, intro: str,
     page.raw("\n".join(results.noise_html(study.res)))
     for note in study.notes:
         page.text(note)
-    used = margins_used(t for _, _, _, t in sections)
+    used = list(dict.fromkeys([*margins_used(t for _, _, _, t in sections), *margins]))
     if used:
         page.heading("How each comparison is decided").text(VERDICTS_NOTE).items(used)
     for name, note, stem, table in sections:
         page.heading(name)
-        if note:
-            page.text(note)
+        for paragraph in [note] if isinstance(note, str) else note or ():
+            if paragraph:
+                page.text(paragraph)
         if stem:
             page.figure(study.out / f"{stem}.png", missing=f"figure {stem}.png not drawn")
         if table is not None:

@@ -99,9 +99,7 @@ def verdicts(study: Study, campaign) -> pd.DataFrame:
         return native
     keys = ["environment", "benchmark", "quantity", "point"]
     native = native.assign(point=native["params"].map(_point))
-    out = native.rename(columns={c: f"native_{c}" for c in
-                                 ("verdict", "ratio", "low", "high", "method", "margin",
-                                  "trials_needed", "words", "n_baseline")})
+    out = native.rename(columns=_prefixed("native_"))
     twins = []
     for base in sorted(set(DOCKER_TWIN.values()) & set(campaign.environments)):
         c = analysis.comparisons(m, t, campaign, base)
@@ -110,18 +108,30 @@ def verdicts(study: Study, campaign) -> pd.DataFrame:
         c = c[c["environment"].map(DOCKER_TWIN.get) == base]
         twins.append(c.assign(point=c["params"].map(_point)))
     if twins:
-        d = pd.concat(twins, ignore_index=True)[
-            [*keys, "baseline", "verdict", "ratio", "low", "high", "words", "n_baseline"]]
-        d = d.rename(columns={"baseline": "docker_twin", "verdict": "docker_verdict",
-                              "ratio": "docker_ratio", "low": "docker_low", "high": "docker_high",
-                              "words": "docker_words", "n_baseline": "docker_n"})
+        d = pd.concat(twins, ignore_index=True)[[*keys, "baseline", *_SIDE]]
+        d = d.rename(columns={"baseline": "docker_twin", **_prefixed("docker_")})
         out = out.merge(d, on=keys, how="left")
     labels = _label_of(study)
     out.insert(0, "label", out["environment"].map(labels))
-    order = list(campaign.environments)
-    return out.sort_values(["benchmark", "quantity", "point"],
-                           key=lambda s: s if s.name != "environment" else s.map(order.index)
-                           ).reset_index(drop=True)
+    order = {e: i for i, e in enumerate(campaign.environments)}
+    out["_order"] = out["environment"].map(order)
+    return out.sort_values(["benchmark", "quantity", "point", "_order"], kind="stable") \
+        .drop(columns="_order").reset_index(drop=True)
+
+
+#: A comparison's own columns (:func:`overhead.campaign.analysis.comparisons`), kept per baseline.
+_SIDE = ("verdict", "ratio", "low", "high", "method", "margin", "margin_low_pct",
+         "margin_high_pct", "trials_needed", "words", "n_baseline")
+
+
+def _prefixed(prefix: str) -> dict[str, str]:
+    """Name one baseline's comparison columns: ``native_verdict``, ``native_ratio_low``...
+
+    As every table with verdicts names them (``<prefix>ratio_low/high`` beside
+    ``<prefix>verdict``, the margin in ``<prefix>margin_low_pct/high_pct``), so that what checks
+    a verdict against its interval finds both.
+    """
+    return {c: prefix + {"low": "ratio_low", "high": "ratio_high"}.get(c, c) for c in _SIDE}
 
 
 def _point(params: dict) -> str:
@@ -136,7 +146,8 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
         return table
 
     def pct(r, prefix):
-        ratio, lo, hi = r.get(f"{prefix}ratio"), r.get(f"{prefix}low"), r.get(f"{prefix}high")
+        ratio, lo, hi = (r.get(f"{prefix}ratio"), r.get(f"{prefix}ratio_low"),
+                         r.get(f"{prefix}ratio_high"))
         if not isinstance(ratio, float) or not np.isfinite(ratio):
             return "not tested"
         return results.pct_words((ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100)
@@ -152,7 +163,7 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
             "quantity": r["quantity"], "environment": r["label"],
             "n": f"{int(r['n'])} vs {int(r['native_n_baseline'])}",
             "vs native": said(r, "native_", r["native_verdict"]),
-            "vs Docker": (f"{said(r, 'docker_', r['docker_verdict'])} (n {int(r['docker_n'])}, "
+            "vs Docker": (f"{said(r, 'docker_', r['docker_verdict'])} (n {int(r['docker_n_baseline'])}, "
                           f"{r['docker_twin']})" if isinstance(r.get("docker_verdict"), str)
                           else "-"),
         })
@@ -209,42 +220,188 @@ def forwarders(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: How each network quantity is drawn: (benchmark, quantity) -> (unit shown, divide by).
+NETWORK_UNITS = {"latency": ("\u00b5s", 1e-6), "goodput": ("Gbit/s", 1.25e8)}
+
+
+def network_bars(study: Study, campaign) -> pd.DataFrame:
+    """Return the network quantities per environment as a comparison with native, for the figure.
+
+    Every done trial's judged value (what the verdicts are decided on), per environment and
+    grid point, compared with native's (:func:`overhead.seeds._common.compare`): n, mean with
+    its 95% interval, the ratio's interval and verdict.
+    """
+    from overhead.campaign.plan import cells
+
+    values = analysis.judged_values(study.rows, study.res.trials, campaign)
+    cs = cells(campaign)
+    labels = _label_of(study)
+    rows = []
+    for (cid, i), judged in values.items():
+        c = cs.get(cid)
+        if c is None:
+            continue
+        judge = campaign.benchmarks[c.benchmark].judge[i]
+        if (c.benchmark, judge.label) not in NETWORK:
+            continue
+        point = _point(c.params)
+        item = f"{c.benchmark}{' ' + point if point else ''}: {judge.label}"
+        rows += [{"label": labels.get(c.environment, c.environment), "env_name": c.environment,
+                  "item": item, "benchmark": c.benchmark, "quantity": judge.label,
+                  "metric": judge.metric, "value": v, "higher_is_better": judged.higher_is_better}
+                 for v in judged.values]
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(rows)
+    base = labels.get(BASELINE_ENV, BASELINE_ENV)
+    order = [labels.get(e, e) for e in campaign.environments]
+    tables = []
+    for (item, bench, quantity, metric), g in frame.groupby(
+            ["item", "benchmark", "quantity", "metric"], sort=True):
+        unit, scale = NETWORK_UNITS[quantity]
+        margin = _common.margin_of(STUDY, benchmark=bench, metric=metric, item=quantity)
+        t = _common.compare(g, item, unit, scale, baseline=base, margin=margin)
+        tables.append(t.assign(_order=t["environment"].map(
+            lambda e: order.index(e) if e in order else len(order))))
+    out = pd.concat(tables, ignore_index=True)
+    return out.sort_values(["item", "_order"], kind="stable").drop(columns="_order") \
+        .reset_index(drop=True)
+
+
+def network_words(net: pd.DataFrame, carriers: pd.DataFrame) -> list[str]:
+    """Say what the data shows of each rootless network, and what carries it.
+
+    One sentence per rootless environment (those whose facts name a user-mode stack): its
+    round trip and bulk goodput against its Docker twin and native, each with n, the interval
+    and the verdict as decided, then what holds its published ports on the host (read from the
+    listening sockets, not assumed). A comparison that decided nothing says so.
+    """
+    if net.empty or carriers.empty or "user-mode stack" not in carriers:
+        return []
+    said = []
+    for _, c in carriers.dropna(subset=["user-mode stack"]).iterrows():
+        mine = net[net["label"] == c["environment"]]
+        if mine.empty:
+            continue
+        parts = []
+        for _, r in mine.iterrows():
+            what = f"{r['benchmark']}{' ' + r['point'] if r['point'] else ''} {r['quantity']}"
+            vs = []
+            if isinstance(r.get("docker_verdict"), str):
+                vs.append(f"against {r['docker_twin']} {_said(r, 'docker_')} "
+                          f"(n {int(r['n'])} vs {int(r['docker_n_baseline'])})")
+            vs.append(f"against native {_said(r, 'native_')} "
+                      f"(n {int(r['n'])} vs {int(r['native_n_baseline'])})")
+            parts.append(f"{what} {'; '.join(vs)}")
+        held = c.get("ports held on the host by")
+        cause = (f"Its published ports are held on the host by {held}: a process in user space "
+                 "takes each connection from the kernel and "
+                 + ("hands its bytes to " + c["user-mode stack"] + ", a TCP/IP stack in user space "
+                    "that builds the packets the container's kernel sees"
+                    if not any(h.startswith(("pasta", "passt")) for h in str(held).split(", "))
+                    else "is itself the TCP/IP stack in user space "
+                    "that builds the packets the container's kernel sees")
+                 + ", where Docker's NAT and netavark's bridge forward packets inside the kernel "
+                   "(DNAT). The CPU time of these processes was not measured per trial.") \
+            if isinstance(held, str) and held else \
+            "What holds its published ports on the host was not recorded."
+        said.append(f"{c['environment']} ({c['user-mode stack']}): " + "; ".join(parts) + ". "
+                    + cause)
+    return said
+
+
+def _said(r: pd.Series, prefix: str) -> str:
+    """Say one side of a comparison: its percent difference with the interval, and the verdict."""
+    ratio, lo, hi = r.get(f"{prefix}ratio"), r.get(f"{prefix}ratio_low"), r.get(f"{prefix}ratio_high")
+    verdict = r.get(f"{prefix}verdict")
+    if not isinstance(ratio, float) or not np.isfinite(ratio):
+        return f"{verdict or 'not tested'} (no interval)"
+    return f"{results.pct_words((ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100)}, {verdict}"
+
+
 def startup_times(study: Study) -> pd.DataFrame:
     """Return the start-up cases: runs, median and mean with their 95% intervals (every run counted)."""
     return startup.times(study, CASES)
 
 
-def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd.DataFrame], dict]:
+def campaign_spec(campaign: str | os.PathLike[str], profile: str | None = None):
+    """Read the study's campaign: its YAML file, or a name of ``data/campaigns/<name>.yml``.
+
+    ``profile`` replaces the file's (``containers-ci``), and renames the campaign as the
+    campaign notebook does (``containers-2026-containers-ci``).
+    """
+    from pathlib import Path
+
+    from overhead.errors import InputError
+    from overhead.paths import ROOT
+
+    text = str(campaign)
+    if text.endswith((".yml", ".yaml")):
+        path = Path(text) if Path(text).is_absolute() else ROOT / text
+    else:
+        path = ROOT / "data" / "campaigns" / f"{text}.yml"
+        if not path.is_file():
+            raise InputError(f"{path}: no campaign file named {text!r}: give the study the "
+                             "campaign's YAML file (and its profile, if it was measured with "
+                             "another)")
+    return inventory.load(path, {"profile": profile} if profile else None)
+
+
+def run(campaign: str | os.PathLike[str], *, profile: str | None = None,
+        **kwargs) -> tuple[Study, dict[str, pd.DataFrame], dict]:
     """Build the study's tables, figures and report from the ingested campaign.
+
+    Parameters
+    ----------
+    campaign : str or path
+        The campaign's YAML file, or its name (``containers-2026``).
+    profile : str, optional
+        The profile it was measured with, when not the file's (``containers-ci``).
+    **kwargs
+        ``tidy_root``, ``out`` (:func:`overhead.campaign.results.open_results`).
 
     Returns
     -------
     (Study, tables, figures)
     """
-    spec = inventory.load(campaign) if str(campaign).endswith((".yml", ".yaml")) else None
-    study = open_study(campaign, **kwargs)
-    if spec is None:
-        from overhead.paths import ROOT
-
-        spec = inventory.load(ROOT / "data" / "campaigns" / f"{study.res.name}.yml")
+    spec = campaign_spec(campaign, profile)
+    study = open_study(spec.name, **kwargs)
     tab = verdicts(study, spec)
     net = network(study, tab)
     starts = startup_times(study)
-    tables = {"verdicts": tab, "network": net, "startup": starts, "forwarders": forwarders(study)}
+    carriers = forwarders(study)
+    bars = network_bars(study, spec)
+    tables = {"verdicts": tab, "network": net, "startup": starts, "forwarders": carriers,
+              "network_means": bars}
     for stem, t in tables.items():
         if stem in ("verdicts", "network"):  # CSV: every column; Markdown, LaTeX: in words
             export.write_table(t, study.out, stem, shown=shown(t))
         else:
             _common.write_table(study, stem, t)
     figs = {"startup": startup.draw_medians(study, starts, CASES, "Start-up costs: medians")}
+    if not bars.empty:
+        figs["network"] = _common.save_bars(
+            study, "network", bars, f"Network: round trips and bulk TCP ({study.res.name})",
+            baseline=bars.loc[bars["verdict"] == "baseline", "environment"].iloc[0]
+            if (bars["verdict"] == "baseline").any() else BASELINE_ENV)
+    words = network_words(net, carriers)
     _common.report(study, "Containers in 2026 beside 2014's", INTRO, [
         ("Start-up cost", NOTES["startup"], "medians", starts),
-        ("The network of rootless containers", NOTES["network"], None, shown(net)),
-        ("What carries each network", NOTES["forwarders"], None, tables["forwarders"]),
+        ("The network of rootless containers", [NOTES["network"], *words],
+         "network" if "network" in figs else None, shown(net)),
+        ("What carries each network", NOTES["forwarders"], None, carriers),
         ("Every judged quantity, against native and against Docker", NOTES["verdicts"], None,
          shown(tab)),
-    ])
+    ], margins=margins_said(tab))
     return study, tables, figs
+
+
+def margins_said(table: pd.DataFrame) -> list[str]:
+    """List the margins the verdicts were decided against, each with its reason (margins.yml)."""
+    if table.empty or "native_margin" not in table:
+        return []
+    pairs = table[["native_margin", "margin_reason"]].dropna().drop_duplicates()
+    return [f"{m}: {why}" for m, why in pairs.itertuples(index=False)]
 
 
 INTRO = ("The paper compared Docker 1.0 with KVM and native in 2014. Here the same benchmarks "
@@ -267,5 +424,6 @@ NOTES = {
                 "Docker's host networking; every namespaced network beside Docker's NAT).",
 }
 
-__all__ = ["CASES", "DOCKER_TWIN", "NETWORK", "STUDY", "forwarders", "network", "open_study",
-           "run", "shown", "startup_times", "verdicts"]
+__all__ = ["CASES", "DOCKER_TWIN", "NETWORK", "NETWORK_UNITS", "STUDY", "campaign_spec", "forwarders",
+           "margins_said", "network", "network_bars", "network_words", "open_study", "run", "shown",
+           "startup_times", "verdicts"]
