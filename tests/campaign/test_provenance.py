@@ -296,6 +296,20 @@ def test_where_says_native_on_a_vm_host_the_nat_path_and_the_shared_client(tmp_p
     assert "Docker NAT volume: DNAT to 172.17.0.2 in the nat OUTPUT chain" in notes["fig03"]
 
 
+@pytest.mark.parametrize(("environment", "own"), [
+    ("docker", "in a Docker container"), ("podman", "in a Podman container"),
+    ("lxc", "in an LXC container")])
+def test_a_containers_host_is_its_host_facts_not_what_the_container_sees(environment, own):
+    """Inside a Podman container systemd-detect-virt answers podman (its /run/.containerenv):
+    that is the container, not its host, which the host_virt_* facts describe."""
+    facts = {"virt_vm": "kvm", "virt_container": environment, "virt_how": "",
+             "host_virt_vm": "kvm", "host_virt_container": "none", "host_virt_how": ""}
+    said = results._virtualization(environment, facts.get)
+    assert said == f"{own}, host is a VM (kvm), not in a container"
+    native = results._virtualization("native", facts.get)
+    assert native.startswith("native, host is a VM (kvm), container: ")
+
+
 def test_where_shown_fits_a_page_a_column_per_environment_shared_facts_said_once(tmp_path):
     w = results.where(_results(tmp_path))
     shown, shared = results.where_shown(w)

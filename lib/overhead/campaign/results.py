@@ -263,11 +263,17 @@ def _client(clients: object, host: object) -> str | None:
     return ", ".join(dict.fromkeys(said))
 
 
+#: The container kinds (tidy ``environment``) whose own virtualization facts are the
+#: container's view (a ``/run/.containerenv`` of its own): their host's are ``host_virt_*``.
+CONTAINERS = {"docker": "in a Docker container", "podman": "in a Podman container",
+              "lxc": "in an LXC container"}
+
+
 def _virtualization(environment: object, note) -> str | None:
     """Say what ran an environment's runs and what its host is (``native, host is a VM (kvm)``).
 
-    A native or static run's own ``virt_*`` facts are its host's; a container's or guest's
-    host is in its ``host_virt_*`` facts (the guest's own ``virt_vm`` names what it sees:
+    A native or static run's own ``virt_*`` facts are its host's; a container's (Docker,
+    Podman, LXC) or guest's host is in its ``host_virt_*`` facts (the guest's own ``virt_vm`` names what it sees:
     ``qemu`` under TCG, ``kvm`` under KVM).
     """
     from overhead.environments.posix import host_phrase
@@ -277,9 +283,9 @@ def _virtualization(environment: object, note) -> str | None:
                 if note(prefix + k) is not None}
 
     env = str(environment)
-    if env in ("docker", "vm", "kvm"):
+    if env in (*CONTAINERS, "vm", "kvm"):
         host = host_phrase(facts("host_"))
-        own = {"docker": "in a Docker container"}.get(env)
+        own = CONTAINERS.get(env)
         if own is None:
             guest = note("virt_vm")
             own = f"in a VM (the guest sees {guest})" if guest else "in a VM"
