@@ -294,6 +294,10 @@ def test_noise_section_lists_the_judged_bimodal_cells_first_and_counts_the_rest(
     items = page.split("<li>")[1:]
     assert len(items) == 5 and items[0].startswith("native nb m07: two groups")
     assert "12 of 12 tested" in page
+    # the largest spreads shown are the judged metric's (the 11 others are in the CSV)
+    assert "the 1 largest of the 1 judged cell-metrics" in page
+    table = page.split("<table")[2].split("</table>")[0]  # after the isolation summary
+    assert "m07" in table and "m00" not in table
     assert "And 7 more (column <code>multimodal</code> of <code>cell_spread.csv</code>): nb 7." \
         in page
     spread = pd.read_csv(tmp_path / "out" / "cell_spread.csv")

@@ -529,7 +529,9 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
     cgroup, or steal), re-run and excluded (:func:`overhead.campaign.analysis.isolation_summary`);
     then the between-trial spread of every cell and metric
     (:func:`overhead.campaign.analysis.cell_spread`, all of it in the CSV): the ``shown``
-    largest CVs, and every cell whose trial means form two groups, which no mean describes.
+    largest CVs of the judged metrics (of all, in a campaign that judges none), and the cells
+    whose trial means form two groups, which no mean describes (``shown`` of them, judged
+    metrics first, the rest counted per benchmark).
     """
     import html
 
@@ -575,14 +577,23 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
     if spread.empty:
         return parts
     cols = ["env_name", "benchmark", "params", "metric", "n", "mean", "sd", "cv"]
-    top = spread.dropna(subset=["cv"]).sort_values("cv", ascending=False).head(shown)
-    if top.empty:
+    judged = _judged_metrics(live)
+    with_cv = spread.dropna(subset=["cv"])
+    if with_cv.empty:
         return [*parts, f"<p>No cell has two trials or more (of {len(spread)} cell-metrics): "
                         "there is no spread between trials to show, and no interval from "
                         "trials.</p>"]
+    # the quantities the verdicts stand on, when the campaign judges any (a secondary metric,
+    # an error count zero in five trials of six, has the largest CVs and decides nothing)
+    pool = with_cv[with_cv["metric"].isin(judged)] if with_cv["metric"].isin(judged).any() \
+        else with_cv
+    top = pool.sort_values("cv", ascending=False).head(shown)
+    which = "judged cell-metrics (the quantities the verdicts are decided on)" \
+        if pool is not with_cv else "cell-metrics"
     parts += [f"<p>Between-trial coefficient of variation (SD of the trial means over their "
               f"mean) of {len(spread)} cell-metrics, median "
-              f"{spread['cv'].median():.1%}; the {len(top)} largest (all of them in "
+              f"{spread['cv'].median():.1%}; the {len(top)} largest of the {len(pool)} {which}, "
+              f"median {pool['cv'].median():.1%} (all of them in "
               f"<code>cell_spread.csv</code>):</p>",
               top[cols].to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}")]
     multi = spread[spread["multimodal"].fillna(False)]
@@ -596,7 +607,7 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
     if len(multi):
         # the judged metrics first (what a verdict stands on), then by benchmark; the rest
         # counted per benchmark (a campaign of many environments flags hundreds)
-        multi = multi.assign(_judged=multi["metric"].isin(_judged_metrics(live)))
+        multi = multi.assign(_judged=multi["metric"].isin(judged))
         multi = multi.sort_values(["_judged", "benchmark", "env_name"],
                                   ascending=[False, True, True], kind="stable")
         parts.append("<ul>" + "".join(
