@@ -146,3 +146,36 @@ def test_network_bars_compare_every_trial_with_native(tmp_path):
     # values in us (the synthetic rows), shown divided by 1e-6: the planted 37.5 as 3.75e7
     assert t.loc["Podman rootless pasta volume", "mean"] == pytest.approx(37.5e6, rel=0.02)
     assert t.loc["Podman rootless pasta volume", "verdict"] == "slower"
+
+
+def test_storage_words_count_the_rootless_fio_verdicts_and_name_the_path():
+    """A hand-made verdicts table (the columns containers.verdicts writes): two fio quantities
+    of a rootless environment, one undecided against native, one slower."""
+    def row(point, q, ratio, low, high, verdict, d_ratio, d_low, d_high, d_verdict):
+        return {"label": "Podman rootless pasta volume", "benchmark": "fio-rand", "point": point,
+                "quantity": q, "n": 6, "native_ratio": ratio, "native_ratio_low": low,
+                "native_ratio_high": high, "native_verdict": verdict, "native_n_baseline": 6,
+                "docker_ratio": d_ratio, "docker_ratio_low": d_low, "docker_ratio_high": d_high,
+                "docker_verdict": d_verdict, "docker_n_baseline": 5}
+    table = pd.DataFrame([
+        row("rw=randread", "IOPS", 1.067, 0.961, 1.196, "inconclusive", 1.082, 0.99, 1.189,
+            "inconclusive"),
+        row("rw=randwrite", "IOPS", 0.8, 0.7, 0.9, "slower", 0.831, 0.546, 1.202, "inconclusive")])
+    carriers = pd.DataFrame([{"environment": "Podman rootless pasta volume",
+                              "network": "mode=rootless,net=pasta,storage=volume,runtime=runc",
+                              "user-mode stack": "pasta (passt x)"}])
+    said = containers.storage_words(table, carriers)
+    assert said[0] == (
+        "Podman rootless pasta volume, storage: against native, of 2 comparisons 1 "
+        "inconclusive, 1 slower; the widest undecided, fio-rand rw=randread IOPS, +6.7% "
+        "[-3.9, +19.6], inconclusive (n 6 vs 6); against its Docker twin, of 2 comparisons 2 "
+        "inconclusive; the widest undecided, fio-rand rw=randwrite IOPS, -16.9% [-45.4, +20.2], "
+        "inconclusive (n 6 vs 5). As run here, its fio file was on a named volume, a host "
+        "folder bind-mounted into the container's user namespace: the path Docker's volume "
+        "takes, without the image store's overlay.")
+    assert said[1].startswith("The rootless image store itself")
+    # an environment on the rootless store: nothing said missing
+    carriers.loc[0, "network"] = "mode=rootless,net=pasta,storage=overlay,driver=fuse-overlayfs"
+    said = containers.storage_words(table, carriers)
+    assert len(said) == 1 and said[0].endswith(
+        "its storage: mode=rootless,net=pasta,storage=overlay,driver=fuse-overlayfs.")

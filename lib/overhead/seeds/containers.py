@@ -310,6 +310,55 @@ def network_words(net: pd.DataFrame, carriers: pd.DataFrame) -> list[str]:
     return said
 
 
+def storage_words(table: pd.DataFrame, carriers: pd.DataFrame) -> list[str]:
+    """Say what the data shows of each rootless container's storage (fio's judged quantities).
+
+    One sentence per rootless environment: how many of its fio comparisons with native and
+    with its Docker twin were decided which way, the widest interval among the undecided ones
+    (what the data cannot tell apart), and the path its fio file took (a named volume: a host
+    folder bind-mounted into the user namespace, the path Docker's volume takes). The rootless
+    image store (overlay in a user namespace, or fuse-overlayfs) is named as not measured when
+    no environment of the campaign ran on it.
+    """
+    if table.empty or carriers.empty or "user-mode stack" not in carriers:
+        return []
+    fio = table[table["benchmark"].str.startswith("fio")]
+    said = []
+    for _, c in carriers.dropna(subset=["user-mode stack"]).iterrows():
+        mine = fio[fio["label"] == c["environment"]]
+        if mine.empty:
+            continue
+        parts = []
+        for prefix, against in (("native_", "native"), ("docker_", "its Docker twin")):
+            verdicts = mine[f"{prefix}verdict"].dropna()
+            if verdicts.empty:
+                continue
+            counts = verdicts.value_counts()
+            words = ", ".join(f"{k} {v}" for v, k in counts.items())
+            open_ = mine[mine[f"{prefix}verdict"] == "inconclusive"]
+            widest = ""
+            if not open_.empty:
+                w = open_.assign(_span=open_[f"{prefix}ratio_high"] - open_[f"{prefix}ratio_low"])
+                r = w.loc[w["_span"].idxmax()]
+                widest = (f"; the widest undecided, {r['benchmark']} {r['point']} "
+                          f"{r['quantity']}, {_said(r, prefix)} (n {int(r['n'])} vs "
+                          f"{int(r[f'{prefix}n_baseline'])})")
+            parts.append(f"against {against}, of {len(verdicts)} comparisons {words}{widest}")
+        network = str(c.get("network") or "")
+        path = ("its fio file was on a named volume, a host folder bind-mounted into the "
+                "container's user namespace: the path Docker's volume takes, without the image "
+                "store's overlay" if "storage=volume" in network else
+                f"its storage: {network}")
+        said.append(f"{c['environment']}, storage: " + "; ".join(parts) + f". As run here, "
+                    f"{path}.")
+    rootless = carriers.dropna(subset=["user-mode stack"])
+    if said and not rootless["network"].astype(str).str.contains("storage=overlay").any():
+        said.append("The rootless image store itself (overlay in a user namespace, or "
+                    "fuse-overlayfs) was not measured by this campaign: no environment ran its "
+                    "benchmarks on it (storage: overlay with driver: fuse-overlayfs does).")
+    return said
+
+
 def _said(r: pd.Series, prefix: str) -> str:
     """Say one side of a comparison: its percent difference with the interval, and the verdict."""
     ratio, lo, hi = r.get(f"{prefix}ratio"), r.get(f"{prefix}ratio_low"), r.get(f"{prefix}ratio_high")
@@ -385,11 +434,13 @@ def run(campaign: str | os.PathLike[str], *, profile: str | None = None,
             baseline=bars.loc[bars["verdict"] == "baseline", "environment"].iloc[0]
             if (bars["verdict"] == "baseline").any() else BASELINE_ENV)
     words = network_words(net, carriers)
+    stored = storage_words(tab, carriers)
     _common.report(study, "Containers in 2026 beside 2014's", INTRO, [
         ("Start-up cost", NOTES["startup"], "medians", starts),
         ("The network of rootless containers", [NOTES["network"], *words],
          "network" if "network" in figs else None, shown(net)),
         ("What carries each network", NOTES["forwarders"], None, carriers),
+        ("The storage of rootless containers", [NOTES["storage"], *stored], None, None),
         ("Every judged quantity, against native and against Docker", NOTES["verdicts"], None,
          shown(tab)),
     ], margins=margins_said(tab))
@@ -417,6 +468,8 @@ NOTES = {
                "whose own cost is its own row.",
     "network": "Round trips (netperf TCP_RR, one transaction in flight) and bulk TCP (iperf3 "
                "and nuttcp) from a client on this machine to a server in each environment.",
+    "storage": "fio's judged quantities (IOPS, bandwidth) of the rootless environments, "
+               "counted by verdict; every comparison is in the last table.",
     "forwarders": "From each environment's recorded facts: its network mode, the backend, and "
                   "the versions of the user-mode stacks.",
     "verdicts": "Every judged quantity of the campaign, decided as the stopping rule decided "
@@ -426,4 +479,4 @@ NOTES = {
 
 __all__ = ["CASES", "DOCKER_TWIN", "NETWORK", "NETWORK_UNITS", "STUDY", "campaign_spec", "forwarders",
            "margins_said", "network", "network_bars", "network_words", "open_study", "run", "shown",
-           "startup_times", "verdicts"]
+           "startup_times", "storage_words", "verdicts"]
