@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
+from overhead import stats
 from overhead.campaign import inventory
 from overhead.campaign.execute import run_campaign
 from overhead.campaign.ingest import ingest_campaign
@@ -146,12 +147,17 @@ def test_a_cpu_hog_flags_and_reruns_the_trials_it_overlapped_and_no_other(hosts,
     trials = __import__("pandas").read_parquet(tmp_path / "tidy-loud" / "trials.parquet")
     assert (trials["status"] == "interfered").sum() == len(moved)
     assert (trials["status"] == "done").sum() == 12
-    # the statistics: the kept trials agree with the quiet run within their intervals, while
-    # the attempts the hog disturbed were slower
+    # the statistics: the kept trials are equivalent to the quiet run within +-10% (the 95%
+    # interval of their ratio inside the margin: two one-sided tests), while the attempts the
+    # hog disturbed were slower (about -40% here). Not "their intervals overlap": two runs a
+    # minute apart on this shared machine drift by 2-3% either way (quiet [8782, 8857] against
+    # kept [8539, 8762] events/s in one clean clone; [8393, 8579] against [8643, 8841] in the
+    # next run), a difference real but a fraction of what the hog does
     q, lo = _rates(tmp_path / "tidy-quiet"), _rates(tmp_path / "tidy-loud")
     assert len(q) == 12 and len(lo) == 12
     qi, li = _ci(q), _ci(lo)
-    assert qi[0] <= li[1] and li[0] <= qi[1], (qi, li, quiet_flagged)
+    same = stats.decide(list(lo), list(q), stats.Margin.symmetric(10.0), higher_is_better=True)
+    assert same.verdict == "equivalent", (same.words(), qi, li, quiet_flagged)
     disturbed = []
     for a in moved:
         path = raw / "interfered" / "native" / "cpu"
