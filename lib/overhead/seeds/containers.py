@@ -145,16 +145,9 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
     if table.empty:
         return table
 
-    def pct(r, prefix):
-        ratio, lo, hi = (r.get(f"{prefix}ratio"), r.get(f"{prefix}ratio_low"),
-                         r.get(f"{prefix}ratio_high"))
-        if not isinstance(ratio, float) or not np.isfinite(ratio):
-            return "not tested"
-        return results.pct_words((ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100)
-
     def said(r, prefix, verdict):
-        words = pct(r, prefix)
-        return verdict if words == "not tested" else f"{words}: {verdict}"
+        words = _pct(r, prefix)
+        return verdict if words is None else f"{words}: {verdict}"
 
     rows = []
     for _, r in table.iterrows():
@@ -276,10 +269,10 @@ def network_words(net: pd.DataFrame, carriers: pd.DataFrame) -> list[str]:
     and the verdict as decided, then what holds its published ports on the host (read from the
     listening sockets, not assumed). A comparison that decided nothing says so.
     """
-    if net.empty or carriers.empty or "user-mode stack" not in carriers:
+    if net.empty:
         return []
     said = []
-    for _, c in carriers.dropna(subset=["user-mode stack"]).iterrows():
+    for _, c in _rootless(carriers).iterrows():
         mine = net[net["label"] == c["environment"]]
         if mine.empty:
             continue
@@ -320,11 +313,12 @@ def storage_words(table: pd.DataFrame, carriers: pd.DataFrame) -> list[str]:
     image store (overlay in a user namespace, or fuse-overlayfs) is named as not measured when
     no environment of the campaign ran on it.
     """
-    if table.empty or carriers.empty or "user-mode stack" not in carriers:
+    rootless = _rootless(carriers)
+    if table.empty:
         return []
     fio = table[table["benchmark"].str.startswith("fio")]
     said = []
-    for _, c in carriers.dropna(subset=["user-mode stack"]).iterrows():
+    for _, c in rootless.iterrows():
         mine = fio[fio["label"] == c["environment"]]
         if mine.empty:
             continue
@@ -351,7 +345,6 @@ def storage_words(table: pd.DataFrame, carriers: pd.DataFrame) -> list[str]:
                 f"its storage: {network}")
         said.append(f"{c['environment']}, storage: " + "; ".join(parts) + f". As run here, "
                     f"{path}.")
-    rootless = carriers.dropna(subset=["user-mode stack"])
     if said and not rootless["network"].astype(str).str.contains("storage=overlay").any():
         said.append("The rootless image store itself (overlay in a user namespace, or "
                     "fuse-overlayfs) was not measured by this campaign: no environment ran its "
@@ -359,13 +352,25 @@ def storage_words(table: pd.DataFrame, carriers: pd.DataFrame) -> list[str]:
     return said
 
 
+def _pct(r: pd.Series, prefix: str) -> str | None:
+    """Say one side's ratio as a percent difference with its interval; None without a ratio."""
+    ratio, lo, hi = r.get(f"{prefix}ratio"), r.get(f"{prefix}ratio_low"), r.get(f"{prefix}ratio_high")
+    if not isinstance(ratio, float) or not np.isfinite(ratio):
+        return None
+    return results.pct_words((ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100)
+
+
 def _said(r: pd.Series, prefix: str) -> str:
     """Say one side of a comparison: its percent difference with the interval, and the verdict."""
-    ratio, lo, hi = r.get(f"{prefix}ratio"), r.get(f"{prefix}ratio_low"), r.get(f"{prefix}ratio_high")
-    verdict = r.get(f"{prefix}verdict")
-    if not isinstance(ratio, float) or not np.isfinite(ratio):
-        return f"{verdict or 'not tested'} (no interval)"
-    return f"{results.pct_words((ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100)}, {verdict}"
+    words, verdict = _pct(r, prefix), r.get(f"{prefix}verdict")
+    return f"{verdict or 'not tested'} (no interval)" if words is None else f"{words}, {verdict}"
+
+
+def _rootless(carriers: pd.DataFrame) -> pd.DataFrame:
+    """Return the rows of :func:`forwarders` whose network is a user-mode stack (rootless)."""
+    if carriers.empty or "user-mode stack" not in carriers:
+        return carriers.iloc[0:0]
+    return carriers.dropna(subset=["user-mode stack"])
 
 
 def startup_times(study: Study) -> pd.DataFrame:
@@ -431,8 +436,7 @@ def run(campaign: str | os.PathLike[str], *, profile: str | None = None,
     if not bars.empty:
         figs["network"] = _common.save_bars(
             study, "network", bars, f"Network: round trips and bulk TCP ({study.res.name})",
-            baseline=bars.loc[bars["verdict"] == "baseline", "environment"].iloc[0]
-            if (bars["verdict"] == "baseline").any() else BASELINE_ENV)
+            baseline=_label_of(study).get(BASELINE_ENV, BASELINE_ENV))
     words = network_words(net, carriers)
     stored = storage_words(tab, carriers)
     _common.report(study, "Containers in 2026 beside 2014's", INTRO, [
