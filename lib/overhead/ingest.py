@@ -700,6 +700,7 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
         schema.write_table(table, out / name)
     old = out / f".{MONITOR}.old"
     shutil.rmtree(old, ignore_errors=True)
+    schema.write_schema_part(staging)
     if monitor_dir.exists():
         monitor_dir.rename(old)
     staging.rename(monitor_dir)

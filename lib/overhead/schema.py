@@ -437,3 +437,101 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     return conform(df, columns)
 
 
+#: A zero-row part in every table stored as a folder, holding the schema of all its parts.
+#: Readers that take a folder's schema from its first file (``pandas.read_parquet(folder)``,
+#: ``pyarrow.dataset.dataset(folder)``) then see every column: without it they silently drop
+#: the columns the first part lacks (``p_clients`` of a Redis trial ingested after a sysbench
+#: one). The name sorts before ``part-*`` and does not start with "_" or ".", which Arrow skips.
+SCHEMA_PART = "00-schema.parquet"
+
+
+def parts_of(folder: Path) -> list[Path]:
+    """List the Parquet parts of a table stored as a folder (hidden, temporary and schema files left out)."""
+    return sorted(p for p in folder.iterdir()
+                  if p.suffix == ".parquet" and not p.name.startswith((".", "_")) and p.is_file()
+                  and p.name != SCHEMA_PART)
+
+
+def unify_types(types: set) -> object:
+    """Choose one Arrow type for a column whose parts hold ``types``.
+
+    Dictionary-encoded and large strings count as strings; nulls (a part where the column is
+    empty) take the other parts' type; int64 meets double as double; any other conflict
+    becomes a string.
+    """
+    import pyarrow as pa
+
+    plain = set()
+    for t in types:
+        t = t.value_type if pa.types.is_dictionary(t) else t
+        if pa.types.is_large_string(t):
+            t = pa.string()
+        if t != pa.null():
+            plain.add(t)
+    if not plain:
+        return pa.null()
+    if len(plain) == 1:
+        return next(iter(plain))
+    if all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in plain):
+        return pa.float64() if any(pa.types.is_floating(t) for t in plain) else pa.int64()
+    return pa.string()
+
+
+def dataset_schema(path: str | os.PathLike[str]):
+    """Return the one Arrow schema that reads every part of a table stored as a folder.
+
+    Columns appear in the order the parts first show them; a column some parts lack is read
+    as null there, and a column whose type differs between parts gets one type for all
+    (see :func:`unify_types`). For a single file, its own schema.
+
+    Parameters
+    ----------
+    path : path
+        A table: one Parquet file or a folder of Parquet parts.
+
+    Returns
+    -------
+    pyarrow.Schema or None
+        The schema; None for a folder without parts.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if not path.is_dir():
+        return pq.read_schema(path)
+    types: dict[str, set] = {}
+    for part in parts_of(path):
+        for f in pq.read_schema(part):
+            types.setdefault(f.name, set()).add(f.type)
+    if not types:
+        return None
+    return pa.schema([(name, unify_types(ts)) for name, ts in types.items()])
+
+
+def write_schema_part(folder: str | os.PathLike[str]) -> Path | None:
+    """Write (or replace) the zero-row :data:`SCHEMA_PART` of a table stored as a folder.
+
+    Its schema is :func:`dataset_schema` of the other parts, so a reader that infers a
+    folder's schema from its first file reads every column of every part, with null where a
+    part lacks one. Written atomically; removed when the folder has no other part.
+
+    Parameters
+    ----------
+    folder : path
+        A table stored as a folder of Parquet parts.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The schema part, or None when the folder holds no part.
+    """
+    import pyarrow as pa
+
+    folder = Path(folder)
+    unified = dataset_schema(folder)
+    target = folder / SCHEMA_PART
+    if unified is None:
+        target.unlink(missing_ok=True)
+        return None
+    return write_table(pa.Table.from_batches([], schema=unified), target)

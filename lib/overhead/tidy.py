@@ -21,11 +21,12 @@ import pandas as pd
 
 from overhead import environments, schema
 from overhead.errors import DataNotFound
+from overhead.schema import SCHEMA_PART, dataset_schema, unify_types, write_schema_part
 
 TABLES = ("measurements", "monitor", "provenance", "reference", "trials")
 
-__all__ = ["TABLES", "campaigns", "dataset_schema", "load", "read", "summary_table", "unify_types"]
-
+__all__ = ["SCHEMA_PART", "TABLES", "campaigns", "dataset_schema", "load", "read", "summary_table",
+           "unify_types", "write_schema_part"]
 
 def _path(tidy_dir: str | os.PathLike[str], table: str) -> Path:
     """Return the file (or, for the monitor table, folder) of ``table`` in ``tidy_dir``."""
@@ -35,69 +36,6 @@ def _path(tidy_dir: str | os.PathLike[str], table: str) -> Path:
     if not path.exists():
         raise DataNotFound(f"{path}: not found; ingest the raw data into {tidy_dir} first")
     return path
-
-
-def _parts(folder: Path) -> list[Path]:
-    """List the Parquet parts of a table stored as a folder (hidden and temporary files left out)."""
-    return sorted(p for p in folder.iterdir()
-                  if p.suffix == ".parquet" and not p.name.startswith((".", "_")) and p.is_file())
-
-
-def unify_types(types: set) -> object:
-    """Choose one Arrow type for a column whose parts hold ``types``.
-
-    Dictionary-encoded and large strings count as strings; nulls (a part where the column is
-    empty) take the other parts' type; int64 meets double as double; any other conflict
-    becomes a string.
-    """
-    import pyarrow as pa
-
-    plain = set()
-    for t in types:
-        t = t.value_type if pa.types.is_dictionary(t) else t
-        if pa.types.is_large_string(t):
-            t = pa.string()
-        if t != pa.null():
-            plain.add(t)
-    if not plain:
-        return pa.null()
-    if len(plain) == 1:
-        return next(iter(plain))
-    if all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in plain):
-        return pa.float64() if any(pa.types.is_floating(t) for t in plain) else pa.int64()
-    return pa.string()
-
-
-def dataset_schema(path: str | os.PathLike[str]):
-    """Return the one Arrow schema that reads every part of a table stored as a folder.
-
-    Columns appear in the order the parts first show them; a column some parts lack is read
-    as null there, and a column whose type differs between parts gets one type for all
-    (see :func:`unify_types`). For a single file, its own schema.
-
-    Parameters
-    ----------
-    path : path
-        A table: one Parquet file or a folder of Parquet parts.
-
-    Returns
-    -------
-    pyarrow.Schema or None
-        The schema; None for a folder without parts.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    path = Path(path)
-    if not path.is_dir():
-        return pq.read_schema(path)
-    types: dict[str, set] = {}
-    for part in _parts(path):
-        for f in pq.read_schema(part):
-            types.setdefault(f.name, set()).add(f.type)
-    if not types:
-        return None
-    return pa.schema([(name, unify_types(ts)) for name, ts in types.items()])
 
 
 def read(path: str | os.PathLike[str], *, columns: list[str] | None = None,

@@ -570,3 +570,39 @@ ci.ingest_campaign({str(raw)!r}, {str(out)!r}, workers=2)
               and Path(f"/proc/{w}/stat").read_text().split(") ")[1][0] != "Z" for w in workers):
         assert time.monotonic() < deadline, "orphaned pool workers still run"
         time.sleep(0.1)
+
+
+def test_a_folder_read_by_pandas_keeps_the_columns_later_parts_add(raw, tmp_path):
+    """pandas (and pyarrow.dataset) take a folder's schema from its first file: without the
+    schema part, the Redis trial's p_clients and p_pipeline, ingested after sysbench and fio,
+    vanished from ``pd.read_parquet(folder)`` (issue 30)."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from overhead import schema
+
+    out = tmp_path / "tidy"
+    ci.ingest_campaign(raw, out)
+    add_trial(raw, ROOT / "tests" / "fixtures" / "campaign-trials" / "redis-short", "native",
+              "redis", "t-redis0", 1)
+    manifest(raw, done_records(raw))
+    ci.ingest_campaign(raw, out)
+    folder = out / ci.MEASUREMENTS
+    parts = sorted(p.name for p in folder.glob("part-*.parquet"))
+    assert len(parts) == 2
+    first = pq.read_schema(folder / parts[0]).names
+    assert "p_clients" not in first and "p_pipeline" not in first  # the trap is there
+    assert (folder / schema.SCHEMA_PART).exists() and pq.read_metadata(folder / schema.SCHEMA_PART).num_rows == 0
+
+    plain = pd.read_parquet(folder)  # what a user types
+    redis = plain[plain["benchmark"] == "redis"]
+    # the values the fixture's command line states: -c 10 -P 10
+    assert set(redis["p_clients"].dropna().astype(int)) == {10}
+    assert set(redis["p_pipeline"].dropna().astype(int)) == {10}
+    assert plain.loc[plain["benchmark"] != "redis", "p_clients"].isna().all()
+    assert len(plain) == len(tidy.read(folder))
+    # removing the second part's trial takes its columns out of the schema part again
+    shutil.rmtree(raw / "native" / "redis")
+    manifest(raw, done_records(raw))
+    ci.ingest_campaign(raw, out)
+    assert "p_clients" not in pq.read_schema(folder / schema.SCHEMA_PART).names

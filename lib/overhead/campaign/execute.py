@@ -58,6 +58,7 @@ from overhead.campaign.durable import fsync_dir, full_disk_is_disk_full, sync_tr
 from overhead.campaign.inventory import Campaign, Host
 from overhead.campaign.layout import (
     CAMPAIGN_COPY,
+    CAMPAIGN_RESOLVED,
     MANIFEST,
     META,
     PLAN,
@@ -890,6 +891,8 @@ def _run_campaign(campaign: Campaign, raw: Path, *, retries: int = 0,
 
     if campaign.path is not None:
         write_atomic(raw / CAMPAIGN_COPY, Path(campaign.path).read_bytes())
+    write_atomic(raw / CAMPAIGN_RESOLVED, json.dumps(
+        campaign.model_dump(mode="json", exclude_none=True), indent=1).encode())
     t_start = time.monotonic()
     stop = threading.Event()
     bar = tqdm(total=0, unit="trial", disable=not progress, dynamic_ncols=True)

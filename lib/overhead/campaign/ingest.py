@@ -53,8 +53,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from overhead import locks
+from overhead import locks, schema
 from overhead.campaign.layout import (
+    CAMPAIGN_RESOLVED,
     FACTS,
     INTERFERED,
     INTERFERENCE_FLAGS,
@@ -107,6 +108,10 @@ TRIAL_COLUMNS = {
 }
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?")
 _CODE = ("runners.py", "schema.py", "campaign/ingest.py", "campaign/layout.py")
+
+
+#: Every environment's facts in the tidy folder (environment name -> facts).
+FACTS_COPY = "facts.json"
 
 
 @dataclass
@@ -854,19 +859,26 @@ def ingest_campaign(raw_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
 
 
 def _copy_plan(raw: Path, out: Path) -> None:
-    """Put the last run's plan.json (its stopping rule's stops and decisions) in the tidy folder.
+    """Put the last run's plan and settings beside the tables, for reports and comparisons.
 
-    A plan.json that is not valid JSON (a run killed while writing it) is left out, with the
-    one in the tidy folder kept: the stops are a report, not data.
+    ``plan.json`` (its stopping rule's stops and decisions), ``campaign.json`` (the campaign
+    as run: profile merged, overrides applied) and ``facts.json`` (every environment's facts,
+    by environment name). A plan.json or campaign.json that is not valid JSON (a run killed
+    while writing it) is left out, with the one in the tidy folder kept: they describe the
+    data, they are not data; facts were already read (and checked) by the ingest.
     """
-    path = raw / "plan.json"
-    if not path.is_file():
-        return
-    try:
-        data = json.loads(path.read_text())
-    except ValueError:
-        return
-    _write_json(out / "plan.json", data)
+    for name in ("plan.json", CAMPAIGN_RESOLVED):
+        path = raw / name
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
+            continue
+        _write_json(out / name, data)
+    facts, _ = _read_facts(raw)
+    if facts:
+        _write_json(out / FACTS_COPY, facts)
 
 
 class _Ingest:
@@ -1107,6 +1119,8 @@ class _Ingest:
                 if str(number) not in parts:
                     path.unlink()
                     removed += 1
+        for table in (MEASUREMENTS, PROVENANCE):
+            schema.write_schema_part(self.out / table)
         self.phase("commit: parts into place")
         _write_small(trials_table, self.out / TRIALS)
         self.phase("commit: write trials.parquet")

@@ -13,6 +13,8 @@
     facts/<environment>.json                 provenance, once per environment
     manifest.jsonl                           every state change, one JSON object a line
     plan.json, campaign.yml                  the plan the last run made, the campaign file
+    campaign.json                            the campaign as the last run resolved it (its
+                                             profile merged, --set overrides applied)
     .run.lock                                an ``overhead run`` of the campaign holds it (flock;
                                              the holder's pid, host and start time in it)
 
@@ -33,7 +35,7 @@ from typing import Protocol
 
 from overhead.errors import ParseError
 
-__all__ = ["CAMPAIGN_COPY", "FACTS", "FAILED", "INTERFERED", "INTERFERENCE_FLAGS", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED",
+__all__ = ["CAMPAIGN_COPY", "CAMPAIGN_RESOLVED", "FACTS", "FAILED", "INTERFERED", "INTERFERENCE_FLAGS", "MANIFEST", "META", "PARTIAL", "PLAN", "RESERVED",
            "RUN_LOCK", "TRIAL_JSON",
            "facts_path", "failed_dir", "interfered_dir", "last_records", "partial_dir", "read_manifest",
            "read_records", "trial_dir"]
@@ -58,6 +60,9 @@ PARTIAL = ".partial"
 #: The plan the last run wrote (with the stopping rule's rounds) and the campaign file's copy.
 PLAN = "plan.json"
 CAMPAIGN_COPY = "campaign.yml"
+#: The campaign as run: profile merged and overrides applied (what ``overhead compare`` reads
+#: to name what differs between two campaigns: an environment's --cpus, a benchmark's size).
+CAMPAIGN_RESOLVED = "campaign.json"
 #: The lock an ``overhead run`` holds on the campaign's raw folder (:func:`overhead.locks.hold`):
 #: a second run of the campaign refuses while it is held.
 RUN_LOCK = ".run.lock"
