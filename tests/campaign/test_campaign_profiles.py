@@ -87,6 +87,14 @@ def test_extends_merges_params_and_overrides_rename_and_rehash(tmp_path):
         ["hosts.local.address=10.0.0.9", "seed=8"]))
     assert moved.hosts["local"].address == "10.0.0.9" and moved.seed == 8
     assert moved.hosts["local"].port == 2222 and moved.name == "p1"
+    # one field of one environment (a planted difference between two campaigns), the rest kept
+    limited = inventory.load(path, inventory.overrides_from_sets(
+        ["environments.docker-nat.cpus=1.5", "name=p1-limited"]))
+    env = limited.environments["docker-nat"]
+    assert env.cpus == 1.5 and env.net == "nat" and limited.name == "p1-limited"
+    assert base.environments["docker-nat"].cpus is None and limited.sha256 != base.sha256
+    with pytest.raises(InputError, match="environment override 'nope': no such environment"):
+        inventory.load(path, inventory.overrides_from_sets(["environments.nope.cpus=1"]))
 
 
 def test_a_null_benchmark_leaves_out_what_the_extended_profile_measures(tmp_path):
@@ -106,6 +114,7 @@ def test_a_null_benchmark_leaves_out_what_the_extended_profile_measures(tmp_path
     (["benchmarks=1"], "overridable are"),
     (["trials"], "expected field=value"),
     (["hosts.local=1"], "hosts as hosts.NAME.FIELD"),
+    (["environments.docker-nat=1"], "environments as environments.NAME.FIELD"),
 ])
 def test_bad_sets_are_named(sets, message):
     with pytest.raises(InputError, match=message):

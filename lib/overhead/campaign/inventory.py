@@ -827,11 +827,11 @@ def _check_references(path: Path, node: yaml.Node, data: dict) -> None:
 
 #: Campaign fields a caller may override (the campaign notebook's parameters, ``--set``).
 OVERRIDABLE = ("name", "seed", "trials", "warmup", "timeout", "profile", "client", "hosts",
-               "isolation")
+               "isolation", "environments")
 
 
 def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
-    """Return ``data`` with ``overrides`` applied; hosts are merged field by field.
+    """Return ``data`` with ``overrides`` applied; hosts and environments are merged field by field.
 
     ``trials`` replaces a stopping rule: ``--set trials=1`` runs one trial per cell.
     """
@@ -844,15 +844,17 @@ def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
         # another profile measures other things: its trials go to a raw tree of their own
         data["name"] = f"{data.get('name')}-{overrides['profile']}"
     for key, value in overrides.items():
-        if key == "hosts":
-            hosts = {k: dict(v) if isinstance(v, dict) else v
-                     for k, v in (data.get("hosts") or {}).items()}
+        if key in ("hosts", "environments"):
+            # --set environments.docker-host.cpus=1: one field of one entry, the rest kept
+            what = key[:-1]
+            entries = {k: dict(v) if isinstance(v, dict) else v
+                       for k, v in (data.get(key) or {}).items()}
             for name, fields in (value or {}).items():
-                if name not in hosts:
-                    raise InputError(f"{path}: host override {name!r}: no such host (hosts: "
-                                     f"{', '.join(hosts) or 'none'})")
-                hosts[name] = {**hosts[name], **fields}
-            data["hosts"] = hosts
+                if name not in entries:
+                    raise InputError(f"{path}: {what} override {name!r}: no such {what} ({key}: "
+                                     f"{', '.join(entries) or 'none'})")
+                entries[name] = {**entries[name], **fields}
+            data[key] = entries
         elif key == "isolation" and isinstance(value, dict):
             # field by field: --set isolation.reruns=0 keeps the file's thresholds
             old = data.get("isolation")
@@ -869,6 +871,7 @@ def _apply_overrides(path: Path, data: dict, overrides: dict) -> dict:
 def overrides_from_sets(sets: list[str]) -> dict:
     """Turn ``--set`` words (``trials=5``, ``hosts.local.address=10.0.0.2``) into overrides.
 
+    An environment's field is ``environments.NAME.FIELD`` (``environments.docker-host.cpus=1``).
     Values are read as YAML scalars (``5`` is a number, ``paper`` a string).
     """
     out: dict = {}
@@ -877,10 +880,11 @@ def overrides_from_sets(sets: list[str]) -> dict:
         if not sep or not key:
             raise InputError(f"--set {word!r}: expected field=value")
         parts = key.split(".")
-        depth = {"hosts": 3, "isolation": 2}.get(parts[0], 1)
+        depth = {"hosts": 3, "environments": 3, "isolation": 2}.get(parts[0], 1)
         if parts[0] not in OVERRIDABLE or len(parts) != depth:
             raise InputError(f"--set {word!r}: overridable are {', '.join(OVERRIDABLE)} "
-                             f"(hosts as hosts.NAME.FIELD, isolation as isolation.FIELD)")
+                             f"(hosts as hosts.NAME.FIELD, environments as environments.NAME.FIELD, "
+                             f"isolation as isolation.FIELD)")
         node = out
         for part in parts[:-1]:
             node = node.setdefault(part, {})
@@ -1037,6 +1041,12 @@ def load(path: str | Path, overrides: dict | None = None) -> Campaign:
             raise InputError(f"{path}:{_line(node, (key,))}: {key}: not a campaign field")
     if data.get("profile"):
         _merge_profile(path, node, data, digest)
+    if isinstance(data.get("client"), str) and isinstance(data.get("benchmarks"), dict):
+        # the campaign's `client:` is also where its own benchmarks' load generators run
+        for bench in data["benchmarks"].values():
+            if (isinstance(bench, dict) and "client" not in bench
+                    and any(bench.get(k) for k in ("server", "ready", "monitor"))):
+                bench["client"] = data["client"]
     _check_references(path, node, data)
     try:
         campaign = Campaign.model_validate(data)
