@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from overhead.margins import Margins
     from overhead.stats import Margin
 
-__all__ = ["AUTHORS", "SUMMARY_COLUMNS", "Explorer", "View", "ViewError", "parse_environments",
-           "parse_fixed"]
+__all__ = ["AUTHORS", "SUMMARY_COLUMNS", "Explorer", "View", "ViewError", "campaign_rows",
+           "parse_environments", "parse_fixed"]
 
 #: The source name of the authors' tidy tables (``data/tidy/ibm``, written by ingest-ibm).
 AUTHORS = AUTHORS_DATASET
@@ -253,6 +253,27 @@ def _sort_values(values) -> list:
     return numbers + words + ([MISSING] if len(present) < len(values) else [])
 
 
+def campaign_rows(tidy_root: str | os.PathLike[str], campaign: str) -> pd.DataFrame:
+    """Return a campaign's usable rows through the DuckDB store, with their display ``label``.
+
+    The rows of its done, non-warm-up trials with the trial's ``env_name`` and ``cell``
+    (:class:`overhead.store.Store`'s ``usable`` view: the rows
+    :func:`overhead.campaign.results.open_results` selects, read in one query).
+    """
+    from overhead.campaign.results import display_label
+    from overhead.store import Store
+
+    with Store(tidy_root, [campaign]) as store:
+        df = store.query("SELECT * FROM usable")
+    pairs = df[["environment", "variant"]].drop_duplicates()
+    names = {(e, v if isinstance(v, str) else None): display_label(e, v)
+             for e, v in pairs.itertuples(index=False)}
+    df["label"] = pd.array([names[(e, v if isinstance(v, str) else None)]
+                            for e, v in zip(df["environment"], df["variant"], strict=True)],
+                           dtype="string")
+    return df
+
+
 class Explorer:
     """The data behind the exploration notebook: sources, choices, statistics and export.
 
@@ -301,7 +322,7 @@ class Explorer:
         """Return a source's measurement rows with their ``label`` (cached).
 
         The authors' rows are all their trials; a campaign's are those of its done, non-warm-up
-        trials (:func:`overhead.campaign.results.open_results`).
+        trials, read through the DuckDB store (:func:`campaign_rows`).
 
         Raises
         ------
@@ -317,9 +338,7 @@ class Explorer:
 
                 df = tidy.load(self.authors)
             else:
-                from overhead.campaign.results import open_results
-
-                df = open_results(source, tidy_root=self.tidy_root, out=self.out).rows
+                df = campaign_rows(self.tidy_root, source)
             self._rows[source] = df[df["value"].notna()].reset_index(drop=True)
             # The rows stay for the explorer's life; kept out of the collector's full passes,
             # which statsmodels' Holm correction forces on every summary (gc.collect in
