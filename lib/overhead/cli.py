@@ -472,6 +472,65 @@ def status_cmd(
                           plan=plan))
 
 
+@app.command("compare")
+def compare_cmd(
+    campaigns: Annotated[list[str], typer.Argument(help="Two or more ingested campaigns (names "
+                                                        "under data/tidy); the first is the reference.")],
+    baseline: Annotated[str, typer.Option(help="The environment each overhead is measured "
+                                               "against.")] = "native",
+    benchmark: Annotated[list[str] | None, typer.Option(
+        "--benchmark", help="Only this benchmark (repeatable).")] = None,
+    quantity: Annotated[list[str] | None, typer.Option(
+        "--quantity", help="Compare benchmark:metric (repeatable; default: every quantity the "
+                           "campaigns judge).")] = None,
+    tidy: Annotated[Path | None, typer.Option(help="The tidy root (default data/tidy).")] = None,
+    out: Annotated[Path | None, typer.Option(help="The report's folder (default "
+                                                  "figures/compare-<A>-vs-<B>).")] = None,
+) -> None:
+    """Compare campaigns' overheads: each against its own native, and how each moved."""
+    from overhead import compare as cmp
+
+    c, path = cmp.run(campaigns, root=tidy, out=out, baseline=baseline, benchmarks=benchmark,
+                      quantities=quantity)
+    shown = cmp.table(c)
+    if not shown.empty:
+        typer.echo(shown.to_string(index=False))
+    for paragraph in cmp.summary_words(c):
+        typer.echo(paragraph)
+    for line in c.refused:
+        typer.echo(f"not compared: {line}")
+    if not c.differences.empty:
+        typer.echo(f"{len(c.differences)} facts or settings differ (see the report)")
+    typer.echo(f"report: {path}")
+
+
+@app.command("history")
+def history_cmd(
+    campaigns: Annotated[list[str] | None, typer.Argument(
+        help="Three or more ingested campaigns (default: every campaign under the tidy root).")] = None,
+    by: Annotated[str, typer.Option(help="Order by 'started' (first trial) or a fact of the "
+                                         "baseline environment: kernel, docker_version, ...")] = "started",
+    baseline: Annotated[str, typer.Option(help="The environment each overhead is measured "
+                                               "against.")] = "native",
+    benchmark: Annotated[list[str] | None, typer.Option(
+        "--benchmark", help="Only this benchmark (repeatable).")] = None,
+    quantity: Annotated[list[str] | None, typer.Option(
+        "--quantity", help="Follow benchmark:metric (repeatable; default: every judged one).")] = None,
+    tidy: Annotated[Path | None, typer.Option(help="The tidy root (default data/tidy).")] = None,
+    out: Annotated[Path | None, typer.Option(help="The report's folder (default "
+                                                  "figures/history).")] = None,
+) -> None:
+    """Follow every overhead through campaigns in order and find the steps (ruptures + verdicts)."""
+    from overhead import history as hist
+
+    h, path = hist.run(campaigns or None, root=tidy, out=out, by=by, baseline=baseline,
+                       benchmarks=benchmark, quantities=quantity)
+    typer.echo("campaigns in order: " + ", ".join(f"{n} ({k})" for n, k in h.campaigns))
+    for line in hist.step_words(h):
+        typer.echo(line)
+    typer.echo(f"report: {path}")
+
+
 def main() -> None:
     """Run the command line (the console-script entry point)."""
     app()

@@ -89,7 +89,8 @@ class Study:
         The bundle's name (the folder's name under ``figures/``).
     kind : str
         ``rc25482`` (the authors' raw data), ``seed`` (a seed study: its published values are
-        ``data/reference/<name>.csv``) or ``campaign`` (a campaign measured here).
+        ``data/reference/<name>.csv``), ``campaign`` (a campaign measured here) or
+        ``comparison`` (campaigns compared, ``campaign`` naming them comma-separated).
     folder : pathlib.Path
         The folder the notebooks wrote.
     tidy : pathlib.Path or None
@@ -241,6 +242,8 @@ def study(folder: str | os.PathLike[str], *, name: str | None = None, kind: str 
     if kind == "rc25482":
         return Study(name, kind, folder, tidy=registered_tidy or tidy_root / AUTHORS_DATASET,
                      reference=reference if reference.is_file() else None, data=data)
+    if kind == "comparison":  # several campaigns (study.json's campaign: "a,b"): each one's inputs
+        return Study(name, kind, folder, tidy=None, raw=None, campaign=campaign, data=data)
     files = _campaign_names(data / "campaigns")
     if campaign is None:
         dirs = [p.name for root in (tidy_root, raw_root) if root.is_dir()
@@ -586,6 +589,19 @@ def _campaign_inputs(st: Study, not_found: list[str]) -> dict:
     return out
 
 
+def _comparison_inputs(st: Study, not_found: list[str]) -> dict:
+    """Return each compared campaign's inputs (:func:`_campaign_inputs`), by campaign."""
+    files = _campaign_names(st.data / "campaigns")
+    out: dict = {"kind": "the compared campaigns' raw trees", "campaigns": {}}
+    for name in [c for c in (st.campaign or "").split(",") if c]:
+        raw = st.data / "raw" / name
+        yml = files.get(name) or (raw / "campaign.yml" if (raw / "campaign.yml").is_file() else None)
+        sub = Study(name, "campaign", st.folder, tidy=st.data / "tidy" / name, raw=raw,
+                    campaign=name, campaign_file=Path(yml) if yml else None, data=st.data)
+        out["campaigns"][name] = _campaign_inputs(sub, not_found)
+    return out
+
+
 def manifest(st: Study, dest: Path, chromium: str | None, not_found: list[str],
              contents: dict) -> dict:
     """Return the manifest of a bundle folder (every file in it but manifest.json)."""
@@ -593,6 +609,7 @@ def manifest(st: Study, dest: Path, chromium: str | None, not_found: list[str],
     if st.tidy is not None and not tidy_found:
         not_found.append(f"{_display(st.tidy, st)}: the tidy data (tool versions, provenance)")
     inputs = (_authors_inputs(st, not_found) if st.kind == "rc25482"
+              else _comparison_inputs(st, not_found) if st.kind == "comparison"
               else _campaign_inputs(st, not_found))
     prov = _provenance(st.tidy) if tidy_found else None
     reference = ({"path": _display(st.reference, st), "sha256": file_sha256(st.reference)}

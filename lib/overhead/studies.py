@@ -25,7 +25,7 @@ from overhead.paths import ROOT
 FILE = "study.json"
 #: The kinds of study: the paper from the authors' raw data, a seed study (published values in
 #: ``data/reference/<name>.csv``), a campaign measured here.
-KINDS = ("rc25482", "seed", "campaign")
+KINDS = ("rc25482", "seed", "campaign", "comparison")
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ ALL = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 CLI_RUN_BY = {**{n: "test_lab" for n in NOTEBOOKS}, "explore": "test_explore",
               "campaign": "test_seed_studies", "seed_fsync": "test_seed_studies",
               "seed_startup": "test_seed_studies", "seed_sysbench": "test_seed_studies",
-              "containers": "test_seed_studies"}
+              "containers": "test_seed_studies", "compare": "test_compare"}
 
 
 def _need_chromium() -> None:
