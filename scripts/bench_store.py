@@ -4,7 +4,8 @@ A store is built from copies of genuine trial outputs: the real runners run here
 (sysbench cpu at one and two threads, fio randread; ``scripts/bench_campaign_ingest.py``), a raw
 campaign of such trials is ingested as a user's campaign is, and its tidy tables (measurements
 in parts, trials) are copied into 100 campaign folders (campaign name and run ids rewritten,
-values as measured) until the store holds about 10 million rows.
+values as measured times a seeded 1% normal jitter, so that copies do not compress into each
+other) until the store holds 10 million rows.
 
 The query is a cross-campaign comparison of one metric: per campaign and environment, the
 count, mean and SD of sysbench's event rate over the done, non-warm-up trials (measurements
@@ -105,6 +106,7 @@ def drop_caches() -> bool:
 
 def build_store(work: Path, campaigns: int, rows: int) -> tuple[Path, int]:
     """Ingest a campaign of genuine trials, copy it into ``campaigns`` folders; (root, rows)."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -125,6 +127,7 @@ def build_store(work: Path, campaigns: int, rows: int) -> tuple[Path, int]:
     reps = math.ceil(per / m.num_rows)
     root = work / "store"
     total = 0
+    rng = np.random.default_rng(20261128)
     for i in range(campaigns):
         name = f"store-{i:03d}"
         folder = root / name
@@ -139,6 +142,11 @@ def build_store(work: Path, campaigns: int, rows: int) -> tuple[Path, int]:
             part = src.set_column(src.schema.get_field_index("run_id"), "run_id", rename(src["run_id"]))
             part = part.set_column(part.schema.get_field_index("campaign"), "campaign",
                                    pa.array([name] * part.num_rows, pa.string()))
+            # each copy's values moved by a seeded 1% (normal) so that no copy compresses into
+            # another: the Parquet holds as many distinct values as a real store would
+            noise = rng.normal(1.0, 0.01, part.num_rows)
+            part = part.set_column(part.schema.get_field_index("value"), "value",
+                                   pc.multiply(part["value"].cast(pa.float64()), pa.array(noise)))
             pq.write_table(part, folder / "measurements.parquet" / f"part-{r:05d}.parquet",
                            compression="zstd")
             total += part.num_rows
