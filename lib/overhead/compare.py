@@ -492,7 +492,9 @@ def figure(c: Comparison, out: str | os.PathLike[str], name: str = "changes") ->
                 plt.Line2D([], [], color="0.4", marker="o", mfc="white", lw=0,
                            label="equivalent / inconclusive"),
                 plt.Rectangle((0, 0), 1, 1, color="0.88", label="equivalence margin")]
-    ax.legend(handles=handles, fontsize=8, loc="best")
+    # below the axes: over them it hid rows whatever corner it took
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=min(len(handles), 5), frameon=False)
     paths = plots.save(fig, out, name)
     plt.close(fig)
     return paths

@@ -64,6 +64,8 @@ def order_campaigns(store, names: Sequence[str], by: str = "started", *,
             path = store.campaigns[name].folder / "facts.json"
             facts = json.loads(path.read_text()) if path.is_file() else {}
             key = (facts.get(environment) or {}).get(by)
+        if by == "started" and key is not None:
+            key = f"{key:%Y-%m-%d %H:%M:%S}" if hasattr(key, "strftime") else str(key)[:19]
         if key is None:
             raise InputError(f"campaign {name}: no {by!r} recorded"
                              + (f" for {environment}" if by != "started" else "")
