@@ -585,6 +585,17 @@ def _campaign_inputs(st: Study, not_found: list[str]) -> dict:
     else:
         not_found.append(f"campaign {st.campaign}: its YAML (not in "
                          f"{_display(st.data / 'campaigns', st)} nor the raw tree)")
+    resolved = st.raw / "campaign.json" if st.raw is not None else None
+    if resolved is not None and resolved.is_file():
+        # the campaign as run (profile merged, --set overrides applied): its hash is the one
+        # the trials recorded, where the YAML alone gives another
+        try:
+            as_run = json.loads(resolved.read_text()).get("sha256")
+        except (OSError, ValueError):
+            as_run = None
+        campaign["campaign_hash_as_run"] = as_run
+        if as_run and campaign["campaign_hash_in_provenance"]:
+            campaign["campaign_hash_as_run_matches"] = as_run in campaign["campaign_hash_in_provenance"]
     out["campaign_file"] = campaign
     return out
 
