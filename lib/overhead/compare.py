@@ -45,7 +45,7 @@ __all__ = ["Comparison", "Quantity", "compare", "figure", "out_folder", "parse_q
 
 #: Facts that differ between any two campaigns without saying anything about the platform.
 _IGNORED_FACTS = {"cgroup", "campaign_hash", "environment", "tidy_environment", "docker_host",
-                  "virt_how", "host_virt_how", "docker_userland_proxy_how", "mem_total_bytes",
+                  "virt_how", "host_virt_how", "docker_userland_proxy_how",
                   "docker_container_ip", "docker_published", "cpu_flags"}
 #: Campaign settings that name the campaign rather than what it measures.
 _IGNORED_SETTINGS = {"name", "path", "sha256", "seed", "hosts", "files", "inventory", "runners"}
@@ -227,7 +227,14 @@ def differences(camps: Sequence[_Campaign]) -> pd.DataFrame:
     for c in camps:
         for env, facts in c.facts.items():
             for k, v in facts.items():
-                if k not in _IGNORED_FACTS:
+                if k == "mem_total_bytes":
+                    # MemTotal moves by a few kB between boots of one machine: a machine with
+                    # other memory differs in GiB
+                    try:
+                        put(env, "memory", c.name, f"{float(v) / 2**30:.1f} GiB")
+                    except (TypeError, ValueError):
+                        put(env, "memory", c.name, v)
+                elif k not in _IGNORED_FACTS:
                     put(env, k, c.name, v)
         s = c.settings or {}
         put("campaign", "profile", c.name, s.get("profile"))

@@ -41,12 +41,13 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 def _files(folder: Path, table: str) -> list[str]:
     """Return the Parquet files of ``table`` in a tidy folder (a file, or a folder's parts)."""
+    from overhead.schema import parts_of
+
     path = folder / f"{table}.parquet"
     if path.is_file():
         return [str(path)]
     if path.is_dir():
-        return sorted(str(p) for p in path.iterdir()
-                      if p.suffix == ".parquet" and not p.name.startswith((".", "_")) and p.is_file())
+        return [str(p) for p in parts_of(path)]  # the zero-row schema part left out
     return []
 
 
