@@ -40,8 +40,8 @@ import pandas as pd
 from overhead.errors import InputError
 from overhead.paths import FIGURES
 
-__all__ = ["Comparison", "Quantity", "compare", "figure", "out_folder", "parse_quantity", "report",
-           "run", "summary_words", "table"]
+__all__ = ["Comparison", "Quantity", "compare", "figure", "out_folder", "parse_quantity", "pct", "report",
+           "run", "summary_words", "table", "workloads_shown"]
 
 #: Facts that differ between any two campaigns without saying anything about the platform.
 _IGNORED_FACTS = {"cgroup", "campaign_hash", "environment", "tidy_environment", "docker_host",
@@ -419,13 +419,16 @@ def compare(campaigns: Sequence[str], *, store=None, root: str | os.PathLike[str
 
 # ---- output ----------------------------------------------------------------------------------
 
-def _pct(low: float, mid: float, high: float) -> str:
-    if not all(math.isfinite(v) for v in (low, mid, high)):
-        return "—" if not math.isfinite(mid) else f"{100 * (mid - 1):+.1f}% [no interval]"
-    return f"{100 * (mid - 1):+.1f}% [{100 * (low - 1):+.1f}, {100 * (high - 1):+.1f}]"
+def pct(low: float, mid: float, high: float) -> str:
+    """Say a ratio and its interval as percent differences (:func:`results.pct_words`)."""
+    from overhead.campaign.results import pct_words
+
+    finite = math.isfinite(low) and math.isfinite(high)
+    return pct_words(100 * (mid - 1) if math.isfinite(mid) else math.nan,
+                     100 * (low - 1) if finite else math.nan, 100 * (high - 1) if finite else math.nan)
 
 
-def _workloads_shown(frame: pd.DataFrame) -> pd.Series:
+def workloads_shown(frame: pd.DataFrame) -> pd.Series:
     """Say each row's workload by the parameters that vary within its benchmark."""
     out = pd.Series("", index=frame.index, dtype="object")
     for _, part in frame.groupby("benchmark", sort=False):
@@ -444,10 +447,10 @@ def table(c: Comparison) -> pd.DataFrame:
     shown = pd.DataFrame({
         "campaign": ch["campaign"], "environment": ch["environment"],
         "quantity": ch["benchmark"] + " " + ch["quantity"],
-        "workload": _workloads_shown(ch),
-        f"overhead in {c.campaigns[0]}": [_pct(1, r, 1).split(" [")[0] for r in ch["ratio_reference"]],
-        "overhead in campaign": [_pct(1, r, 1).split(" [")[0] for r in ch["ratio"]],
-        "change of overhead [95% CI]": [_pct(lo, r, hi) for lo, r, hi in
+        "workload": workloads_shown(ch),
+        f"overhead in {c.campaigns[0]}": [f"{100 * (r - 1):+.1f}%" for r in ch["ratio_reference"]],
+        "overhead in campaign": [f"{100 * (r - 1):+.1f}%" for r in ch["ratio"]],
+        "change of overhead [95% CI]": [pct(lo, r, hi) for lo, r, hi in
                                         zip(ch["rr_low"], ch["rr"], ch["rr_high"], strict=True)],
         "margin": [f"±{h:g}%" if -lo == h else f"{lo:+g}%/{h:+g}%"
                    for lo, h in zip(ch["margin_low_pct"], ch["margin_high_pct"], strict=True)],
@@ -471,7 +474,7 @@ def figure(c: Comparison, out: str | os.PathLike[str], name: str = "changes") ->
     if ch.empty:
         return []
     plots.theme()
-    rows = ch.assign(shown=_workloads_shown(ch)).reset_index(drop=True)
+    rows = ch.assign(shown=workloads_shown(ch)).reset_index(drop=True)
     envs = list(dict.fromkeys(rows["environment"]))
     colours = list(OKABE_ITO.values())
     colour = {e: colours[(i + 1) % len(colours)] for i, e in enumerate(envs)}
@@ -535,7 +538,7 @@ def summary_words(c: Comparison) -> list[str]:
                         f"{100 * (r.ratio - 1):+.1f}% in {name} (n {r.n}).")
         same = part[part["verdict"] == "equivalent"]
         if len(same):
-            shown = _workloads_shown(part).loc[same.index]
+            shown = workloads_shown(part).loc[same.index]
             names_ = [f"{e} {b} {q} {w}".strip() for e, b, q, w in
                       zip(same["environment"], same["benchmark"], same["quantity"], shown, strict=True)]
             said.append(f"Unchanged within their margins: {len(same)} ({'; '.join(names_)}).")
@@ -597,10 +600,10 @@ def report(c: Comparison, out: str | os.PathLike[str]) -> Path:
         a = c.absolute
         page.table(pd.DataFrame({
             "campaign": a["campaign"], "environment": a["environment"],
-            "quantity": a["benchmark"] + " " + a["quantity"], "workload": _workloads_shown(a),
+            "quantity": a["benchmark"] + " " + a["quantity"], "workload": workloads_shown(a),
             f"mean in {c.campaigns[0]}": a["mean_reference"].map(lambda v: f"{v:.4g}"),
             "mean": a["mean"].map(lambda v: f"{v:.4g}"),
-            "ratio [95% CI]": [_pct(lo, r, hi) for lo, r, hi in
+            "ratio [95% CI]": [pct(lo, r, hi) for lo, r, hi in
                                zip(a["ratio_low"], a["ratio"], a["ratio_high"], strict=True)],
             "verdict": a["verdict"], "n": a["n"].astype(str) + " vs " + a["n_reference"].astype(str)}),
             index=False)
@@ -608,8 +611,8 @@ def report(c: Comparison, out: str | os.PathLike[str]) -> Path:
     o = c.overheads
     page.table(pd.DataFrame({
         "campaign": o["campaign"], "environment": o["environment"],
-        "quantity": o["benchmark"] + " " + o["quantity"], "workload": _workloads_shown(o),
-        "overhead [95% CI]": [_pct(lo, r, hi) for lo, r, hi in
+        "quantity": o["benchmark"] + " " + o["quantity"], "workload": workloads_shown(o),
+        "overhead [95% CI]": [pct(lo, r, hi) for lo, r, hi in
                               zip(o["ratio_low"], o["ratio"], o["ratio_high"], strict=True)],
         "verdict": o["verdict"], "n": o["n"].astype(str) + " vs " + o["n_baseline"].astype(str)}),
         index=False)

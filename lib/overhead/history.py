@@ -212,12 +212,12 @@ def figure(h: History, out: str | os.PathLike[str], name: str = "history") -> li
     import matplotlib.pyplot as plt
 
     from overhead import plots
-    from overhead.compare import _workloads_shown
+    from overhead.compare import workloads_shown
 
     if h.series.empty:
         return []
     plots.theme()
-    s = h.series.assign(shown=_workloads_shown(h.series))
+    s = h.series.assign(shown=workloads_shown(h.series))
     groups = list(s.groupby(["benchmark", "quantity", "shown", "environment"], sort=False))
     cols = min(3, len(groups))
     rows = math.ceil(len(groups) / cols)
@@ -260,10 +260,10 @@ def step_words(h: History) -> list[str]:
     if h.steps.empty:
         return [f"No step found in any of {h.series.groupby(['benchmark', 'quantity', 'workload', 'environment']).ngroups} "
                 f"series over {len(h.campaigns)} campaigns."]
-    from overhead.compare import _workloads_shown
+    from overhead.compare import workloads_shown
 
     out = []
-    shown = _workloads_shown(h.series.drop_duplicates(["benchmark", "workload"]))
+    shown = workloads_shown(h.series.drop_duplicates(["benchmark", "workload"]))
     words_of = dict(zip(h.series.drop_duplicates(["benchmark", "workload"])["workload"], shown,
                         strict=True))
     for r in h.steps.itertuples():
@@ -280,7 +280,7 @@ def step_words(h: History) -> list[str]:
 def report(h: History, out: str | os.PathLike[str]) -> Path:
     """Write ``<out>/report.html``: the figure, the steps and every series; return its path."""
     from overhead import pages, studies
-    from overhead.compare import _pct, _workloads_shown
+    from overhead.compare import pct, workloads_shown
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -305,8 +305,8 @@ def report(h: History, out: str | os.PathLike[str]) -> Path:
     s = h.series
     page.table(pd.DataFrame({
         "campaign": s["campaign"], "key": s["key"], "environment": s["environment"],
-        "quantity": s["benchmark"] + " " + s["quantity"], "workload": _workloads_shown(s),
-        "overhead [95% CI]": [_pct(lo, r, hi) for lo, r, hi in
+        "quantity": s["benchmark"] + " " + s["quantity"], "workload": workloads_shown(s),
+        "overhead [95% CI]": [pct(lo, r, hi) for lo, r, hi in
                               zip(s["ratio_low"], s["ratio"], s["ratio_high"], strict=True)],
         "verdict": s["verdict"], "n": s["n"].astype(str) + " vs " + s["n_baseline"].astype(str)}),
         index=False)

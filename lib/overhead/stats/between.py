@@ -28,7 +28,7 @@ import numpy as np
 from scipy import stats as st
 
 from overhead.stats._common import check_level, join_reasons, sample
-from overhead.stats.verdicts import Margin
+from overhead.stats.verdicts import Margin, read_interval
 
 __all__ = ["Between", "RatioOfRatios", "between", "ratio_of_ratios", "words"]
 
@@ -214,18 +214,10 @@ def between(xb: object, yb: object, xa: object, ya: object, margin: Margin, leve
     t1, tlo, thi = iv.t_stat(1.0), iv.t_stat(margin.low), iv.t_stat(margin.high)
     p_diff = float(2 * st.t.sf(abs(t1), iv.df))
     p_eq = float(max(st.t.sf(tlo, iv.df), st.t.cdf(thi, iv.df)))
-    if margin.low <= iv.low and iv.high <= margin.high:
-        return Between("equivalent", iv, margin, p_diff, p_eq)
-    if iv.low > 1.0 or iv.high < 1.0:
-        up = iv.low > 1.0
-        if higher_is_better is None:
-            word = "higher" if up else "lower"
-        else:
-            word = "faster" if up == bool(higher_is_better) else "slower"
-        beyond = iv.low > margin.high if up else iv.high < margin.low
-        return Between(word, iv, margin, p_diff, p_eq, beyond_margin=bool(beyond))
-    return Between("inconclusive", iv, margin, p_diff, p_eq,
-                   trials_needed=_trials_needed(iv, margin, level))
+    word, beyond = read_interval(iv.low, iv.high, margin, higher_is_better)
+    if word == "inconclusive":
+        return Between(word, iv, margin, p_diff, p_eq, trials_needed=_trials_needed(iv, margin, level))
+    return Between(word, iv, margin, p_diff, p_eq, beyond_margin=beyond)
 
 
 def words(b: Between, a_name: str = "A", b_name: str = "B") -> str:

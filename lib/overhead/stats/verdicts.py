@@ -55,7 +55,7 @@ from overhead.stats.ratio import (
 )
 
 __all__ = ["VERDICTS", "VERDICT_COLUMNS", "Margin", "Verdict", "check_verdicts", "decide",
-           "trials_to_decide", "verdict_words", "verdicts"]
+           "read_interval", "trials_to_decide", "verdict_words", "verdicts"]
 
 #: Every verdict word (plus "baseline" for the baseline's own rows in a table).
 VERDICTS = ("equivalent", "faster", "slower", "higher", "lower", "inconclusive", "not tested")
@@ -331,18 +331,32 @@ def decide(x: object, y: object, margin: Margin, level: float = 0.95, *,
         if math.isfinite(tlo) and math.isfinite(thi):
             # H0: r <= low (rejected when T(low) is large) and H0: r >= high (T(high) small)
             p_eq = float(max(st.t.sf(tlo, df), st.t.cdf(thi, df)))
-    if margin.low <= iv.low and iv.high <= margin.high:
-        return Verdict("equivalent", iv, margin, p_diff, p_eq, reason=iv.reason)
-    if iv.low > 1.0 or iv.high < 1.0:
-        up = iv.low > 1.0
+    word, beyond = read_interval(iv.low, iv.high, margin, higher_is_better)
+    if word == "inconclusive":
+        return Verdict(word, iv, margin, p_diff, p_eq,
+                       trials_needed=trials_to_decide(x, y, margin, level), reason=iv.reason)
+    return Verdict(word, iv, margin, p_diff, p_eq, beyond_margin=beyond, reason=iv.reason)
+
+
+def read_interval(low: float, high: float, margin: Margin,
+                  higher_is_better: bool | None) -> tuple[str, bool | None]:
+    """Read a verdict off a ratio's interval: (word, beyond_margin).
+
+    ``equivalent`` when the interval lies inside the margin; a difference word when it excludes
+    1 (``faster``/``slower`` by the better direction, ``higher``/``lower`` without one), with
+    whether it lies wholly beyond the margin; else ``inconclusive``. beyond_margin is None
+    unless the word is a difference.
+    """
+    if margin.low <= low and high <= margin.high:
+        return "equivalent", None
+    if low > 1.0 or high < 1.0:
+        up = low > 1.0
         if higher_is_better is None:
             word = "higher" if up else "lower"
         else:
             word = "faster" if up == bool(higher_is_better) else "slower"
-        beyond = iv.low > margin.high if up else iv.high < margin.low
-        return Verdict(word, iv, margin, p_diff, p_eq, beyond_margin=bool(beyond), reason=iv.reason)
-    return Verdict("inconclusive", iv, margin, p_diff, p_eq,
-                   trials_needed=trials_to_decide(x, y, margin, level), reason=iv.reason)
+        return word, bool(low > margin.high if up else high < margin.low)
+    return "inconclusive", None
 
 
 MarginSource = Margin | Callable[[Mapping[str, object]], Margin]
