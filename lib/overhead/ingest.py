@@ -38,9 +38,11 @@ TABLES = ("measurements.parquet", "provenance.parquet", "reference.parquet")
 MONITOR = "monitor"
 LOCK = ".ingest.lock"
 #: Tools whose output is a system-monitor time series (one row per sample and counter). Their
-#: rows keep the tidy schema but go to monitor/, one Parquet part per raw file: they are 97% of
-#: the IBM rows, share no parameters with the benchmarks, and would otherwise make every
-#: benchmark query scan them (and every ingest copy them between processes).
+#: rows go to monitor/, one Parquet part per raw file: they are 97% of the IBM rows, share no
+#: parameters with the benchmarks, and would otherwise make every benchmark query scan them
+#: (and every ingest copy them between processes). A format with a wide form (dstat's CSV:
+#: :func:`overhead.parsers.parse_file_wide`) is stored wide, one row per sample
+#: (:mod:`overhead.wide`); :func:`overhead.tidy.read` melts it back into the tidy rows.
 MONITOR_TOOLS = frozenset({"dstat", "mpstat", "vmstat", "iostat"})
 _CODE_FILES = ("schema.py", "ingest.py")
 
@@ -493,6 +495,24 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
         if not ctx.environment:
             raise ParseError(rel, None, "the ingest rule gives this file no environment")
         t0 = time.perf_counter()
+        if rule.tool in MONITOR_TOOLS and rule.keep is None:
+            try:
+                got = parsers.parse_file_wide(rule.tool, root / rel, name=rel)
+            except parsers.RunFailed as exc:
+                prov.extend(_provenance(schema.frame([]), rel, hashes[rel], rule, ctx, ruleset,
+                                        failure=str(exc)))
+                spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + time.perf_counter() - t0
+                continue
+            if got is not None:
+                table, cut = got
+                t1 = time.perf_counter()
+                spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + t1 - t0
+                prov.extend(_provenance(_wide_summary(table), rel, hashes[rel], rule, ctx, ruleset,
+                                        failure=cut))
+                schema.write_table(_wide_context(table, rel, rule, ctx, ruleset.campaign),
+                                   monitor_dir / monitor_part(rel))
+                spent["write monitor parts"] = spent.get("write monitor parts", 0.0) + time.perf_counter() - t1
+                continue
         try:
             df = parsers.parse_file(rule.tool, root / rel, name=rel)
         except parsers.RunFailed as exc:
@@ -525,6 +545,43 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
     table = _with_context(table, items, ruleset.campaign)
     spent["combine rows"] = time.perf_counter() - t1
     return table, prov, dropped, spent
+
+
+def _long_rows(part: Path) -> int:
+    """Count the tidy (long) rows of a monitor part, wide (:mod:`overhead.wide`) or long."""
+    import pyarrow.parquet as pq
+
+    from overhead import wide
+
+    schema = pq.read_schema(part)
+    return wide.long_rows(schema) if wide.is_wide(schema) else pq.ParquetFile(part).metadata.num_rows
+
+
+def _wide_summary(table):
+    """Give :func:`_provenance` what it reads of a wide monitor table: host, version, start."""
+    import pandas as pd
+    import pyarrow.compute as pc
+
+    def first(name):
+        if name not in table.column_names:
+            return None
+        col = table.column(name).drop_null()
+        return col[0].as_py() if len(col) else None
+
+    started = pc.min(table.column("started_at")).as_py() if "started_at" in table.column_names else None
+    return pd.DataFrame({"host": [first("host")], "tool_version": [first("tool_version")],
+                         "started_at": pd.Series([started], dtype="datetime64[ns, UTC]")})
+
+
+def _wide_context(table, rel: str, rule: Rule, ctx: _Context, campaign: str):
+    """Add a rule's context columns (:func:`_with_context`) to a wide monitor table."""
+    import pyarrow as pa
+
+    meta = table.schema.metadata  # how to melt it (overhead.wide)
+    if ctx.trial is not None and "trial" not in table.column_names:
+        table = table.append_column("trial", pa.nulls(table.num_rows, pa.int64()))
+    table = _with_context(table, [(rel, rule, ctx, table.num_rows)], campaign)
+    return table.replace_schema_metadata(meta)
 
 
 def _chunks(root: Path, rels: list[str], n: int) -> list[list[str]]:
@@ -671,7 +728,6 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
         _ACTIVE.pop(id(ruleset), None)
 
     import pandas as pd
-    import pyarrow.parquet as pq
 
     from overhead import schema
 
@@ -706,7 +762,7 @@ def _ingest(root: Path, out: Path, ruleset: RuleSet, force: bool, workers: int |
     staging.rename(monitor_dir)
     shutil.rmtree(old, ignore_errors=True)
     parts = sorted(monitor_dir.iterdir())
-    monitor_rows = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
+    monitor_rows = sum(_long_rows(p) for p in parts)
     outputs = {name: _stamp(out / name) for name in TABLES}
     outputs.update({f"{MONITOR}/{p.name}": _stamp(p) for p in parts})
     failed, partial = ({row["source_file"]: row["failure"] for row in prov if row.get("status") == s}

@@ -346,7 +346,8 @@ def concat_arrow(tables: list):
             target[name] = pa.float64()
         else:
             target[name] = pa.string()
-    names = list(MEASUREMENT_COLUMNS) + sorted(n for n in target if n not in MEASUREMENT_COLUMNS)
+    names = ([n for n in MEASUREMENT_COLUMNS if n in target]  # (a core column no table has: left out)
+             + sorted(n for n in target if n not in MEASUREMENT_COLUMNS))
     return align_tables(tables, names, target)
 
 
@@ -410,6 +411,7 @@ def frames_to_arrow(frames: list[pd.DataFrame], check=None):
 
 def write_table(table, path: str | os.PathLike[str]) -> Path:
     """Write a pyarrow Table as Parquet atomically (temporary file, then rename)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = Path(path)
@@ -421,8 +423,16 @@ def write_table(table, path: str | os.PathLike[str]) -> Path:
         # were dictionary-encoded in memory (Parquet dictionary-encodes them on disk anyway).
         # Statistics only where they help filtering: min/max of 2 million distinct
         # "path:line" or raw strings cost a third of the write time and filter nothing.
-        stats = [n for n in table.column_names if n not in ("source", "raw")]
-        pq.write_table(table, tmp, compression="zstd", store_schema=False, write_statistics=stats)
+        stats = [n for n in table.column_names if n not in ("source", "raw") and not n.startswith("raw:")]
+        # A wide monitor table (overhead.wide) keeps its schema metadata, which says how to
+        # melt it: only the stored Arrow schema carries that metadata into the file.
+        wide = bool(table.schema.metadata) and b"overhead.layout" in table.schema.metadata
+        # Dictionary pages only for columns that repeat: a wide table's counters and their
+        # printed strings rarely do, and building their dictionaries cost half its write time.
+        dictionary = ([n for n in stats if pa.types.is_string(table.schema.field(n).type)
+                       or pa.types.is_dictionary(table.schema.field(n).type)] if wide else True)
+        pq.write_table(table, tmp, compression="zstd", store_schema=wide, write_statistics=stats,
+                       use_dictionary=dictionary)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,7 +1,8 @@
 """Load and filter the tidy tables that ingest writes.
 
 A tidy folder holds ``measurements.parquet`` (one row per measured value), ``monitor/`` (the
-system-monitor samples, one Parquet part per raw file), ``provenance.parquet`` (one row per
+system-monitor samples, one Parquet part per raw file; dstat's stored wide, one row per sample,
+and read back here as the long tidy rows: :mod:`overhead.wide`), ``provenance.parquet`` (one row per
 run) and ``reference.parquet`` (values that exist only outside the raw outputs). A campaign's
 folder (:func:`overhead.campaign.ingest.ingest_campaign`) stores ``measurements.parquet`` and
 ``provenance.parquet`` as folders of Parquet parts (one new part per incremental ingest) and
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from overhead import environments, schema
+from overhead import environments, schema, wide
 from overhead.errors import DataNotFound
 from overhead.schema import SCHEMA_PART, dataset_schema, unify_types, write_schema_part
 
@@ -60,6 +61,8 @@ def read(path: str | os.PathLike[str], *, columns: list[str] | None = None,
     """
     path = Path(path)
     kwargs = {}
+    if path.is_dir() and _has_wide_parts(path):
+        return _read_wide(path, columns, filters)
     if path.is_dir():
         unified = dataset_schema(path)
         if unified is None:
@@ -71,6 +74,59 @@ def read(path: str | os.PathLike[str], *, columns: list[str] | None = None,
         kwargs["schema"] = unified
     return pd.read_parquet(path, engine="pyarrow", columns=columns, filters=filters or None,
                            dtype_backend="numpy_nullable", **kwargs)
+
+
+def _has_wide_parts(folder: Path) -> bool:
+    """Tell whether a folder table holds monitor samples stored wide (:mod:`overhead.wide`)."""
+    import pyarrow.parquet as pq
+
+    return any(wide.is_wide(pq.read_schema(p)) for p in schema.parts_of(folder))
+
+
+#: pandas' nullable dtypes for the Arrow types of the tidy tables (as ``dtype_backend="numpy_nullable"``).
+_NULLABLE = {"string": pd.StringDtype(), "int64": pd.Int64Dtype(), "bool": pd.BooleanDtype(),
+             "double": pd.Float64Dtype()}
+
+
+def _read_wide(path: Path, columns: list[str] | None, filters: list | None) -> pd.DataFrame:
+    """Read a monitor folder whose parts are wide (or long) as the long tidy rows.
+
+    Each wide part is read with the filters on its sample columns pushed down and only the
+    counters a filter on metric, unit, p_device or p_cpu leaves, then melted
+    (:func:`overhead.wide.melt`); every filter is then applied to the long rows, as for a
+    long part. Parts whose columns differ are unified as :func:`overhead.schema.concat_arrow`
+    does (a column a part lacks is null there).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for part in schema.parts_of(path):
+        found = pq.read_schema(part)
+        if wide.is_wide(found):
+            every = wide.counters(found)
+            chosen = list(wide.counters(found, wide.counter_where(filters)))
+            if not chosen:
+                continue
+            samples = [n for n in found.names if n not in every and not n.startswith(wide.RAW)]
+            table = pq.read_table(part, columns=samples + chosen + [wide.RAW + n for n in chosen],
+                                  filters=wide.sample_filters(filters, samples) or None)
+            table = wide.melt(table, chosen)
+        else:
+            table = pq.read_table(part)
+        tables.append(wide.filtered(table, filters))
+    if not tables:
+        return pd.DataFrame({c: [] for c in columns or []})
+    table = schema.concat_arrow(tables)
+    if columns is not None:
+        missing = [c for c in columns if c not in table.column_names]
+        if missing:
+            raise DataNotFound(f"{path}: no column(s) {', '.join(missing)}")
+        table = table.select(columns)
+    # plain strings, as a long part reads (dictionary encoding is how the parts store them)
+    table = pa.table({n: (c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c)
+                      for n, c in zip(table.column_names, table.columns, strict=True)})
+    return table.to_pandas(types_mapper=lambda t: _NULLABLE.get(str(t)), ignore_metadata=True)
 
 
 def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,

@@ -113,11 +113,37 @@ def test_tables_read_back_with_the_model_dtypes(tidy):
     assert list(prov.columns) == list(schema.PROVENANCE_COLUMNS)
 
 
-def test_monitor_samples(tidy):
-    mon = pd.read_parquet(tidy / "monitor")
-    assert len(mon) == 2190426
-    assert set(mon.tool) == {"dstat"}
+def test_monitor_samples(ibm, tidy):
+    """dstat samples are stored wide (one row per sample line) and read back long."""
+    import pyarrow.parquet as pq
+
+    from overhead import parsers, wide
+    from overhead.schema import parts_of
+
+    manifest = json.loads((tidy / "manifest.json").read_text())
+    parts = parts_of(tidy / "monitor")
+    assert len(parts) == 12 and all(wide.is_wide(pq.read_schema(p)) for p in parts)
+    # one stored row per sample line of the 12 ingested dstat files: their lines that start
+    # with a digit (the three files left out by rule hold 1,569 + 11,287 + 815 more)
+    files = set(tidy_tables.read(tidy / "provenance.parquet", columns=["source_file"])["source_file"])
+    lines = sum(1 for f in (ibm / "mysql/results").rglob("dstat-*.csv")
+                if str(f.relative_to(ibm)) in files
+                for line in f.read_text().splitlines() if line[:1].isdigit())
+    assert lines == 156459 == sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
+    # read through tidy: the long rows, one per sample and counter, as before
+    mon = tidy_tables.read(tidy / "monitor")
+    assert len(mon) == 2190426 == manifest["result"]["monitor_rows"]
+    assert set(mon.tool) == {"dstat"} and set(mon.benchmark) == {"mysql"}
     assert mon.source.str.contains(r"\.csv:\d+$").all()
+    # lossless: one file's stored rows are its parser's rows, value for value and as printed
+    rel = "mysql/results/performance-governor/KVM/dstat-run-2000000-vm.csv"
+    mine = mon[mon.source.str.startswith(rel + ":")].reset_index(drop=True)
+    parsed = parsers.parse_file("dstat", ibm / rel, name=rel)
+    assert len(mine) == len(parsed) == 141862
+    for col in ("metric", "value", "unit", "source", "raw", "warmup", "started_at", "host",
+                "tool_version", "p_sample", "p_session"):
+        assert mine[col].astype(object).tolist() == parsed[col].astype(object).tolist(), col
+    assert (mine.environment == "kvm").all() and (mine.p_series == "performance-governor").all()
 
 
 def test_reference_rows_are_marked(tidy):

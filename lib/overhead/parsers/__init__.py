@@ -45,7 +45,14 @@ from pathlib import Path
 from types import ModuleType
 
 from overhead.errors import OverheadError
-from overhead.parsers._common import ParseError, RunFailed, cut_short, cut_short_of, notes_of
+from overhead.parsers._common import (
+    ParseError,
+    RunFailed,
+    cut_message,
+    cut_short,
+    cut_short_of,
+    notes_of,
+)
 
 #: TOOL name -> module that parses its output.
 PARSERS: dict[str, str] = {
@@ -243,6 +250,45 @@ def parse_file(tool: str, path: str | Path, *, name: str | None = None):
     return parse_text(tool, read_text(path), name or str(path))
 
 
+def parse_file_wide(tool: str, path: str | Path, *, name: str | None = None):
+    """Read a system monitor's output file into a wide table, if its format has one.
+
+    A monitor tool's module may define ``parse_wide(text, path)`` (dstat does, for its CSV
+    files): one row per sample and one column per counter (:mod:`overhead.wide`), which
+    melts into exactly the rows :func:`parse_file` gives. Ingest stores those tables as they
+    are, instead of millions of long rows.
+
+    Parameters
+    ----------
+    tool : str
+        A key of :data:`PARSERS`.
+    path : str or pathlib.Path
+        The file.
+    name : str, optional
+        The name used in ``source`` and in errors instead of ``path``.
+
+    Returns
+    -------
+    (pyarrow.Table, str or None) or None
+        The wide table and, for a run cut short, :func:`cut_short_of`'s message; None when the
+        tool (or this file's format) has no wide form: use :func:`parse_file`.
+
+    Raises
+    ------
+    ParseError, RunFailed
+        As :func:`parse_file`.
+    """
+    parse_wide = getattr(module(tool), "parse_wide", None)
+    if parse_wide is None:
+        return None
+    label = name or str(path)
+    got = parse_wide(read_text(path), label)
+    if got is None:
+        return None
+    table, cut = got
+    return table, (cut_message(*cut) if cut is not None else None)
+
+
 def detect(text: str) -> str:
     """Pick the tool whose output ``text`` is, by asking every parser's ``detect``.
 
@@ -282,4 +328,4 @@ def detect(text: str) -> str:
 
 
 __all__ = ["PARSERS", "ParseError", "RunFailed", "UnknownTool", "cut_short", "cut_short_of", "notes_of", "decode",
-           "detect", "module", "parse_file", "parse_text", "read_text"]
+           "detect", "module", "parse_file", "parse_file_wide", "parse_text", "read_text"]

@@ -30,7 +30,7 @@ from overhead.schema import MEASUREMENT_COLUMNS, PARSER_REQUIRED, SchemaError, c
 
 __all__ = [
     "BINARY_PREFIXES", "DECIMAL_PREFIXES", "JSON_DECODER", "JsonNumber", "ParseError", "Rows", "RunFailed",
-    "CUT_SHORT", "NOTES", "cut_short", "cut_short_of", "end_cut_mid_line", "note", "notes_of", "integer", "json_line_map", "number", "numbered",
+    "CUT_SHORT", "NOTES", "cut_message", "cut_short", "cut_short_of", "end_cut_mid_line", "note", "notes_of", "integer", "json_line_map", "number", "numbered",
     "percent", "si_number", "size_bytes",
 ]
 
@@ -57,9 +57,14 @@ def cut_short(df: pd.DataFrame, path: str, line: int | None, what: str) -> pd.Da
     path, line, what
         As for :class:`RunFailed`: the file, the line that shows the failure, what it shows.
     """
-    where = f"{path}:{line}" if line is not None else path
-    df.attrs[CUT_SHORT] = f"{where}: the run was cut short: {what}"
+    df.attrs[CUT_SHORT] = cut_message(path, line, what)
     return df
+
+
+def cut_message(path: str, line: int | None, what: str) -> str:
+    """Return :func:`cut_short`'s message, ``path:line: the run was cut short: what``."""
+    where = f"{path}:{line}" if line is not None else path
+    return f"{where}: the run was cut short: {what}"
 
 
 def cut_short_of(df: pd.DataFrame) -> str | None:
