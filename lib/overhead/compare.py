@@ -462,8 +462,8 @@ def figure(c: Comparison, out: str | os.PathLike[str], name: str = "changes") ->
     """Draw every change of overhead with its interval and margin (PNG, SVG, PDF).
 
     One row per comparison, the percent change of the overhead on the x axis, the margin
-    shaded per row, colour by environment, filled for a difference, hollow for equivalent,
-    pale for inconclusive (:data:`overhead.plots.VERDICT_FILLS`).
+    shaded per row, colour by environment: a filled circle for a difference, a hollow one for
+    equivalent, a pale hollow diamond on a dashed interval for inconclusive (or not tested).
     """
     import matplotlib.pyplot as plt
 
@@ -486,10 +486,12 @@ def figure(c: Comparison, out: str | os.PathLike[str], name: str = "changes") ->
         lo, hi = r["pct_low"], r["pct_high"]
         col = colour[r["environment"]]
         differs = r["verdict"] in ("faster", "slower", "higher", "lower")
+        unsure = r["verdict"] not in ("equivalent",) and not differs  # inconclusive, not tested
         if math.isfinite(lo) and math.isfinite(hi):
-            ax.plot([lo, hi], [y, y], color=col, lw=2, alpha=1 if differs else 0.6)
-        ax.plot([r["pct"]], [y], marker="o", ms=7, color=col,
-                mfc=col if differs else "white", alpha=1 if r["verdict"] != "inconclusive" else 0.6)
+            ax.plot([lo, hi], [y, y], color=col, lw=2, alpha=0.5 if unsure else 1,
+                    ls=(0, (3, 2)) if unsure else "-")
+        ax.plot([r["pct"]], [y], marker="D" if unsure else "o", ms=6 if unsure else 7, color=col,
+                mfc=col if differs else "white", alpha=0.6 if unsure else 1)
     ax.axvline(0, color="0.3", lw=0.8)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([f"{r.environment} · {r.benchmark} {r.quantity} {r.shown}".strip()
@@ -498,13 +500,14 @@ def figure(c: Comparison, out: str | os.PathLike[str], name: str = "changes") ->
     ax.set_xlabel(f"change of the overhead against {c.baseline}, vs {c.campaigns[0]} (%), 95% CI")
     ax.set_title(f"{' / '.join(c.campaigns[1:])} against {c.campaigns[0]}: how each overhead moved")
     handles = [plt.Line2D([], [], color=colour[e], marker="o", lw=2, label=e) for e in envs]
-    handles += [plt.Line2D([], [], color="0.4", marker="o", mfc="0.4", lw=0, label="differs"),
-                plt.Line2D([], [], color="0.4", marker="o", mfc="white", lw=0,
-                           label="equivalent / inconclusive"),
+    handles += [plt.Line2D([], [], color="0.4", marker="o", mfc="0.4", lw=2, label="differs"),
+                plt.Line2D([], [], color="0.4", marker="o", mfc="white", lw=2, label="equivalent"),
+                plt.Line2D([], [], color="0.4", marker="D", mfc="white", lw=2, ls=(0, (3, 2)),
+                           alpha=0.6, label="inconclusive"),
                 plt.Rectangle((0, 0), 1, 1, color="0.88", label="equivalence margin")]
     # below the axes: over them it hid rows whatever corner it took
     ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12),
-              ncol=min(len(handles), 5), frameon=False)
+              ncol=min(len(handles), 4), frameon=False)
     paths = plots.save(fig, out, name)
     plt.close(fig)
     return paths

@@ -245,11 +245,16 @@ def figure(h: History, out: str | os.PathLike[str], name: str = "history") -> li
         ax.tick_params(labelsize=7)
     for ax in axes.flat[len(groups):]:
         ax.set_visible(False)
-    for ax in axes[-1]:
+    for c in range(cols):  # the campaigns under the lowest drawn panel of each column
+        lowest = max(r for r in range(rows) if r * cols + c < len(groups))
+        ax = axes[lowest][c]
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
-    fig.suptitle(f"Overheads across {len(h.campaigns)} campaigns (ordered by {h.by}); dashed: a "
+        ax.tick_params(labelbottom=True)
+    fig.suptitle(f"Overheads across {len(h.campaigns)} campaigns (ordered by {h.by}), 95% CI; dashed: a "
                  "step confirmed by its verdict, dotted: found but not confirmed", fontsize=9)
+    # the panels right under the title (without this, a fixed-fraction gap grows with the rows)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()))
     paths = plots.save(fig, out, name)
     plt.close(fig)
     return paths
