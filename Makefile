@@ -15,7 +15,7 @@ TIDY ?= data/tidy/ibm
 CAMPAIGN ?= data/campaigns/local-quick.yml
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup debian test lint demo data ingest reproduce bench bench-parsers lab publish strip clean hosts-up hosts-down
+.PHONY: help setup debian test lint demo data ingest reproduce bench bench-parsers lab publish strip clean hosts-up hosts-down fleet-up fleet-down
 
 help:
 	@echo "make demo       (root) the paper's tables and figures from the authors' raw data, then measured here"
@@ -27,6 +27,8 @@ help:
 	@echo "make lab        start JupyterLab"
 	@echo "make hosts-up   (root) start the local hosts: sshd on 127.0.0.1:2222, dockerd, the Debian image and VM disk"
 	@echo "make hosts-down stop what hosts-up started (images stay cached in data/hosts/)"
+	@echo "make fleet-up N=4  (root) N hosts in network namespaces on a bridge, each with its own sshd"
+	@echo "make fleet-down stop what fleet-up started"
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -114,6 +116,16 @@ hosts-up: debian setup
 
 hosts-down:
 	sh scripts/hosts-down.sh
+
+# N hosts on this machine, each a network namespace with its own address on a bridge, sshd and
+# host key (scripts/fleet-up.sh); inventory data/hosts/fleet/inventory.yml. Links are shaped
+# and cut with scripts/fleet-link.sh. fleet-down stops all of it.
+N ?= 4
+fleet-up: debian setup
+	sh scripts/fleet-up.sh $(N)
+
+fleet-down:
+	sh scripts/fleet-down.sh
 
 clean:
 	rm -rf data/tidy data/cache figures/rc25482 notebooks/executed

@@ -10,7 +10,7 @@ iperf3 sockperf qperf wrk
 postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps openmpi-bin shellcheck
 mariadb-server mariadb-client
 docker.io crun debootstrap qemu-system-x86 qemu-utils openssh-server openssh-client
-linux-image-amd64 e2fsprogs iproute2 util-linux socat stress-ng
+linux-image-amd64 e2fsprogs iproute2 iptables util-linux socat stress-ng
 nfs-ganesha nfs-ganesha-vfs rpcbind qemu-block-extra nginx xfsprogs btrfs-progs
 podman runc conmon netavark aardvark-dns slirp4netns passt uidmap fuse-overlayfs catatonit lxc
 chromium fonts-dejavu-core"
