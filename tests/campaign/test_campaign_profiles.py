@@ -110,6 +110,36 @@ def test_a_null_benchmark_leaves_out_what_the_extended_profile_measures(tmp_path
     assert set(inventory.load(path, {"profile": "alone"}).benchmarks) == {"pxz"}
 
 
+def _mkdir(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
+def test_a_campaign_on_a_profile_leaves_a_benchmark_out_with_null(tmp_path):
+    path = campaign_dir(tmp_path, BASE + "benchmarks:\n  db: null\n  pxz: null\n")
+    c = inventory.load(path)
+    assert set(c.benchmarks) == {"fio-rand", "nuttcp"}
+    assert "db" not in check.check(c).campaign.benchmarks
+    # without a profile there is nothing to leave out: null is a mistake, named with its line
+    alone = BASE.replace("profile: small\n", "") + "benchmarks:\n  pxz: null\n"
+    with pytest.raises(InputError, match=r"c\.yml:\d+: benchmarks\.pxz: a mapping of fields"):
+        inventory.load(campaign_dir(_mkdir(tmp_path / "x"), alone))
+
+
+def test_a_host_reached_by_clients_at_another_address_says_so(tmp_path):
+    """bench_address: where load generators on other hosts reach the host's servers."""
+    base = BASE.replace("client: local\n", "client: far\n").replace(
+        "  local: {address: 127.0.0.1, port: 2222, key_file: id, known_hosts: kh}\n",
+        "  local: {address: 127.0.0.1, port: 2222, bench_address: 10.231.0.1, key_file: id, "
+        "known_hosts: kh}\n  far: {address: 10.231.0.11, key_file: id, known_hosts: kh}\n")
+    c = inventory.load(campaign_dir(tmp_path, base))
+    assert c.hosts["local"].bench_address == "10.231.0.1"
+    assert c.remote_clients("docker-nat") and c.remote_clients("native")
+    assert not c.remote_clients("overlay")  # fio only: no load generator
+    local = inventory.load(campaign_dir(_mkdir(tmp_path / "l"), BASE))
+    assert not any(local.remote_clients(e) for e in local.environments)
+
+
 @pytest.mark.parametrize(("sets", "message"), [
     (["benchmarks=1"], "overridable are"),
     (["trials"], "expected field=value"),

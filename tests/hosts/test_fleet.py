@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -176,6 +177,55 @@ def test_links_are_cut_shaped_and_restored(fleet):
                                        capture_output=True, text=True).stdout
     assert f"{NET}.13/32" not in subprocess.run(["iptables", "-S"], capture_output=True, text=True).stdout
     _remote(fleet, 3).close()
+
+
+def _dnat_packets(address: str) -> int:
+    """Packets Docker's DNAT rules for ``address`` (published ports) have translated so far."""
+    out = subprocess.run(["iptables", "-t", "nat", "-L", "DOCKER", "-n", "-v", "-x"],
+                         capture_output=True, text=True).stdout
+    return sum(int(line.split()[0]) for line in out.splitlines()
+               if "DNAT" in line and f" {address} " in f" {line} ")
+
+
+def test_the_papers_two_machine_topology_runs_across_the_bridge(fleet, hosts, tmp_path):
+    """data/campaigns/paper-two-hosts.yml (quick profile) with one trial a cell: load generators on
+    fleet host 01, servers in native, Docker net=host and Docker NAT on this machine, reached
+    at its bridge address; NAT through DNAT in PREROUTING (the rules for that address count
+    the client's connections)."""
+    require("docker")
+    overrides = {"name": "paper-two-hosts-ci", "trials": 1,
+                 "hosts": {"local": {"bench_address": f"{NET}.1"},
+                           "fleet-01": {"address": f"{NET}.11",
+                                        "key_file": str(fleet / "ssh" / "id_ed25519"),
+                                        "known_hosts": str(fleet / "ssh" / "known_hosts")}}}
+    campaign = inventory.load(ROOT / "data" / "campaigns" / "paper-two-hosts.yml", overrides)
+    assert sorted(campaign.benchmarks) == ["netperf", "nuttcp", "redis"]
+    # the NAT container's rules go with it at the campaign's end: their counters are read
+    # while it runs, the highest count kept
+    seen = [0]
+    done = threading.Event()
+
+    def watch():
+        while not done.wait(0.3):
+            seen[0] = max(seen[0], _dnat_packets(f"{NET}.1"))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        result = run_campaign(campaign, raw_root=tmp_path / "raw", progress=False)
+    finally:
+        done.set()
+        watcher.join(5)
+    assert (result.done, result.failed) == (21, 0), result.failures
+    trials = [json.loads(f.read_text()) for f in (tmp_path / "raw").rglob("trial.json")]
+    assert len(trials) == 21
+    assert {t["client"] for t in trials} == {"fleet-01"}
+    assert {t["target"] for t in trials} == {f"{NET}.1"}
+    assert all(t["placement"]["shares_host"] is False for t in trials)
+    # the NAT environment's servers were reached through the DNAT rules of the bridge address
+    # (7 trials, each at least one connection besides the readiness checks)
+    print(f"DNAT packets for {NET}.1 while the campaign ran: {seen[0]}")
+    assert seen[0] >= 7
 
 
 def test_fleet_down_leaves_nothing_it_started(fleet):

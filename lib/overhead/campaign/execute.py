@@ -365,7 +365,9 @@ class _Worker:
         return Context(
             name=name, spec=spec, campaign=c.name, folder=r.remote, runners_dir=c.runners_dir(),
             files=c.files, campaign_dir=None if c.path is None else Path(c.path).parent,
-            loopback=f"127.0.0.{c.host_index(name) + 1}", address=c.hosts[spec.host].address,
+            loopback=f"127.0.0.{c.host_index(name) + 1}",
+            address=c.hosts[spec.host].bench_address or c.hosts[spec.host].address,
+            remote_clients=c.remote_clients(name),
             cgroup=posix.cgroup_name(c.name, name),
             server_ports=c.server_ports(name),
             port_offsets={b: c.port_offset(name, b) for b in c.benchmarks}, host=self.conn,

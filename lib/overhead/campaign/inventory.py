@@ -151,9 +151,14 @@ class Host(_Model):
     ``known_hosts`` is required: the host key is checked against it and an unknown or changed
     key is refused. ``key_file`` None means the SSH agent. ``host_key_alias`` looks the key up
     under that name instead of ``[address]:port`` (OpenSSH's HostKeyAlias).
+    ``bench_address``: where load generators on other hosts reach the servers of this host's
+    environments, when that is not the SSH ``address`` (this machine's sshd listens on
+    127.0.0.1, its bridge to the fleet's hosts is 10.231.0.1); Docker NAT environments then also
+    publish their ports there.
     """
 
     address: str
+    bench_address: str | None = None
     port: Int = Field(22, ge=1, le=65535)
     user: str = "root"
     key_file: Path | None = None
@@ -432,6 +437,13 @@ class Campaign(_Model):
             return client
         own = self.environments[environment].host
         return next((h for h in self.hosts if h != own), own)
+
+    def remote_clients(self, environment: str) -> bool:
+        """Tell whether a load generator reaches an environment's servers from another host."""
+        own = self.environments[environment].host
+        return any(bench.client and self.client_host(name, environment) != own
+                   for name, bench in self.benchmarks.items()
+                   if environment in self.environments_of(name))
 
     def port_offset(self, environment: str, benchmark: str) -> int:
         """Return how far a benchmark's server ports move in an environment (offset_ports)."""
@@ -973,7 +985,9 @@ def _merge_profile(path: Path, node: yaml.Node, data: dict, digest) -> None:
             Benchmark.model_validate(bench)
         except ValidationError as exc:
             _raise(ppath, _node_at(pnode, ("benchmarks", bname)), exc)
-    data["benchmarks"] = {**benches, **(data.get("benchmarks") or {})}
+    # the campaign's own win; `name: null` leaves a profile's benchmark out
+    merged = {**benches, **(data.get("benchmarks") or {})}
+    data["benchmarks"] = {k: v for k, v in merged.items() if v is not None}
 
 
 def load(path: str | Path, overrides: dict | None = None) -> Campaign:
@@ -1006,11 +1020,12 @@ def load(path: str | Path, overrides: dict | None = None) -> Campaign:
 
     path = Path(path).resolve()
     data, node = _read_yaml(path)
-    _check_shape(path, node, data)
+    # a campaign on a profile leaves one of its benchmarks out with `name: null`
+    _check_shape(path, node, data, null_benchmarks=bool(data.get("profile")))
     digest = hashlib.sha256(path.read_bytes())
     if overrides:
         data = _apply_overrides(path, data, overrides)
-        _check_shape(path, node, data)
+        _check_shape(path, node, data, null_benchmarks=bool(data.get("profile")))
         digest.update(json.dumps(overrides, sort_keys=True, default=str).encode())
     _resolve_paths(path, node, data, path.parent)
     inventory = data.get("inventory")

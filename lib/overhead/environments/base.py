@@ -147,7 +147,11 @@ class Context:
         The environment's own loopback address on its host, ``127.0.0.<k>``: servers of
         several environments on one host listen on (or publish, or forward from) their own.
     address : str
-        Its host's address, where a client on another host reaches its servers.
+        Its host's address, where a client on another host reaches its servers (the host's
+        ``bench_address``, else its SSH address).
+    remote_clients : bool
+        Whether some load generator reaches its servers from another host (then they must be
+        reachable at ``address``, not only on its loopback).
     server_ports : tuple of int
         Ports to publish or forward (its own and its servers').
     port_offsets : mapping of str to int
@@ -194,6 +198,7 @@ class Context:
     event: Callable[..., object] = lambda name, **fields: None
     stop: threading.Event = field(default_factory=threading.Event)
     cgroup: str | None = None
+    remote_clients: bool = False
 
 
 class Endpoint:

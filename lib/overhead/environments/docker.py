@@ -50,6 +50,7 @@ def variant(net: str, storage: str, runtime: str) -> str:
 def start_command(name: str, *, image: str, net: str, storage: str, runtime: str,
                   runners_dir: str, trials_dir: str, ports: Sequence[int] = (),
                   cpus: float | None = None, publish_address: str = "127.0.0.1",
+                  also_publish: str | None = None,
                   cgroup_parent: str | None = None) -> str:
     """Return the command that (re)creates and starts the environment's container.
 
@@ -75,6 +76,9 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
     publish_address : str
         The host address the ports are published on (a loopback address of the container's
         own, so that servers of other environments on the host can use the same ports).
+    also_publish : str, optional
+        Another address they are published on too: the host's address for load generators on
+        other hosts (reached through DNAT in PREROUTING, as from the paper's client machine).
     cgroup_parent : str, optional
         ``--cgroup-parent``: the environment's cgroup, under which the container's own is
         made (its CPU time is then the environment's).
@@ -90,9 +94,11 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
     if storage == "volume":
         words += ["-v", f"{name}:/var/tmp"]
     if net == "nat":
-        for port in ports:  # TCP and UDP: netperf's UDP_RR uses the data port over UDP
-            words += ["-p", f"{publish_address}:{port}:{port}",
-                      "-p", f"{publish_address}:{port}:{port}/udp"]
+        for address in (publish_address, also_publish):
+            if address is None:
+                continue
+            for port in ports:  # TCP and UDP: netperf's UDP_RR uses the data port over UDP
+                words += ["-p", f"{address}:{port}:{port}", "-p", f"{address}:{port}:{port}/udp"]
     if cpus:
         words += ["--cpus", str(cpus)]
     if cgroup_parent:
@@ -221,7 +227,8 @@ class DockerEnvironment(Environment):
         status, out, err = conn.exec(start_command(
             self.container, image=s.image, net=s.net, storage=s.storage, runtime=s.runtime,
             runners_dir=self.runners, trials_dir=trials, ports=self.ctx.server_ports,
-            cpus=s.cpus, publish_address=self.loopback, cgroup_parent=parent), 180)
+            cpus=s.cpus, publish_address=self.loopback, cgroup_parent=parent,
+            also_publish=self.ctx.address if self.ctx.remote_clients else None), 180)
         if status != 0:
             raise TrialFailed(f"docker run failed (exit {status})", tail(out + err))
         self.paused = False
