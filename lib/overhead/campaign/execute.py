@@ -197,19 +197,42 @@ def _connect_host(h: Host, what: str, interrupt: threading.Event | None = None) 
     """Connect to an inventory host; an SSH failure is the trial's.
 
     The cause is ``lost <what>``, or ``host not responding`` when its SSH server accepted but
-    did not answer in time. A refused host key (HostKeyError) is raised as is: it stops the campaign.
+    did not answer in time, or ``host key refused`` when its key is not the one in the
+    campaign's known_hosts (nothing runs there; the other hosts go on). A host that refuses
+    the connection (its sshd restarting: a reboot) is tried again every half second for up to
+    its ``connect_timeout``, so that a host back within that bound costs no trial.
     """
-    try:
-        return Remote(connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
-                              key_file=h.key_file, host_key_alias=h.host_key_alias,
-                              timeout=h.connect_timeout, keepalive=h.keepalive),
-                      keepalive=h.keepalive, responsive=responsive(h), interrupt=interrupt)
-    except HostKeyError:
-        raise
-    except SSHError as exc:
-        if exc.timed_out:
-            raise HostNotResponding(f"host not responding: {what} ({exc})") from None
-        raise TrialFailed(f"lost {what}: {exc}") from None
+    deadline = time.monotonic() + h.connect_timeout
+    while True:
+        try:
+            return Remote(connect(h.address, h.port, h.user, known_hosts=h.known_hosts,
+                                  key_file=h.key_file, host_key_alias=h.host_key_alias,
+                                  timeout=h.connect_timeout, keepalive=h.keepalive),
+                          keepalive=h.keepalive, responsive=responsive(h), interrupt=interrupt)
+        except HostKeyError as exc:
+            raise TrialFailed(f"host key refused: {what}: {exc}") from None
+        except SSHError as exc:
+            if exc.refused and time.monotonic() + 0.5 < deadline and not (
+                    interrupt is not None and interrupt.is_set()):
+                time.sleep(0.5)
+                continue
+            if exc.timed_out:
+                raise HostNotResponding(f"host not responding: {what} ({exc})") from None
+            raise TrialFailed(f"lost {what}: {exc}") from None
+
+
+#: What a tool or shell writes when the file system it writes on is full (ENOSPC, EDQUOT).
+_DISK_FULL = ("No space left on device", "Disk quota exceeded")
+
+
+def _storage_fault(exc: TrialFailed, host: str) -> TrialFailed:
+    """Name a full disk on the host in a failed trial's cause (its stderr says so)."""
+    said = next((w for w in _DISK_FULL if w in (exc.stderr or "")), None)
+    if said is None or said in exc.cause:
+        return exc
+    named = TrialFailed(f"disk full on host {host} ({said}): {exc.cause}", exc.stderr,
+                        exc.exit_status, exc.keep)
+    return named
 
 
 class _Worker:
@@ -466,6 +489,7 @@ class _Worker:
                     exc = env.diagnose(exc)
                 except TrialFailed:
                     pass
+            exc = _storage_fault(exc, self.host_name)
             # the environment's labels go with the failure: an environment that never came
             # up has no facts file, and its failed trials must still say what they were
             labels = {} if env is None else {"tidy_environment": env.tidy_environment,

@@ -30,12 +30,15 @@ class SSHError(OverheadError):
 
     ``timed_out`` is True when the host accepted the TCP connection (or never answered it)
     but its SSH server did not answer in time: a hung host, not a refused or absent one.
+    ``refused`` is True when the host answered that nothing listens on the port (an sshd
+    that is not running, or restarting: a host rebooting).
     """
 
-    def __init__(self, message: str, timed_out: bool = False):
-        """Record the message and whether it was a timeout."""
+    def __init__(self, message: str, timed_out: bool = False, refused: bool = False):
+        """Record the message and whether it was a timeout or a refusal."""
         super().__init__(message)
         self.timed_out = timed_out
+        self.refused = refused
 
 
 class HostKeyError(SSHError):
@@ -153,7 +156,11 @@ def connect(address: str, port: int, user: str, *, known_hosts: Path, key_file: 
         raise SSHError(f"{where}: login refused ({exc}); check the key file "
                        f"{key_file or '(agent)'}") from None
     except (OSError, paramiko.SSHException, EOFError) as exc:
+        refused = isinstance(exc, ConnectionRefusedError) or (
+            isinstance(exc, paramiko.ssh_exception.NoValidConnectionsError)
+            and all(isinstance(e, ConnectionRefusedError) or getattr(e, "errno", None) == 111
+                    for e in exc.errors.values()))
         raise SSHError(f"{where}: cannot connect ({type(exc).__name__}: {exc})",
-                       timed_out=_timed_out(exc)) from None
+                       timed_out=_timed_out(exc), refused=refused) from None
     conn.transport.set_keepalive(max(1, round(keepalive)))
     return conn
