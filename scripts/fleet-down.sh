@@ -40,16 +40,16 @@ for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*
   ip link del "$link" 2>/dev/null || true
 done
 if ip link show "$BR" >/dev/null 2>&1; then ip link del "$BR"; fi
-while iptables -C FORWARD -i "$BR" -o "$BR" -j ACCEPT 2>/dev/null; do
-  iptables -D FORWARD -i "$BR" -o "$BR" -j ACCEPT
+while iptables -w 10 -C FORWARD -i "$BR" -o "$BR" -j ACCEPT 2>/dev/null; do
+  iptables -w 10 -D FORWARD -i "$BR" -o "$BR" -j ACCEPT
 done
 # loss rules scripts/fleet-link.sh added (one chain per fleet)
-if iptables -L "$PREFIX-loss" >/dev/null 2>&1; then
-  while iptables -C FORWARD -j "$PREFIX-loss" 2>/dev/null; do iptables -D FORWARD -j "$PREFIX-loss"; done
-  while iptables -C INPUT -j "$PREFIX-loss" 2>/dev/null; do iptables -D INPUT -j "$PREFIX-loss"; done
-  while iptables -C OUTPUT -j "$PREFIX-loss" 2>/dev/null; do iptables -D OUTPUT -j "$PREFIX-loss"; done
-  iptables -F "$PREFIX-loss"
-  iptables -X "$PREFIX-loss"
+if iptables -w 10 -L "$PREFIX-loss" >/dev/null 2>&1; then
+  while iptables -w 10 -C FORWARD -j "$PREFIX-loss" 2>/dev/null; do iptables -w 10 -D FORWARD -j "$PREFIX-loss"; done
+  while iptables -w 10 -C INPUT -j "$PREFIX-loss" 2>/dev/null; do iptables -w 10 -D INPUT -j "$PREFIX-loss"; done
+  while iptables -w 10 -C OUTPUT -j "$PREFIX-loss" 2>/dev/null; do iptables -w 10 -D OUTPUT -j "$PREFIX-loss"; done
+  iptables -w 10 -F "$PREFIX-loss"
+  iptables -w 10 -X "$PREFIX-loss"
 fi
 # loop devices backing a host's small file system (the disk-full fault): its mount went with the
 # host's mount namespace; the device is detached here

@@ -31,11 +31,11 @@ unshape() {
   ip netns exec "$ns" tc qdisc del dev eth0 root 2>/dev/null || true
 }
 unloss() {
-  iptables -L "$chain" >/dev/null 2>&1 || return 0
+  iptables -w 10 -L "$chain" >/dev/null 2>&1 || return 0
   for dir in -s -d; do
-    while rule=$(iptables -S "$chain" | grep -m 1 -- "$dir $addr/32"); do
+    while rule=$(iptables -w 10 -S "$chain" | grep -m 1 -- "$dir $addr/32"); do
       # shellcheck disable=SC2086  # the rule's words, as iptables -S printed them
-      iptables -D ${rule#-A }
+      iptables -w 10 -D ${rule#-A }
     done
   done
 }
@@ -54,13 +54,13 @@ case $2 in
     [ $# -eq 3 ] || die "loss needs a percentage (10)"
     if ! netem loss "$3%"; then
       p=$(awk -v x="$3" 'BEGIN { printf "%.4f", x / 100 }')
-      iptables -L "$chain" >/dev/null 2>&1 || iptables -N "$chain"
+      iptables -w 10 -L "$chain" >/dev/null 2>&1 || iptables -w 10 -N "$chain"
       for hook in INPUT OUTPUT FORWARD; do
-        iptables -C "$hook" -j "$chain" 2>/dev/null || iptables -I "$hook" -j "$chain"
+        iptables -w 10 -C "$hook" -j "$chain" 2>/dev/null || iptables -w 10 -I "$hook" -j "$chain"
       done
       unloss
-      iptables -A "$chain" -s "$addr/32" -m statistic --mode random --probability "$p" -j DROP
-      iptables -A "$chain" -d "$addr/32" -m statistic --mode random --probability "$p" -j DROP
+      iptables -w 10 -A "$chain" -s "$addr/32" -m statistic --mode random --probability "$p" -j DROP
+      iptables -w 10 -A "$chain" -d "$addr/32" -m statistic --mode random --probability "$p" -j DROP
     fi ;;
   clear) unshape; unloss; ip link set "$h" up ;;
   *) die "$2: cut, restore, rate, delay, loss or clear" ;;

@@ -64,7 +64,7 @@ ip addr replace "$NET.1/24" dev "$BR"
 ip link set "$BR" up
 # bridged frames go through iptables (br_netfilter), whose FORWARD policy Docker sets to DROP:
 # host-to-host traffic on the bridge is let through, and only that
-iptables -C FORWARD -i "$BR" -o "$BR" -j ACCEPT 2>/dev/null || iptables -I FORWARD -i "$BR" -o "$BR" -j ACCEPT
+iptables -w 10 -C FORWARD -i "$BR" -o "$BR" -j ACCEPT 2>/dev/null || iptables -w 10 -I FORWARD -i "$BR" -o "$BR" -j ACCEPT
 
 # --- the hosts ----------------------------------------------------------------------------------
 started=0; kept=0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -51,3 +53,17 @@ def test_order_colour_and_ordered_categoricals():
     assert envs.colour("unknown") == envs.OKABE_ITO["grey"]
     s = envs.ordered(pd.Series(["KVM", "Native", "Docker"]))
     assert s.sort_values().tolist() == ["Native", "Docker", "KVM"] and s.cat.ordered
+
+
+def test_nat_counts_are_read_per_published_address_from_dockers_rules():
+    """Genuine `iptables -t nat -L DOCKER -n -v -x` of a NAT container reached from another host."""
+    from overhead.environments.docker import nat_counts_command, parse_nat_counts
+
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "provenance"
+            / "nat_counts_two-hosts.txt").read_text()
+    # the bridge address: 2 + 3 TCP connections to netperf's two ports; the loopback: none
+    assert parse_nat_counts(text) == {"10.231.0.1": 5, "127.0.0.3": 0}
+    # another container's address: no rule is its own
+    assert parse_nat_counts(text.replace("172.17.0.2\n--", "172.17.0.9\n--", 1)) == {}
+    assert parse_nat_counts("Error: No such object: x\n") is None
+    assert "iptables -w 5 -t nat -L DOCKER -n -v -x" in nat_counts_command("overhead-c-docker-nat")

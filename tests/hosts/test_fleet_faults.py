@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_MACHINE, require
+from fleet_helper import Fleet, fleet_up
 
 from overhead.campaign import inventory, manifest, plan
 from overhead.campaign.execute import run_campaign, trial_dir
-from overhead.paths import ROOT
 from overhead.runners import RUNNERS_DIR
 
 pytestmark = pytest.mark.xdist_group("fleet-faults")
@@ -43,37 +43,24 @@ echo "tool=sleepy" > "$out/meta"
 """
 
 
-def _env(state: Path) -> dict:
-    return {**os.environ, "OVERHEAD_FLEET": str(state), "OVERHEAD_FLEET_PREFIX": PREFIX,
-            "OVERHEAD_FLEET_NET": NET}
-
-
-def _script(state: Path, name: str, *args: str) -> str:
-    done = subprocess.run(["sh", str(ROOT / "scripts" / name), *args], env=_env(state),
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, f"{name} {args}: {done.stdout}{done.stderr}"
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
     require("ip", "unshare", "sshd", "ssh-keygen", "iptables", "nsenter", root=True)
-    state = tmp_path_factory.mktemp("fleet-faults")
-    _script(state, "fleet-down.sh")  # leftovers of an earlier run under these names
-    _script(state, "fleet-up.sh", str(N))
-    yield state
-    _script(state, "fleet-down.sh")
+    f = fleet_up(tmp_path_factory.mktemp("fleet-faults"), PREFIX, NET, N)
+    yield f
+    f.script("fleet-down.sh", check=False)
+    assert f.left() == []
 
 
-def _campaign(tmp_path: Path, fleet: Path, name: str, size: int = 1) -> Path:
+def _campaign(tmp_path: Path, fleet: Fleet, name: str, size: int = 1) -> Path:
     # the campaign's own copy of the host keys: fleet-up rewrites the fleet's file
     known = tmp_path / "known_hosts"
-    shutil.copy(fleet / "ssh" / "known_hosts", known)
+    shutil.copy(fleet.state / "ssh" / "known_hosts", known)
     runners = tmp_path / "runners"
     runners.mkdir(exist_ok=True)
     shutil.copy(RUNNERS_DIR / "common.sh", runners / "common.sh")
     (runners / "sleepy.sh").write_text(SLEEPY)
-    hosts = "".join(f"  fleet-{i:02d}: {{address: {NET}.{10 + i}, key_file: {fleet / 'ssh' / 'id_ed25519'}, "
+    hosts = "".join(f"  fleet-{i:02d}: {{address: {NET}.{10 + i}, key_file: {fleet.state / 'ssh' / 'id_ed25519'}, "
                     f"known_hosts: {known}, connect_timeout: 3, keepalive: 1}}\n"
                     for i in range(1, N + 1))
     envs = "".join(f"  native-{i:02d}: {{kind: native, host: fleet-{i:02d}}}\n" for i in range(1, N + 1))
@@ -164,11 +151,11 @@ def _run_with_fault(tmp_path, fleet, name: str, fault, *, after=None):
 def test_a_partition_fails_the_trial_in_flight_and_the_link_coming_back_finishes(fleet, tmp_path):
     """The host's link cut while its runner runs, back 8 s later."""
     def cut():
-        _script(fleet, "fleet-link.sh", "2", "cut")
-        threading.Timer(8, lambda: _script(fleet, "fleet-link.sh", "2", "restore")).start()
+        fleet.script("fleet-link.sh", "2", "cut")
+        threading.Timer(8, lambda: fleet.script("fleet-link.sh", "2", "restore")).start()
 
     failed, detect = _run_with_fault(tmp_path, fleet, "partition", cut,
-                                     after=lambda: _script(fleet, "fleet-link.sh", "2", "clear"))
+                                     after=lambda: fleet.script("fleet-link.sh", "2", "clear"))
     causes = {r["cause"] for r in failed}
     assert all(re.match(r"(host not responding|lost host)", c) for c in causes), causes
     # found within the host's responsiveness bound: connect_timeout + 2 x keepalive (3 + 2) + slack
@@ -181,7 +168,7 @@ def test_a_host_that_reboots_fails_the_trial_in_flight_then_runs_again(fleet, tm
         for pid in _netns_pids(2):
             os.kill(pid, signal.SIGKILL)
         time.sleep(1)
-        _script(fleet, "fleet-up.sh", str(N))
+        fleet.script("fleet-up.sh", str(N))
 
     failed, detect = _run_with_fault(tmp_path, fleet, "reboot", reboot)
     assert len(failed) >= 1
@@ -192,7 +179,7 @@ def test_a_host_that_reboots_fails_the_trial_in_flight_then_runs_again(fleet, tm
 
 def test_a_host_back_with_a_new_key_fails_its_trials_naming_the_key_and_the_others_go_on(fleet, tmp_path):
     """Rebooted with a new host key: every later trial there is refused, naming the changed key."""
-    key = fleet / "hosts" / "02" / "ssh_host_ed25519_key"
+    key = fleet.state / "hosts" / "02" / "ssh_host_ed25519_key"
     saved = (key.read_bytes(), key.with_suffix(".pub").read_bytes())
 
     def rekey():
@@ -200,7 +187,7 @@ def test_a_host_back_with_a_new_key_fails_its_trials_naming_the_key_and_the_othe
             os.kill(pid, signal.SIGKILL)
         key.unlink()
         key.with_suffix(".pub").unlink()
-        _script(fleet, "fleet-up.sh", str(N))  # a new key (the campaign's copy has the old one)
+        fleet.script("fleet-up.sh", str(N))  # a new key (the campaign's copy has the old one)
 
     def restore():
         key.write_bytes(saved[0])
@@ -208,7 +195,7 @@ def test_a_host_back_with_a_new_key_fails_its_trials_naming_the_key_and_the_othe
         for pid in _netns_pids(2):
             os.kill(pid, signal.SIGKILL)
         time.sleep(0.5)
-        _script(fleet, "fleet-up.sh", str(N))
+        fleet.script("fleet-up.sh", str(N))
 
     path = _campaign(tmp_path, fleet, "rekey")
     raw = tmp_path / "raw"
@@ -262,9 +249,9 @@ def test_a_slow_lossy_link_is_survived_or_named(fleet, tmp_path):
     """The host's link at 256 kbit/s dropping 20% of its packets: its trials finish slowly or
     fail as a host not responding; nothing else."""
     def degrade():
-        _script(fleet, "fleet-link.sh", "2", "rate", "256kbit")
-        _script(fleet, "fleet-link.sh", "2", "loss", "20")
-        threading.Timer(10, lambda: _script(fleet, "fleet-link.sh", "2", "clear")).start()
+        fleet.script("fleet-link.sh", "2", "rate", "256kbit")
+        fleet.script("fleet-link.sh", "2", "loss", "20")
+        threading.Timer(10, lambda: fleet.script("fleet-link.sh", "2", "clear")).start()
 
     path = _campaign(tmp_path, fleet, "lossy")
     raw = tmp_path / "raw"
@@ -274,7 +261,7 @@ def test_a_slow_lossy_link_is_survived_or_named(fleet, tmp_path):
     finally:
         watcher.join(5)
         time.sleep(10)
-        _script(fleet, "fleet-link.sh", "2", "clear")
+        fleet.script("fleet-link.sh", "2", "clear")
     last = _last(raw / "lossy")
     assert all(r["state"] == "done" for r in last.values() if r["environment"] != "native-02")
     mine = [r for r in last.values() if r["environment"] == "native-02"]
@@ -291,10 +278,10 @@ def test_a_host_whose_disk_fills_fails_its_trials_naming_it_and_the_others_go_on
     """Host 02's campaign folder on a 2 MiB loop-mounted ext4 (in its own mount namespace);
     each trial writes 600 KiB: the third does not fit."""
     require("mkfs.ext4", "losetup", root=True)
-    image = fleet / "hosts" / "02" / "disk.img"
+    image = fleet.state / "hosts" / "02" / "disk.img"
     subprocess.run(["truncate", "-s", "2M", str(image)], check=True)
     subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True)
-    sshd = int((fleet / "hosts" / "02" / "sshd.pid").read_text())
+    sshd = int((fleet.state / "hosts" / "02" / "sshd.pid").read_text())
     folder = "/var/tmp/overhead/diskfull"
     ns = ["nsenter", "-t", str(sshd), "-m", "--"]
     subprocess.run([*ns, "mkdir", "-p", folder], check=True)

@@ -193,14 +193,20 @@ def responsive(h: Host) -> float:
     return h.connect_timeout + h.keepalive
 
 
-def _connect_host(h: Host, what: str, interrupt: threading.Event | None = None) -> Remote:
+def _connect_host(h: Host, what: str, interrupt: threading.Event | None = None, *,
+                  known: bool = False) -> Remote:
     """Connect to an inventory host; an SSH failure is the trial's.
 
     The cause is ``lost <what>``, or ``host not responding`` when its SSH server accepted but
-    did not answer in time, or ``host key refused`` when its key is not the one in the
-    campaign's known_hosts (nothing runs there; the other hosts go on). A host that refuses
-    the connection (its sshd restarting: a reboot) is tried again every half second for up to
-    its ``connect_timeout``, so that a host back within that bound costs no trial.
+    did not answer in time. A host that refuses the connection (its sshd restarting: a
+    reboot) is tried again every half second for up to its ``connect_timeout``, so that a host
+    back within that bound costs no trial.
+
+    A refused host key: on the run's first connection to the host (``known`` False: a key
+    never accepted in this run, a mistake in known_hosts) HostKeyError is raised as is and
+    stops the campaign before anything runs there; once the host was reached with its
+    recorded key (``known``), a changed key fails the trial with ``host key refused`` (nothing
+    runs there; the other hosts go on).
     """
     deadline = time.monotonic() + h.connect_timeout
     while True:
@@ -210,6 +216,8 @@ def _connect_host(h: Host, what: str, interrupt: threading.Event | None = None) 
                                   timeout=h.connect_timeout, keepalive=h.keepalive),
                           keepalive=h.keepalive, responsive=responsive(h), interrupt=interrupt)
         except HostKeyError as exc:
+            if not known:
+                raise
             raise TrialFailed(f"host key refused: {what}: {exc}") from None
         except SSHError as exc:
             if exc.refused and time.monotonic() + 0.5 < deadline and not (
@@ -256,6 +264,7 @@ class _Worker:
         self.position = 0
         self.error: BaseException | None = None
         self.silent: tuple[float, str] | None = None  # when the host last did not answer, why
+        self.reached: set[str] = set()  # hosts reached with their recorded key in this run
 
     def conn(self) -> Remote:
         """Return the host connection, reconnected when it broke (SSH failures: TrialFailed).
@@ -277,11 +286,13 @@ class _Worker:
             if wait > 0:
                 raise HostNotResponding(f"{why} (a new connection is tried in {wait:.0f} s)")
         try:
-            self._conn = _connect_host(self.host, f"host {self.host_name}", self.run.abort)
+            self._conn = _connect_host(self.host, f"host {self.host_name}", self.run.abort,
+                                       known=self.host_name in self.reached)
         except HostNotResponding as exc:
             self.silent = (time.monotonic(), exc.cause)
             raise
         self.silent = None
+        self.reached.add(self.host_name)
         return self._conn
 
     def cores(self) -> int | None:
@@ -354,7 +365,8 @@ class _Worker:
         if conn is not None and conn.alive():
             return conn
         conn = _connect_host(self.run.campaign.hosts[host_name], f"the client host {host_name}",
-                             self.run.abort)
+                             self.run.abort, known=host_name in self.reached)
+        self.reached.add(host_name)
         self.clients[host_name] = conn
         return conn
 
@@ -465,11 +477,17 @@ class _Worker:
             setup = time.monotonic() - t_env
             if held is not None:
                 env.hold_cpus(held)
+            nat = getattr(env, "nat_counts", None)
+            nat_before = nat() if nat is not None and where is not env else None
             try:
                 measured, info = self.execute(where, trial)
             finally:
                 if held is not None:
                     env.release_cpus()
+            nat_after = nat() if nat_before is not None else None
+            if nat_after is not None:
+                # connections DNATed to the container during the trial, per published address
+                info["nat_connections"] = {a: n - nat_before.get(a, 0) for a, n in nat_after.items()}
             info["idle"] = idle
             info["switch_s"] = round(switch, 3)  # pausing the others, resuming this one
             if isinstance(where, ClientEndpoint):

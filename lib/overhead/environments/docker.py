@@ -192,6 +192,32 @@ class DockerEnv(EnvSpec):
     cpus: Number | None = Field(None, gt=0, le=4096)
 
 
+def nat_counts_command(container: str) -> str:
+    """Return a command printing the container's IP, a separator, then Docker's DNAT counters."""
+    q = shlex.quote(container)
+    return (f"docker inspect -f '{{{{.NetworkSettings.IPAddress}}}}' {q}; echo --; "
+            "iptables -w 5 -t nat -L DOCKER -n -v -x")
+
+
+def parse_nat_counts(out: str) -> dict[str, int] | None:
+    """Read :func:`nat_counts_command`'s output: packets DNATed to the container, per address.
+
+    Each DNAT rule of the DOCKER chain whose target is the container's IP counts the
+    connections (the nat table sees a connection's first packet only) sent to one published
+    address; the counts of one address's ports are summed. None when the output is not that.
+    """
+    ip, sep, table = out.partition("\n--\n")
+    ip = ip.strip()
+    if not sep or not ip or "Chain DOCKER" not in table:
+        return None
+    counts: dict[str, int] = {}
+    for line in table.splitlines():
+        words = line.split()
+        if len(words) > 8 and words[2] == "DNAT" and f"to:{ip}:" in line and words[0].isdigit():
+            counts[words[8]] = counts.get(words[8], 0) + int(words[0])
+    return counts
+
+
 class DockerEnvironment(Environment):
     """A long-running container; each trial a ``docker exec``."""
 
@@ -292,6 +318,19 @@ class DockerEnvironment(Environment):
     def prepare(self, trial):
         """Kill a stale attempt inside the container; remove its files on the host."""
         return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials", self.cli)
+
+    def nat_counts(self) -> dict[str, int] | None:
+        """Return the connections DNATed to the container so far, per published address.
+
+        None unless the container uses Docker's NAT and its rules can be read (root). Read
+        before and after a trial, the difference says which way its clients came in: a
+        loopback address (a client on this host, the OUTPUT chain) or the host's address (a
+        client on another host, PREROUTING).
+        """
+        if self.spec.net != "nat" or not self.started:
+            return None
+        status, out, _ = self.ctx.host().exec(nat_counts_command(self.container), 30)
+        return parse_nat_counts(out) if status == 0 else None
 
     def listen(self, client_is_here):
         """Return the server's listen address: any in the container's namespace with NAT."""

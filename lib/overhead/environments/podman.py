@@ -460,6 +460,13 @@ class PodmanEnvironment(DockerEnvironment):
             if status == 0:
                 self.facts["published_listeners"] = parse_listeners(out)
 
+    def nat_counts(self):
+        """Return None: Podman's ports are not Docker's DNAT rules.
+
+        Rootful, they go through netavark's chains; rootless, through a user-space forwarder.
+        """
+        return None
+
     def listen(self, client_is_here):
         """Return the server's listen address: any in the container's own network namespace."""
         return "0.0.0.0" if self.spec.net != "host" else super(DockerEnvironment, self).listen(  # noqa: S104
