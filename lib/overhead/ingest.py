@@ -495,37 +495,33 @@ def _work(root: Path, rels: list[str], hashes: dict[str, str], monitor_dir: Path
         if not ctx.environment:
             raise ParseError(rel, None, "the ingest rule gives this file no environment")
         t0 = time.perf_counter()
-        if rule.tool in MONITOR_TOOLS and rule.keep is None:
-            try:
-                got = parsers.parse_file_wide(rule.tool, root / rel, name=rel)
-            except parsers.RunFailed as exc:
-                prov.extend(_provenance(schema.frame([]), rel, hashes[rel], rule, ctx, ruleset,
-                                        failure=str(exc)))
-                spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + time.perf_counter() - t0
-                continue
-            if got is not None:
-                table, cut = got
-                t1 = time.perf_counter()
-                spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + t1 - t0
-                prov.extend(_provenance(_wide_summary(table), rel, hashes[rel], rule, ctx, ruleset,
-                                        failure=cut))
-                schema.write_table(_wide_context(table, rel, rule, ctx, ruleset.campaign),
-                                   monitor_dir / monitor_part(rel))
-                spent["write monitor parts"] = spent.get("write monitor parts", 0.0) + time.perf_counter() - t1
-                continue
+        parse = f"parse {rule.tool}"
         try:
-            df = parsers.parse_file(rule.tool, root / rel, name=rel)
+            # a monitor format with a wide form is stored as it is (overhead.wide)
+            got = (parsers.parse_file_wide(rule.tool, root / rel, name=rel)
+                   if rule.tool in MONITOR_TOOLS and rule.keep is None else None)
+            df = parsers.parse_file(rule.tool, root / rel, name=rel) if got is None else None
         except parsers.RunFailed as exc:
             # the tool ran and failed: a run of this environment, recorded as failed with what
             # its output shows, not a reason to stop (nor to drop it without a word)
             prov.extend(_provenance(schema.frame([]), rel, hashes[rel], rule, ctx, ruleset,
                                     failure=str(exc)))
-            spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + time.perf_counter() - t0
+            spent[parse] = spent.get(parse, 0.0) + time.perf_counter() - t0
+            continue
+        if got is not None:
+            table, cut = got
+            t1 = time.perf_counter()
+            spent[parse] = spent.get(parse, 0.0) + t1 - t0
+            prov.extend(_provenance(_wide_summary(table), rel, hashes[rel], rule, ctx, ruleset,
+                                    failure=cut))
+            schema.write_table(_wide_context(table, rel, rule, ctx, ruleset.campaign),
+                               monitor_dir / monitor_part(rel))
+            spent["write monitor parts"] = spent.get("write monitor parts", 0.0) + time.perf_counter() - t1
             continue
         cut = parsers.cut_short_of(df)
         df, n_dropped = _keep(df, rule)
         t1 = time.perf_counter()
-        spent[f"parse {rule.tool}"] = spent.get(f"parse {rule.tool}", 0.0) + t1 - t0
+        spent[parse] = spent.get(parse, 0.0) + t1 - t0
         prov.extend(_provenance(df, rel, hashes[rel], rule, ctx, ruleset, failure=cut))
         if n_dropped:
             dropped[rel] = n_dropped

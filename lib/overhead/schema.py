@@ -321,6 +321,17 @@ def to_arrow(df: pd.DataFrame):
     return pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)
 
 
+def arrow_to_frame(table) -> pd.DataFrame:
+    """Convert an Arrow table to pandas with the nullable dtypes ``read_parquet`` gives.
+
+    As ``dtype_backend="numpy_nullable"``: string, Int64, boolean, Float64; dictionary-encoded
+    columns become categoricals.
+    """
+    mapping = {"string": pd.StringDtype(), "int64": pd.Int64Dtype(), "bool": pd.BooleanDtype(),
+               "double": pd.Float64Dtype()}
+    return table.to_pandas(types_mapper=lambda t: mapping.get(str(t)), ignore_metadata=True)
+
+
 def concat_arrow(tables: list):
     """Concatenate pyarrow Tables of conformed frames into one, unifying parameter columns.
 

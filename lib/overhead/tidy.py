@@ -83,11 +83,6 @@ def _has_wide_parts(folder: Path) -> bool:
     return any(wide.is_wide(pq.read_schema(p)) for p in schema.parts_of(folder))
 
 
-#: pandas' nullable dtypes for the Arrow types of the tidy tables (as ``dtype_backend="numpy_nullable"``).
-_NULLABLE = {"string": pd.StringDtype(), "int64": pd.Int64Dtype(), "bool": pd.BooleanDtype(),
-             "double": pd.Float64Dtype()}
-
-
 def _read_wide(path: Path, columns: list[str] | None, filters: list | None) -> pd.DataFrame:
     """Read a monitor folder whose parts are wide (or long) as the long tidy rows.
 
@@ -126,7 +121,7 @@ def _read_wide(path: Path, columns: list[str] | None, filters: list | None) -> p
     # plain strings, as a long part reads (dictionary encoding is how the parts store them)
     table = pa.table({n: (c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c)
                       for n, c in zip(table.column_names, table.columns, strict=True)})
-    return table.to_pandas(types_mapper=lambda t: _NULLABLE.get(str(t)), ignore_metadata=True)
+    return schema.arrow_to_frame(table)
 
 
 def load(tidy_dir: str | os.PathLike[str], benchmark: str | None = None, *,

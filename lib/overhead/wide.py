@@ -36,7 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["COUNTER_KEYS", "LAYOUT", "RAW", "build", "counter_name", "counter_where", "counters",
-           "filtered", "is_wide", "long_rows", "melt", "sample_filters", "with_columns"]
+           "filtered", "is_wide", "long_rows", "melt", "sample_filters"]
 
 LAYOUT = b"overhead.layout"
 _PATH = b"overhead.path"
@@ -139,17 +139,6 @@ def counters(schema: pa.Schema, where: Mapping[str, object] | None = None) -> di
         if ok:
             out[name] = keys
     return out
-
-
-def with_columns(table: pa.Table, columns: Mapping[str, pa.Array]) -> pa.Table:
-    """Add or replace sample columns of a wide table, keeping its metadata."""
-    meta = table.schema.metadata
-    for name, col in columns.items():
-        if name in table.column_names:
-            table = table.set_column(table.column_names.index(name), name, col)
-        else:
-            table = table.append_column(name, col)
-    return table.replace_schema_metadata(meta)
 
 
 def _segments(table: pa.Table) -> list[tuple[int, int, str | None]]:

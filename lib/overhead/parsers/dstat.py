@@ -120,7 +120,7 @@ import pyarrow.csv as pacsv
 from overhead import wide
 from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short
 from overhead.parsers._datestamp import started_at as parse_date
-from overhead.schema import conform
+from overhead.schema import arrow_to_frame, conform
 
 TOOL = "dstat"
 BENCHMARK = "dstat"
@@ -528,12 +528,7 @@ def _constant(value: str, n: int) -> pa.DictionaryArray:
 
 def long_frame(table: pa.Table) -> pd.DataFrame:
     """Turn melted long rows (:func:`overhead.wide.melt`) into a conformed tidy frame."""
-    df = table.to_pandas(types_mapper=_NULLABLE.get, ignore_metadata=True)
-    return conform(df)
-
-
-_NULLABLE = {pa.string(): pd.StringDtype(), pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(),
-             pa.int32(): pd.Int64Dtype()}
+    return conform(arrow_to_frame(table))
 
 
 def _stamps(s: _Session, sample: np.ndarray) -> np.ndarray | None:
