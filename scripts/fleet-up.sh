@@ -6,6 +6,9 @@
 #                     whose other end ($PREFIX-NNh) is a port of the bridge $PREFIX-br; no other
 #                     route: it reaches the bridge's subnet and nothing else
 #   the controller    this machine's own namespace, $NET.1/24 on the bridge
+#   VM guests         $NET.200-254 are left for QEMU guests on the bridge (a vm environment with
+#                     `bridge: $PREFIX-br` and `guest_address: $NET.200/24`: a tap device, made
+#                     and removed by the campaign; fleet-down removes one left behind)
 #   sshd              one per host, in its namespace, listening on $NET.(10+NN):22 only, root by
 #                     key only, started in a private mount namespace whose /var/tmp is the host's
 #                     own folder ($F/hosts/NN/var-tmp): hosts share this machine's files except

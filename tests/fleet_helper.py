@@ -49,6 +49,9 @@ class Fleet:
         out += [f"namespace {n}" for n in re.findall(rf"^({self.prefix}-\d\d)\b", netns, re.M)]
         links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
         out += [f"link {n}" for n in re.findall(rf"^\d+: ({self.prefix}-[\w-]+)[@:]", links, re.M)]
+        # a VM guest's tap on the bridge (vm environments with `bridge:`)
+        out += [f"link {n} on {self.prefix}-br" for n in re.findall(
+            rf"^\d+: (ovtap\w+)[@:].* master {self.prefix}-br ", links, re.M)]
         for proc in Path("/proc").iterdir():
             try:
                 cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()

@@ -48,6 +48,7 @@ unshare -m --propagation private sh -eu -c '
   chroot "$tree" apt-get update -q
   chroot "$tree" apt-get install -y -q --no-install-recommends "$@"
   chroot "$tree" systemctl enable systemd-networkd.service
+  chroot "$tree" systemctl enable systemd-network-generator.service
   chroot "$tree" apt-get clean
 ' sh "$tree" $packages > "$out/install.log" 2>&1 || { tail -n 30 "$out/install.log" >&2; exit 1; }
 rm -rf "$tree"/var/lib/apt/lists/* "$tree"/var/cache/apt/*.bin
@@ -57,10 +58,13 @@ echo overhead-vm > "$tree/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\toverhead-vm\n' > "$tree/etc/hosts"
 echo 'nameserver 10.0.2.3' > "$tree/etc/resolv.conf"   # QEMU user networking's DNS
 printf '/dev/vda\t/\text4\tdefaults\t0\t0\n' > "$tree/etc/fstab"
-# DHCP on the first NIC (QEMU user networking hands out 10.0.2.15)
+# DHCP on the first NIC (QEMU user networking hands out 10.0.2.15), unless the kernel command
+# line has an ip= (a guest on a bridge through a tap: its static address, which
+# systemd-network-generator turns into /run/systemd/network/90-eth0.network)
 cat > "$tree/etc/systemd/network/20-overhead.network" <<'EOF'
 [Match]
 Type=ether
+KernelCommandLine=!ip
 
 [Network]
 DHCP=ipv4

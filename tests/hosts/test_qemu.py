@@ -57,6 +57,11 @@ def fake_qemu(tmp_path):
         "#!/bin/sh\n"
         f"for a in \"$@\"; do printf '%s\\n' \"$a\"; done > {log}.img\n"
         "for last; do :; done; : > \"$last\"\n")
+    # ip: logs each call (one line), and knows one bridge, br-test (`link show ... type bridge`)
+    (bin_dir / "ip").write_text(
+        "#!/bin/sh\n"
+        f"echo \"$*\" >> {log}.ip\n"
+        "case \"$*\" in *'show dev br-test type bridge') echo '9: br-test: <UP> mtu 1500' ;; esac\n")
     for f in bin_dir.iterdir():
         f.chmod(0o755)
     image = tmp_path / "image-hash"
@@ -66,16 +71,19 @@ def fake_qemu(tmp_path):
     (tmp_path / "current").symlink_to("image-hash")
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
 
-    def run(spec, accel, *, ports=(), image_dir=None):
+    def run(spec, accel, *, ports=(), image_dir=None, also_forward=None):
         state = tmp_path / "state"
         proc = sh(qemu.boot_command(spec, str(image_dir or tmp_path / "current"), str(state),
-                                    10022, accel, ports=ports), env=env)
+                                    10022, accel, ports=ports, also_forward=also_forward),
+                  env=env)
         argv = (log.with_suffix(".qemu").read_text().splitlines()
                 if log.with_suffix(".qemu").exists() else None)
         img = log.with_suffix(".img").read_text().splitlines() if log.with_suffix(".img").exists() else None
         return proc, argv, img, state
 
     run.image = image
+    run.env = env
+    run.ip_log = log.with_suffix(".ip")
     return run
 
 
@@ -142,6 +150,98 @@ def test_tuned_boot_sets_cpu_model_and_topology(fake_qemu, accel, cpu):
         "user,id=n0,hostfwd=tcp:127.0.0.1:10022-:22,hostfwd=tcp:127.0.0.1:6379-:6379,"
         "hostfwd=udp:127.0.0.1:6379-:6379,hostfwd=tcp:127.0.0.1:12865-:12865,"
         "hostfwd=udp:127.0.0.1:12865-:12865"]
+
+
+def test_a_client_elsewhere_gets_the_forwards_on_the_hosts_address_too(fake_qemu):
+    proc, argv, _, _ = fake_qemu(SPEC, "tcg", ports=[6379], also_forward="10.231.0.1")
+    assert proc.returncode == 0, proc.stderr
+    assert _after(argv, "-netdev") == [
+        "user,id=n0,hostfwd=tcp:127.0.0.1:10022-:22,hostfwd=tcp:127.0.0.1:6379-:6379,"
+        "hostfwd=udp:127.0.0.1:6379-:6379,hostfwd=tcp:10.231.0.1:6379-:6379,"
+        "hostfwd=udp:10.231.0.1:6379-:6379"]
+
+
+BRIDGED = qemu.VmSpec(name="overhead-c-vm", vcpus=2, memory_mb=512, bridge="br-test",
+                      guest_address="10.231.5.50/24")
+
+
+def test_a_guest_on_a_bridge_has_a_tap_there_and_no_user_mode_network(fake_qemu):
+    proc, argv, _, state = fake_qemu(BRIDGED, "tcg", ports=[6379])
+    assert proc.returncode == 0, proc.stderr
+    tap = qemu.tap_name(BRIDGED)
+    assert len(tap) <= 15 and tap == qemu.tap_name(BRIDGED) != qemu.tap_name(SPEC)
+    vhost = "on" if Path("/dev/vhost-net").exists() else "off"
+    assert qemu.parse_boot(proc.stdout)["vhost"] == vhost
+    # a tap on the bridge, nothing forwarded, the MAC from the address, no user-mode network
+    assert _after(argv, "-netdev") == [f"tap,id=n0,ifname={tap},script=no,downscript=no,"
+                                       f"vhost={vhost}"]
+    assert _after(argv, "-device") == ["virtio-net-pci,netdev=n0,mac=52:54:00:e7:05:32"]
+    assert "hostfwd" not in " ".join(argv) and "user," not in " ".join(argv)
+    # the address on the kernel command line, for the image's systemd-network-generator
+    assert _after(argv, "-append")[0].endswith(
+        " net.ifnames=0 panic=1 ip=10.231.5.50:::255.255.255.0::eth0:off")
+    assert fake_qemu.ip_log.read_text().splitlines() == [
+        "-o link show dev br-test type bridge", f"link del {tap}",
+        f"tuntap add dev {tap} mode tap", f"link set {tap} master br-test",
+        f"link set {tap} up"]
+    assert (state / "tap").read_text().strip() == tap
+    assert qemu.guest_ip(BRIDGED) == "10.231.5.50" and qemu.guest_ip(SPEC) is None
+    assert qemu.network_fact(BRIDGED, {"vhost": "off"}) == (
+        f"tap {tap} on bridge br-test, virtio-net without vhost (no /dev/vhost-net on the "
+        "host), guest 10.231.5.50/24")
+    assert qemu.network_fact(SPEC) == qemu.NETWORK
+    # stopping the guest removes its tap, whether QEMU still ran or not
+    fake_qemu.ip_log.unlink()
+    stop = sh(qemu.stop_command(str(state)), env=fake_qemu.env)
+    assert stop.stdout.strip() == "not running"
+    assert fake_qemu.ip_log.read_text().splitlines() == [f"link del {tap}"]
+    assert not (state / "tap").exists()
+
+
+def test_a_guest_on_a_missing_bridge_does_not_boot(fake_qemu):
+    spec = qemu.VmSpec(name="t-vm", vcpus=1, memory_mb=256, bridge="br-none",
+                       guest_address="10.231.5.50/24")
+    proc, argv, _, _ = fake_qemu(spec, "tcg")
+    assert proc.returncode != 0 and argv is None
+    assert "no bridge br-none on this host" in proc.stderr
+    assert "tuntap" not in fake_qemu.ip_log.read_text()
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    (dict(bridge="br0"), "needs both bridge and guest_address"),
+    (dict(guest_address="10.0.0.5/24"), "needs both bridge and guest_address"),
+    (dict(bridge="a-bridge-name-too-long", guest_address="10.0.0.5/24"), "interface name"),
+    (dict(bridge="br0; reboot", guest_address="10.0.0.5/24"), "interface name"),
+    (dict(bridge="br0", guest_address="10.0.0.5"), "not a host address with its prefix"),
+    (dict(bridge="br0", guest_address="10.0.0.0/24"), "not a host address with its prefix"),
+    (dict(bridge="br0", guest_address="10.0.0.255/24"), "not a host address with its prefix"),
+    (dict(bridge="br0", guest_address="10.0.0.300/24"), "not a host address with its prefix"),
+    (dict(bridge="br0", guest_address="10.0.0.5/31"), "not a host address with its prefix"),
+    (dict(bridge="br0", guest_address="10.0.0.5/24", scratch_via="nfs-mount"),
+     "cannot reach its host's loopback"),
+])
+def test_vmspec_rejects_bad_bridge_fields(kwargs, match):
+    with pytest.raises(InputError, match=f"vm t-vm: .*{match}"):
+        qemu.VmSpec(name="t-vm", vcpus=1, memory_mb=256, **kwargs)
+
+
+@pytest.mark.parametrize(("fields", "match"), [
+    (dict(bridge="ovf-br"), "guest_address: a guest on a bridge needs both"),
+    (dict(guest_address="10.231.0.50/24"), "bridge: a guest on a bridge needs both"),
+    (dict(bridge="ovf-br", guest_address="10.231.0.50"), "not a host address"),
+    (dict(bridge="ovf-br", guest_address="10.231.0.50/24", ssh_port=10022),
+     "ssh_port: only used with QEMU's user-mode network"),
+    (dict(bridge="ovf-br", guest_address="10.231.0.50/24", ports=[80]),
+     "ports: only used with QEMU's user-mode network"),
+])
+def test_a_vm_environment_on_a_bridge_is_checked_where_it_is_written(fields, match):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=match):
+        VmEnv(kind="vm", host="local", image="/i", **fields)
+    ok = VmEnv(kind="vm", host="local", image="/i", bridge="ovf-br",
+               guest_address="10.231.0.50/24")
+    assert ok.guest_address == "10.231.0.50/24"
 
 
 def test_hugepages_only_when_asked_and_available(fake_qemu):
@@ -239,6 +339,12 @@ def test_choose_accel():
 def test_variant_says_tcg_and_never_hides_it():
     assert qemu.variant(SPEC, "kvm") == "untuned"
     assert qemu.variant(TUNED, "tcg") == "tuned,accel=tcg"
+    # on a bridge: another network path, never pooled with the user-mode one
+    assert qemu.variant(BRIDGED, "tcg") == "untuned,accel=tcg,net=tap"
+    assert qemu.variant(BRIDGED, "kvm") == "untuned,net=tap"
+    from overhead.environments.labels import label
+    assert label("vm", "untuned,accel=tcg,net=tap") == "QEMU TCG untuned tap"
+    assert label("kvm", "tuned,net=tap") == "KVM-tuned tap"
 
 
 # --- stop ------------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ _PART_WORDS: dict[str, str] = {
     "net=slirp4netns": "slirp4netns", "net=pasta": "pasta", "ports=slirp4netns": "slirp-ports",
     "driver=vfs": "vfs", "driver=fuse-overlayfs": "fuse-overlayfs", "net=veth-bridge": "veth",
     "privileged=true": "privileged", "privileged=false": "unprivileged",
+    # a VM on a bridge through a tap device (overhead.environments.qemu.variant)
+    "net=tap": "tap",
 }
 #: Parts that attach to the name with a hyphen (the paper writes KVM-tuned).
 _SUFFIX_PARTS = ("tuned", "untuned")
@@ -42,8 +44,9 @@ _SUFFIX_PARTS = ("tuned", "untuned")
 LABEL_ORDER: tuple[str, ...] = (
     "Native", "Docker", "Docker net=host", "Docker net=host volume", "Docker net=host AUFS",
     "Docker net=host overlay", "Docker NAT", "Docker NAT volume", "Docker NAT AUFS",
-    "Docker NAT overlay", "KVM", "KVM-untuned", "KVM-tuned", "QEMU TCG", "QEMU TCG untuned",
-    "QEMU TCG tuned",
+    "Docker NAT overlay", "KVM", "KVM-untuned", "KVM-tuned", "KVM-untuned tap", "KVM-tuned tap",
+    "QEMU TCG", "QEMU TCG untuned", "QEMU TCG tuned", "QEMU TCG untuned tap",
+    "QEMU TCG tuned tap",
 )
 
 # Okabe & Ito (2008), "Color Universal Design".
@@ -70,6 +73,11 @@ STYLE: dict[str, tuple[str, str]] = {
     "QEMU TCG": (OKABE_ITO["grey"], "x"),
     "QEMU TCG untuned": (OKABE_ITO["grey"], "x"),
     "QEMU TCG tuned": (OKABE_ITO["black"], "x"),
+    # on a bridge (tap): the same colour, a filled marker
+    "KVM-untuned tap": (OKABE_ITO["sky_blue"], ">"),
+    "KVM-tuned tap": (OKABE_ITO["green"], "p"),
+    "QEMU TCG untuned tap": (OKABE_ITO["grey"], "h"),
+    "QEMU TCG tuned tap": (OKABE_ITO["black"], "h"),
     # overlayfs is what stands in for the paper's AUFS today: AUFS's colour, another marker
     "Docker NAT overlay": (OKABE_ITO["purple"], "P"),
     "Docker net=host overlay": (OKABE_ITO["purple"], "X"),

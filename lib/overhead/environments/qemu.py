@@ -15,6 +15,8 @@ otherwise. :func:`choose_accel` decides, and the choice is recorded in the varia
 
 from __future__ import annotations
 
+import hashlib
+import ipaddress
 import re
 import shlex
 from collections.abc import Sequence
@@ -23,10 +25,11 @@ from dataclasses import dataclass
 from overhead.errors import InputError
 
 __all__ = ["ACCELS", "DISK_CACHES", "MARKER", "NFS_MOUNT_OPTIONS", "NFS_URL", "SCRATCH_VIA",
-           "TUNINGS", "VmSpec", "boot_command", "check_nfs_url", "choose_accel", "facts_command",
-           "guest_nfs_source", "mount_scratch_command", "nfs_image_url", "parse_boot",
+           "TUNINGS", "VmSpec", "boot_command", "check_guest_address", "check_nfs_url",
+           "choose_accel", "facts_command", "guest_ip", "guest_nfs_source",
+           "mount_scratch_command", "network_fact", "nfs_image_url", "parse_boot",
            "parse_facts", "parse_pinning", "pin_command", "probe_command", "probe_succeeded",
-           "scratch_fact", "stop_command", "valid_nfs_options", "variant"]
+           "scratch_fact", "stop_command", "tap_name", "valid_nfs_options", "variant"]
 
 #: The line ``/usr/local/sbin/overhead-probe`` (the probe's ``init=``) prints on the console.
 MARKER = "OVERHEAD-GUEST-UP"
@@ -73,6 +76,13 @@ _NFS_OPTIONS_RE = re.compile(r"[A-Za-z0-9_.=-]+(?:,[A-Za-z0-9_.=-]+)*")
 #: TCP/IP stack inside the QEMU process that forwards host ports (listening with a backlog of
 #: 1), not a bridge with virtio and vhost as in RC25482.
 NETWORK = "user-mode (slirp) virtio-net with host port forwards"
+#: A guest on a bridge (``bridge`` and ``guest_address``): a tap device on the host's bridge,
+#: its static address given on the kernel command line (``ip=``: the image's
+#: systemd-network-generator makes it a .network file; no DHCP, no route beyond the bridge).
+NETWORK_BRIDGE = "tap {tap} on bridge {bridge}, virtio-net{vhost}, guest {address}"
+#: The file in the state folder naming the tap device (removed when the guest stops).
+TAP_FILE = "tap"
+_BRIDGE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}")
 #: The kernel command line of a normal boot (net.ifnames=0: the NIC is eth0; panic=1 with
 #: -no-reboot: a panicking guest ends QEMU instead of hanging).
 APPEND = "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1"
@@ -113,6 +123,12 @@ class VmSpec:
         localhost at 10.0.2.2.
     nfs_options : str
         The guest's mount options for ``nfs-mount`` (default :data:`NFS_MOUNT_OPTIONS`).
+    bridge : str, optional
+        A bridge on the VM's host: the guest's NIC is a tap device on it (:func:`tap_name`)
+        instead of QEMU's user-mode network, and nothing is forwarded. Needs ``guest_address``.
+    guest_address : str, optional
+        The guest's static address on the bridge with its prefix length, ``10.231.0.50/24``
+        (:func:`check_guest_address`); SSH and the load generators reach the guest there.
 
     Raises
     ------
@@ -131,6 +147,8 @@ class VmSpec:
     scratch_via: str = "disk"
     nfs: str | None = None
     nfs_options: str = NFS_MOUNT_OPTIONS
+    bridge: str | None = None
+    guest_address: str | None = None
 
     def __post_init__(self) -> None:
         """Check the fields (see the class's Raises section)."""
@@ -157,6 +175,16 @@ class VmSpec:
         if self.scratch_via not in SCRATCH_VIA:
             raise InputError(f"vm {self.name}: scratch_via must be one of "
                              f"{', '.join(SCRATCH_VIA)}, not {self.scratch_via!r}")
+        if (self.bridge is None) != (self.guest_address is None):
+            raise InputError(f"vm {self.name}: a guest on a bridge needs both bridge and "
+                             f"guest_address (bridge {self.bridge!r}, guest_address "
+                             f"{self.guest_address!r})")
+        if self.bridge is not None:
+            if not isinstance(self.bridge, str) or not _BRIDGE_RE.fullmatch(self.bridge):
+                raise InputError(f"vm {self.name}: bridge must be an interface name (at most 15 "
+                                 f"letters, digits, '_', '.', '-'), not {self.bridge!r}")
+            object.__setattr__(self, "guest_address", check_guest_address(
+                self.guest_address, f"vm {self.name}: guest_address"))
         if self.scratch_via == "disk":
             return   # nfs and nfs_options unused
         if self.nfs is None:
@@ -166,6 +194,11 @@ class VmSpec:
             raise InputError(f"vm {self.name}: scratch_via nfs-disk needs a scratch disk size "
                              "(scratch_mb): its image is made on the export")
         if self.scratch_via == "nfs-mount":
+            if self.bridge is not None and _loopback(self.nfs):
+                raise InputError(f"vm {self.name}: scratch_via nfs-mount of {self.nfs}: a guest "
+                                 f"on the bridge {self.bridge} cannot reach its host's loopback "
+                                 "(only QEMU's user-mode network maps it, at 10.0.2.2); give "
+                                 "an export at an address the guest reaches")
             if self.scratch_mb is not None:
                 raise InputError(f"vm {self.name}: scratch_via nfs-mount has no scratch disk "
                                  f"(the guest mounts the export); scratch_mb must be None, not "
@@ -200,6 +233,69 @@ def check_nfs_url(url: object, what: str = "nfs") -> str:
     return f"nfs://{m[1]}{m[2]}"
 
 
+def check_guest_address(address: object, what: str = "guest_address") -> str:
+    """Return a guest's static address ``A.B.C.D/P`` on a bridge, or raise.
+
+    An IPv4 host address with its prefix length (8 to 30), neither the network's nor its
+    broadcast address; ``what`` names the field in the error.
+    """
+    try:
+        iface = ipaddress.IPv4Interface(address) if isinstance(address, str) and "/" in address \
+            else None
+    except ValueError:
+        iface = None
+    if iface is None or not 8 <= iface.network.prefixlen <= 30 or iface.ip in (
+            iface.network.network_address, iface.network.broadcast_address):
+        raise InputError(f"{what}: {address!r} is not a host address with its prefix length "
+                         "(for example 10.231.0.50/24, on the fleet's bridge ovf-br)")
+    return str(iface)
+
+
+def guest_ip(spec: VmSpec) -> str | None:
+    """Return the guest's address on its bridge without the prefix (None: user-mode network)."""
+    return spec.guest_address.split("/")[0] if spec.guest_address else None
+
+
+def tap_name(spec: VmSpec) -> str:
+    """Return the tap device of a guest on a bridge: ``ovtap`` and 9 hex digits of its name.
+
+    Interface names have at most 15 characters; a VM's name (campaign and environment) is
+    longer, so its hash names the tap.
+    """
+    return "ovtap" + hashlib.sha1(spec.name.encode()).hexdigest()[:9]  # noqa: S324 - a name
+
+
+def _guest_mac(spec: VmSpec) -> str:
+    """Return the NIC's MAC on a bridge: QEMU's prefix 52:54:00 and the address's last 3 bytes."""
+    packed = ipaddress.IPv4Address(guest_ip(spec)).packed
+    return "52:54:00:" + ":".join(f"{b:02x}" for b in packed[1:])
+
+
+def _kernel_ip(spec: VmSpec) -> str:
+    """Return the ``ip=`` kernel argument of a guest on a bridge: address, netmask, eth0, no DHCP.
+
+    No gateway: the guest reaches its bridge's network and nothing beyond.
+    """
+    iface = ipaddress.IPv4Interface(spec.guest_address)
+    return f"ip={iface.ip}:::{iface.netmask}::eth0:off"
+
+
+def network_fact(spec: VmSpec, booted: dict[str, str] | None = None) -> str:
+    """Return the ``vm_network`` provenance: user-mode, or the tap, bridge, vhost and address."""
+    if spec.bridge is None:
+        return NETWORK
+    vhost = (booted or {}).get("vhost")
+    said = {"on": " with vhost-net", "off": " without vhost (no /dev/vhost-net on the host)"}
+    return NETWORK_BRIDGE.format(tap=tap_name(spec), bridge=spec.bridge,
+                                 vhost=said.get(vhost, ""), address=spec.guest_address)
+
+
+def _loopback(url: str) -> bool:
+    """Whether an export URL's host is this host's loopback (127.x or localhost)."""
+    m = _NFS_URL_RE.fullmatch(url or "")
+    return bool(m) and (m[1] == "localhost" or m[1].startswith("127."))
+
+
 def nfs_image_url(spec: VmSpec) -> str:
     """Return the ``nfs://`` URL of an ``nfs-disk`` VM's scratch image: ``<nfs>/<name>.scratch.raw``."""
     return f"{spec.nfs}/{spec.name}.{SCRATCH}"
@@ -210,14 +306,18 @@ def guest_nfs_source(spec: VmSpec) -> str:
     m = _NFS_URL_RE.fullmatch(spec.nfs or "")
     if not m:
         raise InputError(f"vm {spec.name}: no nfs export URL (scratch_via {spec.scratch_via})")
-    host = GUEST_HOST_ADDRESS if m[1] in ("127.0.0.1", "localhost") or m[1].startswith(
-        "127.") else m[1]
+    host = GUEST_HOST_ADDRESS if _loopback(spec.nfs) else m[1]
     return f"{host}:{m[2]}"
 
 
 def variant(spec: VmSpec, accel: str) -> str:
-    """Return the tidy variant: the tuning, plus ``,accel=tcg`` when the guest ran under TCG."""
-    return spec.tuning if accel == "kvm" else f"{spec.tuning},accel={accel}"
+    """Return the tidy variant: the tuning, plus ``,accel=tcg`` when the guest ran under TCG.
+
+    A guest on a bridge adds ``,net=tap``: its network is another path than the user-mode one
+    (the label says "tap"), so the two are never pooled.
+    """
+    out = spec.tuning if accel == "kvm" else f"{spec.tuning},accel={accel}"
+    return out + (",net=tap" if spec.bridge is not None else "")
 
 
 def _script(lines: Sequence[str]) -> str:
@@ -241,7 +341,8 @@ def _accel_word(accel: str) -> str:
 
 
 def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, accel: str,
-                 ports: Sequence[int] = (), forward_address: str = "127.0.0.1") -> str:
+                 ports: Sequence[int] = (), forward_address: str = "127.0.0.1",
+                 also_forward: str | None = None) -> str:
     """Return the command that boots the guest in the background.
 
     It resolves ``image_dir`` (``current`` may be a symlink that moves later), creates
@@ -270,7 +371,7 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     state_dir : str
         The VM's folder for the overlay, pidfile and serial log (created).
     ssh_port : int
-        Host port on 127.0.0.1 forwarded to the guest's port 22.
+        Host port on 127.0.0.1 forwarded to the guest's port 22 (user-mode network only).
     accel : {"kvm", "tcg"}
         The accelerator (see :func:`choose_accel`).
     ports : sequence of int
@@ -279,6 +380,15 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     forward_address : str
         The host address those ports are forwarded from (a loopback address of the VM's own,
         so that servers of other environments on the host can use the same port numbers).
+    also_forward : str, optional
+        One more host address the same ports are forwarded from (the host's address on a
+        network, where load generators on other hosts reach the guest's servers).
+
+    A guest on a bridge (``spec.bridge``) has no user-mode network and nothing forwarded: the
+    command checks that the bridge exists, makes the tap :func:`tap_name` on it (its name in
+    ``state_dir/tap``, so :func:`stop_command` removes it), gives the guest its address on the
+    kernel command line (``ip=``, no gateway) and uses vhost-net when the host has
+    /dev/vhost-net, printing ``vhost=on`` or ``vhost=off``.
 
     Returns
     -------
@@ -287,7 +397,8 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
     """
     accel = _accel_word(accel)
     state = _q(state_dir)
-    fwd = "".join(f",hostfwd={proto}:{forward_address}:{int(p)}-:{int(p)}"
+    fwd = "".join(f",hostfwd={proto}:{addr}:{int(p)}-:{int(p)}"
+                  for addr in (forward_address, also_forward) if addr
                   for p in ports for proto in ("tcp", "udp"))
     words = [QEMU, "-name", f"{spec.name},debug-threads=on", "-nodefaults", "-no-reboot",
              "-accel", accel, "-m", str(spec.memory_mb)]
@@ -297,10 +408,19 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
                   "-cpu", "host" if accel == "kvm" else "max"]
     else:
         words += ["-smp", str(spec.vcpus)]
-    words += ["-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{int(ssh_port)}-:22{fwd}",
-              "-device", "virtio-net-pci,netdev=n0", "-display", "none"]
-    qemu = shlex.join(words)
-    files = (f'-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append {_q(APPEND)} '
+    append = APPEND
+    if spec.bridge is None:
+        words += ["-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{int(ssh_port)}-:22{fwd}",
+                  "-device", "virtio-net-pci,netdev=n0", "-display", "none"]
+        qemu = shlex.join(words)
+    else:
+        words += ["-device", f"virtio-net-pci,netdev=n0,mac={_guest_mac(spec)}",
+                  "-display", "none"]
+        tap = tap_name(spec)
+        qemu = (shlex.join(words) + f' -netdev "tap,id=n0,ifname={tap},script=no,'
+                'downscript=no,vhost=$vh"')
+        append = f"{APPEND} {_kernel_ip(spec)}"
+    files = (f'-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append {_q(append)} '
              f'-drive file={state}/{OVERLAY},format=qcow2,if=virtio ')
     nfs_disk = spec.scratch_via == "nfs-disk"
     if spec.scratch_mb and nfs_disk:
@@ -323,6 +443,19 @@ def boot_command(spec: VmSpec, image_dir: str, state_dir: str, ssh_port: int, ac
         f'qemu-img create -q -f qcow2 -F raw -b "$img/disk.raw" {state}/{OVERLAY} || exit 1',
         "hp=",
     ]
+    if spec.bridge is not None:
+        br, tap = _q(spec.bridge), tap_name(spec)
+        lines += [
+            f"ip -o link show dev {br} type bridge 2>/dev/null | grep -q . || "
+            f"{{ echo \"qemu: no bridge {spec.bridge} on "
+            "this host for the guest's tap (make fleet-up makes the fleet's)\" >&2; exit 1; }",
+            f"ip link del {tap} 2>/dev/null",
+            f"ip tuntap add dev {tap} mode tap && echo {tap} > {state}/{TAP_FILE} && "
+            f"ip link set {tap} master {br} && ip link set {tap} up || {{ echo \"qemu: could "
+            f"not put a tap {tap} on the bridge {spec.bridge}\" >&2; exit 1; }}",
+            "if [ -c /dev/vhost-net ]; then vh=on; else vh=off; fi",
+            "echo vhost=$vh",
+        ]
     if spec.scratch_via != "disk":
         # the export answers from this host (QEMU's NFS driver mounts it and reads its root):
         # a missing server or export is said here, not as a guest that cannot mount
@@ -434,7 +567,7 @@ def scratch_fact(spec: VmSpec, mounted: str = "") -> str:
 
 
 def parse_boot(text: str) -> dict[str, str]:
-    """Parse the ``accel=``, ``disk_cache=``, ``hugepages=``, ``scratch=`` and ``pid=`` lines."""
+    """Parse the ``accel=``, ``disk_cache=``, ``hugepages=``, ``scratch=``, ``vhost=`` and ``pid=`` lines."""
     return _name_values(text)
 
 
@@ -622,22 +755,26 @@ def stop_command(state_dir: str, wait: float = 30) -> str:
     """Return the command stopping the guest QEMU process named by its pidfile.
 
     TERM, up to ``wait`` seconds for it to go, then KILL. Only a process whose name starts
-    with ``qemu-system`` is signalled (a stale pidfile may name another process by now);
-    nothing else is removed. Prints ``stopped pid N`` or ``not running``.
+    with ``qemu-system`` is signalled (a stale pidfile may name another process by now).
+    Once QEMU is gone, the tap device of a guest on a bridge (named in ``state_dir/tap``) is
+    removed; nothing else is. Prints ``stopped pid N`` or ``not running``.
     """
     tenths = max(1, round(wait * 10))
     pid = f"{_q(state_dir)}/{PIDFILE}"
+    tap = f"{_q(state_dir)}/{TAP_FILE}"
     return _script([
         f"pid=$(cat {pid} 2>/dev/null)",
         'alive() { case $(cat /proc/"$pid"/comm 2>/dev/null) in qemu-system*) '
         '! grep -q "^State:.*Z" /proc/"$pid"/status 2>/dev/null ;; *) return 1 ;; esac; }',
-        'if [ -z "$pid" ] || ! alive; then echo "not running"; exit 0; fi',
+        f'untap() {{ if [ -s {tap} ]; then ip link del "$(cat {tap})" 2>/dev/null; '
+        f'rm -f {tap}; fi; }}',
+        'if [ -z "$pid" ] || ! alive; then untap; echo "not running"; exit 0; fi',
         'kill "$pid"',
         f'n=0; while alive && [ $n -lt {tenths} ]; do sleep 0.1; n=$((n + 1)); done',
         'if alive; then kill -9 "$pid"; n=0; while alive && [ $n -lt 50 ]; do sleep 0.1; '
         'n=$((n + 1)); done; fi',
         'if alive; then echo "qemu pid $pid did not stop" >&2; exit 1; fi',
-        'echo "stopped pid $pid"',
+        'untap; echo "stopped pid $pid"',
     ])
 
 

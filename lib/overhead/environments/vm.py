@@ -17,7 +17,13 @@ from pydantic import Field, field_validator, model_validator
 from overhead.environments import qemu
 from overhead.environments.base import WATCHDOG_SLACK, Context, Environment, TrialFailed, tail
 from overhead.environments.failures import Interrupted
-from overhead.environments.qemu import NFS_MOUNT_OPTIONS, NFS_URL, check_nfs_url, valid_nfs_options
+from overhead.environments.qemu import (
+    NFS_MOUNT_OPTIONS,
+    NFS_URL,
+    check_guest_address,
+    check_nfs_url,
+    valid_nfs_options,
+)
 from overhead.environments.spec import MAX_SECONDS, EnvSpec, Int, Number
 from overhead.errors import InputError
 
@@ -26,6 +32,11 @@ __all__ = ["VmEnv", "VmEnvironment"]
 
 class VmEnv(EnvSpec):
     """A QEMU guest the campaign boots on ``host`` and reaches by SSH on a forwarded port.
+
+    Or, with ``bridge`` and ``guest_address``, a guest whose NIC is a tap device on a bridge of
+    its host (the fleet's, ``make fleet-up``), at a static address there: no user-mode network,
+    nothing forwarded; SSH and the load generators (on the host or on other hosts of the
+    bridge) reach the guest at its address.
 
     ``tuning``: untuned = QEMU's default CPU model, no pinning; tuned = host CPU model and
     topology, vCPU threads pinned to ``pinning`` (default 0..vcpus-1), hugepage memory where
@@ -68,6 +79,39 @@ class VmEnv(EnvSpec):
     nfs_options: str = Field(NFS_MOUNT_OPTIONS, description=(
         "the guest's NFS mount options (scratch_via nfs-mount only); default NFSv4.0 over TCP, "
         "hard, as the seed's client; the options the kernel uses are recorded"))
+    bridge: str | None = Field(None, description=(
+        "a bridge on the VM's host (the fleet's, ovf-br): the guest's NIC is a tap device on it "
+        "instead of QEMU's user-mode network (no port forwards, no backlog of 1); needs "
+        "guest_address"))
+    guest_address: str | None = Field(None, description=(
+        "the guest's static address on the bridge with its prefix, 10.231.0.50/24 (given on "
+        "its kernel command line); SSH and load generators reach it there"))
+
+    @field_validator("guest_address")
+    @classmethod
+    def _guest_address(cls, address: str | None) -> str | None:
+        """Check a host address with its prefix length, A.B.C.D/P."""
+        if address is None:
+            return None
+        try:
+            return check_guest_address(address, "guest_address")
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _bridge(self) -> VmEnv:
+        """Check that a bridge comes with an address and the other way round, and no forwards."""
+        if (self.bridge is None) != (self.guest_address is None):
+            missing = "guest_address" if self.guest_address is None else "bridge"
+            raise ValueError(f"{missing}: a guest on a bridge needs both bridge and "
+                             "guest_address")
+        if self.bridge is not None:
+            for name in ("ssh_port", "ports"):
+                if name in self.model_fields_set:
+                    raise ValueError(f"{name}: only used with QEMU's user-mode network (port "
+                                     "forwards); a guest on a bridge is reached at its "
+                                     "guest_address")
+        return self
 
     @field_validator("nfs")
     @classmethod
@@ -136,7 +180,8 @@ class VmEnvironment(Environment):
         return qemu.VmSpec(name=f"overhead-{self.ctx.campaign}-{self.name}", vcpus=s.vcpus,
                            memory_mb=s.memory, tuning=s.tuning, pinning=pinning,
                            hugepages=s.hugepages, scratch_mb=s.scratch, disk_cache=s.disk_cache,
-                           scratch_via=s.scratch_via, nfs=s.nfs, nfs_options=s.nfs_options)
+                           scratch_via=s.scratch_via, nfs=s.nfs, nfs_options=s.nfs_options,
+                           bridge=s.bridge, guest_address=s.guest_address)
 
     def start(self) -> None:
         """Probe the accelerator, boot the guest, wait for its SSH, copy the runners."""
@@ -153,10 +198,12 @@ class VmEnvironment(Environment):
         self.ctx.event("accelerator", environment=self.name, accel=self.accel, reason=reason)
         self.tidy_environment = "kvm" if self.accel == "kvm" else "vm"
         spec = self._spec()
+        self.qemu_spec = spec
         self.variant = qemu.variant(spec, self.accel)
         status, out, err = conn.exec(qemu.boot_command(
             spec, image, self.state, s.ssh_port, self.accel,
-            ports=self.ctx.server_ports, forward_address=self.loopback), 120)
+            ports=self.ctx.server_ports, forward_address=self.loopback,
+            also_forward=self.ctx.address if self.ctx.remote_clients else None), 120)
         if status != 0:
             raise TrialFailed(f"QEMU did not start (exit {status})", tail(out + err))
         booted = qemu.parse_boot(out)
@@ -187,7 +234,7 @@ class VmEnvironment(Environment):
                            "vcpu_pinning": pinned,
                            "hugepages": booted.get("hugepages", "unknown"),
                            "vm_scratch_disk": scratch,
-                           "vm_network": qemu.NETWORK,
+                           "vm_network": qemu.network_fact(spec, booted),
                            "vcpus": s.vcpus, "memory_mb": s.memory})
 
     def _account(self, conn) -> None:
@@ -249,11 +296,12 @@ class VmEnvironment(Environment):
         s, ctx = self.spec, self.ctx
         deadline = time.monotonic() + s.boot_timeout
         last = ""
+        address, port = self._guest_endpoint()
         while time.monotonic() < deadline and not ctx.stop.is_set():
             if not self.qemu_alive():
                 raise TrialFailed("QEMU exited during boot", self._serial_tail())
             try:
-                return Remote(connect("127.0.0.1", s.ssh_port, s.user,
+                return Remote(connect(address, port, s.user,
                                       known_hosts=s.known_hosts or ctx.known_hosts,
                                       key_file=s.key_file or ctx.key_file,
                                       host_key_alias=s.host_key_alias, timeout=10,
@@ -269,6 +317,12 @@ class VmEnvironment(Environment):
             raise Interrupted(f"stopped now while the VM {self.name} booted")
         raise TrialFailed(f"guest SSH did not answer within {s.boot_timeout:.0f} s ({last})",
                           self._serial_tail())
+
+    def _guest_endpoint(self) -> tuple[str, int]:
+        """Return where the guest's sshd answers from its host: the forward, or its bridge address."""
+        if self.spec.bridge is not None:
+            return qemu.guest_ip(self._spec()), 22
+        return "127.0.0.1", self.spec.ssh_port
 
     def _serial_tail(self) -> str:
         """Return the end of the guest's serial console log (why a boot failed)."""
@@ -309,6 +363,17 @@ class VmEnvironment(Environment):
         if self.guest is None or not self.guest.alive():
             raise TrialFailed(f"lost the VM {self.name}: its SSH connection is closed")
         return self.guest
+
+    def address(self, client_is_here: bool) -> str:
+        """Return where load generators reach the guest's servers.
+
+        User-mode network: the VM's loopback address on its host (QEMU forwards it), or the
+        host's address for a client elsewhere. On a bridge: the guest's own address, from the
+        host and from the bridge's other hosts alike.
+        """
+        if self.spec.bridge is not None:
+            return qemu.guest_ip(self._spec())
+        return super().address(client_is_here)
 
     def listen(self, client_is_here):
         """Return any address: QEMU's port forward reaches the guest's own interface."""
