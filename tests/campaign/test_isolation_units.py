@@ -302,3 +302,32 @@ def test_noise_section_lists_the_judged_bimodal_cells_first_and_counts_the_rest(
         in page
     spread = pd.read_csv(tmp_path / "out" / "cell_spread.csv")
     assert int(spread["multimodal"].sum()) == 12  # the CSV keeps every one
+
+
+def _stat_line(pid: int, comm: str, utime: int, stime: int) -> str:
+    """A /proc/PID/stat line: pid (comm) state ppid ... utime (14) stime (15) ..."""
+    return f"{pid} ({comm}) S 2 0 0 0 -1 2129984 0 0 0 0 {utime} {stime} 0 0 20 0 1 0 3 0 0\n"
+
+
+@pytest.mark.parametrize("awk", [True, False], ids=["awk", "shell-loop"])
+def test_kernel_threads_are_summed_from_a_fake_tree_with_awk_and_without(tmp_path, awk):
+    """kthreadd and its children's utime + stime, whatever their names hold (spaces, ') '); a
+    child gone since the list was read is skipped; awk (one process) and the shell loop (hosts
+    without awk) agree."""
+    proc = tmp_path / "proc"
+    threads = {2: ("kthreadd", 3, 4), 12: ("kworker/0:1-events", 100, 250),
+               13: ("a) b c", 7, 11), 14: ("ksoftirqd/0", 0, 9)}
+    for pid, (comm, u, s) in threads.items():
+        (proc / str(pid)).mkdir(parents=True)
+        (proc / str(pid) / "stat").write_text(_stat_line(pid, comm, u, s))
+    (proc / "2" / "task" / "2").mkdir(parents=True)
+    (proc / "2" / "task" / "2" / "children").write_text("12 13 14 99 ")   # 99: gone
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("sh", "cat", "grep") + (("awk",) if awk else ()):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    cmd = analysis.noise_command(str(proc), str(tmp_path / "sys"), nproc=False, cgroup="x")
+    done = subprocess.run([str(bin_dir / "sh"), "-c", cmd], capture_output=True, text=True,
+                          env={"PATH": str(bin_dir)}, timeout=30)
+    assert analysis.parse_noise(done.stdout)["kthread_ticks"] == sum(
+        u + s for _, u, s in threads.values()) == 384, done.stdout + done.stderr

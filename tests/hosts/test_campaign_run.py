@@ -210,6 +210,51 @@ def test_prepare_kills_a_stale_attempt_and_clears_its_files(tmp_path):
     assert not Path(pgid).exists() and list((tmp_path / "trials").iterdir()) == []
 
 
+def test_prepare_of_a_trial_never_started_only_removes_files(tmp_path):
+    """No runner of a trial that never started can be left: its preparation removes its files
+    and reads no process's environment (the sweep was most of the command's time)."""
+    from overhead.environments import docker, lxc, native
+
+    out = tmp_path / "trials" / "t-1"
+    (tmp_path / "trials").mkdir()
+    (tmp_path / "trials" / "t-1.partial.7").mkdir()
+    out.mkdir()
+    Path(f"{out}.pgid").write_text("1\n")     # even a pgid file is not acted on: only removed
+    light = native.prepare_command(str(out), f"{out}.pgid", sweep=False)
+    assert "grep" not in light and "kill" not in light
+    subprocess.run(["sh", "-c", light], check=True)
+    assert list((tmp_path / "trials").iterdir()) == []
+    for cmd in (docker.prepare_command("c", "t-1", "/x/trials", sweep=False),
+                lxc.prepare_command("c", "t-1", "/x/trials", sweep=False)):
+        assert cmd == "rm -rf /x/trials/t-1 /x/trials/t-1.partial.* /x/trials/t-1.pgid"
+    assert "docker exec" in docker.prepare_command("c", "t-1", "/x/trials")
+
+
+def test_only_trials_started_before_are_swept_for_leftovers(sshd, tmp_path):
+    """The executor sweeps before a trial the manifest says was started (its controller may have
+    died with its runner running), and only removes files before the others."""
+    path = campaign_file(tmp_path, "sweeps", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "cpu: {runner: sysbench, params: {test: cpu, threads: 1, time: 1}}",
+                         "trials: 3\nwarmup: 0\n")
+    c = inventory.load(path)
+    ids = [t.id for t in plan.make_plan(c).trials]
+    raw = tmp_path / "raw"
+    (raw / "sweeps").mkdir(parents=True)
+    # an earlier run started the second trial and died
+    with manifest.Manifest(raw / "sweeps" / "manifest.jsonl") as m:
+        m.trial(ids[1], "running", attempt=1)
+    preps: dict[str, str] = {}
+    real = execute._Worker._execute
+
+    def spy(self, env, trial):
+        preps[trial.id] = env.prepare(trial, sweep=trial.id in self.run.started)
+        return real(self, env, trial)
+
+    with mock.patch.object(execute._Worker, "_execute", spy):
+        result = run_campaign(c, raw_root=raw, progress=False)
+    assert (result.done, result.failed) == (3, 0), result.failures
+    assert ["grep -lxzF" in preps[i] for i in ids] == [False, True, False]
 def test_a_server_left_by_an_interrupted_run_is_stopped_before_the_next_starts(tmp_path):
     """A native server started by an earlier (killed) run still runs with its pid file: the
     next run stops that session before starting its own; a pid file naming a process that

@@ -160,11 +160,18 @@ def _cgroup_usage(cgroup: str) -> str:
 #: Shell code printing ``kthread_ticks``: utime + stime (fields 14 and 15 of /proc/PID/stat,
 #: counted after the command name, which may hold spaces) of kthreadd (pid 2) and of its
 #: children (/proc/2/task/2/children), the kernel's threads; left out when that list is not
-#: there (a kernel without CONFIG_PROC_CHILDREN).
+#: there (a kernel without CONFIG_PROC_CHILDREN). One awk reads them all (a shell loop over the
+#: 60 kernel threads of a small host took 4.7 ms a sample, twice a trial); without awk, the
+#: shell loop.
 _KTHREADS = ('c="$P"/2/task/2/children; if [ -r "$c" ]; then kids=; read -r kids < "$c"; '
-             'kt=0; for p in 2 $kids; do read -r line < "$P/$p/stat" || continue; '
+             'if command -v awk >/dev/null 2>&1; then '
+             'awk -v P="$P" -v kids="2 $kids" \'BEGIN { kt = 0; n = split(kids, k, " "); '
+             'for (i = 1; i <= n; i++) { f = P "/" k[i] "/stat"; '
+             'if ((getline line < f) > 0) { sub(/.*\\) /, "", line); split(line, x, " "); '
+             'kt += x[12] + x[13] } close(f) } print "kthread_ticks=" kt }\'; '
+             'else kt=0; for p in 2 $kids; do read -r line < "$P/$p/stat" || continue; '
              'r=${line##*) }; set -- $r; kt=$((kt + ${12} + ${13})); done; '
-             'echo "kthread_ticks=$kt"; fi; ')
+             'echo "kthread_ticks=$kt"; fi; fi; ')
 
 
 def parse_noise(text: str | None) -> dict[str, float | int | None]:

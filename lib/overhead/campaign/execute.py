@@ -172,6 +172,9 @@ class _Run:
     attempts: dict[str, int] = field(default_factory=dict)
     #: trial id -> attempts so far moved to interfered/ (from the manifest)
     interfered: dict[str, int] = field(default_factory=dict)
+    #: trials the manifest says were started before (a runner of theirs may still run on the
+    #: endpoint if its controller died): their preparation sweeps for what is left of them
+    started: set[str] = field(default_factory=set)
     done: int = 0
     failed: int = 0
     durations: list[float] = field(default_factory=list)
@@ -581,7 +584,8 @@ class _Worker:
     def _execute(self, env: Environment | ClientEndpoint, trial: PlannedTrial) -> tuple[float, dict]:
         """Run the runner with noise samples around it (see :meth:`execute`)."""
         remote = env.trial_dir(trial)
-        prep = env.prepare(trial)
+        # a trial never started before has no runner left anywhere: its files only
+        prep = env.prepare(trial, sweep=trial.id in self.run.started)
         measured_env = env.env if isinstance(env, ClientEndpoint) else env
         noise = analysis.noise_command(
             nproc=False, cgroup=measured_env.ctx.cgroup if measured_env.accounted else None)
@@ -983,6 +987,8 @@ def _run_campaign(campaign: Campaign, raw: Path, *, retries: int = 0,
             for tid, att in state.attempts.items():
                 run.attempts[tid] = att
             run.interfered = {}
+            run.started = {rec["trial"] for rec in records
+                           if rec.get("state") == "running" and rec.get("trial") is not None}
             for rec in records:
                 if rec.get("state") == "interfered" and rec.get("trial") is not None:
                     tid = rec["trial"]

@@ -262,9 +262,14 @@ class Endpoint:
         """Return the trial directory on the endpoint."""
         return f"{self.ctx.folder}/trials/{trial.id}"
 
-    def prepare(self, trial: Trial) -> str:
-        """Return the command that kills a stale attempt of the trial and removes its files."""
-        return posix.prepare_command(self.trial_dir(trial), self.trial_dir(trial) + ".pgid")
+    def prepare(self, trial: Trial, *, sweep: bool = True) -> str:
+        """Return the command that kills a stale attempt of the trial and removes its files.
+
+        ``sweep=False``: the trial was never started, only its files are removed
+        (:func:`~overhead.environments.posix.prepare_command`).
+        """
+        return posix.prepare_command(self.trial_dir(trial), self.trial_dir(trial) + ".pgid",
+                                     sweep=sweep)
 
 
 def _refused_host_key(exc: BaseException) -> bool:

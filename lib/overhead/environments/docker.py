@@ -137,18 +137,22 @@ def exec_command(name: str, runner: str, trial_id: str, params: Mapping[str, obj
             f"sh -c {shlex.quote(inner)}")
 
 
-def prepare_command(name: str, trial_id: str, trials_dir: str, cli: str = "docker") -> str:
+def prepare_command(name: str, trial_id: str, trials_dir: str, cli: str = "docker", *,
+                    sweep: bool = True) -> str:
     """Return the command clearing the way for a (re-)run: kill a stale attempt, remove its files.
 
     The process group and what is left of the runner (:func:`~overhead.environments.posix.
     sweep_command`) are killed inside the container, where its id was written and means
     something (on the host that number names another process); the files are removed on the
-    host, where the trials folder is mounted from.
+    host, where the trials folder is mounted from. ``sweep=False`` (a trial never started):
+    only the files, no ``docker exec``.
     """
+    q = shlex.quote(f"{trials_dir}/{trial_id}")
+    if not sweep:
+        return f"rm -rf {q} {q}.partial.* {q}.pgid"
     kill = (f"p={TRIALS_MOUNT}/{trial_id}.pgid; "
             "if [ -s $p ]; then kill -KILL -$(cat $p) 2>/dev/null; fi; "
             f"{sweep_command(f'{TRIALS_MOUNT}/{trial_id}')}; true")
-    q = shlex.quote(f"{trials_dir}/{trial_id}")
     return (f"{cli} exec {shlex.quote(name)} sh -c {shlex.quote(kill)} >/dev/null 2>&1; "
             f"rm -rf {q} {q}.partial.* {q}.pgid")
 
@@ -315,9 +319,10 @@ class DockerEnvironment(Environment):
         """Return the runners folder as the container sees it (its read-only mount)."""
         return RUNNERS_MOUNT
 
-    def prepare(self, trial):
+    def prepare(self, trial, *, sweep: bool = True):
         """Kill a stale attempt inside the container; remove its files on the host."""
-        return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials", self.cli)
+        return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials", self.cli,
+                               sweep=sweep)
 
     def nat_counts(self) -> dict[str, int] | None:
         """Return the connections DNATed to the container so far, per published address.

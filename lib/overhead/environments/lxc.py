@@ -280,17 +280,19 @@ def exec_command(name: str, runner: str, trial_id: str, params: Mapping[str, obj
     return f"timeout -k {KILL_AFTER} {outer} {attach(name, inner, detach_stdin=True)}"
 
 
-def prepare_command(name: str, trial_id: str, trials_dir: str) -> str:
+def prepare_command(name: str, trial_id: str, trials_dir: str, *, sweep: bool = True) -> str:
     """Return the command clearing the way for a (re-)run: kill a stale attempt, remove its files.
 
     The process group and what is left of the runner are killed inside the container, where
     the ids were written; the files are removed on the host, where the trials folder is
-    mounted from.
+    mounted from. ``sweep=False`` (a trial never started): only the files.
     """
+    q = shlex.quote(f"{trials_dir}/{trial_id}")
+    if not sweep:
+        return f"rm -rf {q} {q}.partial.* {q}.pgid"
     kill = (f"p={TRIALS_MOUNT}/{trial_id}.pgid; "
             "if [ -s $p ]; then kill -KILL -$(cat $p) 2>/dev/null; fi; "
             f"{sweep_command(f'{TRIALS_MOUNT}/{trial_id}')}; true")
-    q = shlex.quote(f"{trials_dir}/{trial_id}")
     return (f"{attach(name, kill, detach_stdin=True)} >/dev/null 2>&1; "
             f"rm -rf {q} {q}.partial.* {q}.pgid")
 
@@ -621,9 +623,10 @@ class LxcEnvironment(Environment):
         """Return the runners folder as the container sees it (its read-only mount)."""
         return RUNNERS_MOUNT
 
-    def prepare(self, trial):
+    def prepare(self, trial, *, sweep: bool = True):
         """Kill a stale attempt inside the container; remove its files on the host."""
-        return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials")
+        return prepare_command(self.container, trial.id, f"{self.ctx.folder}/trials",
+                               sweep=sweep)
 
     def address(self, client_is_here):
         """Return the container's address on the bridge, where a client on its host reaches it.

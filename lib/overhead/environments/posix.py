@@ -156,15 +156,21 @@ def sweep_command(outdir: str) -> str:
             "sleep 0.1; i=$((i+1)); done")
 
 
-def prepare_command(outdir: str, pgid_file: str) -> str:
+def prepare_command(outdir: str, pgid_file: str, *, sweep: bool = True) -> str:
     """Return the command that clears the way for a (re-)run of a trial into ``outdir``.
 
     Kills the process group of an earlier attempt that may still run (its controller died) and
     every process left of it (:func:`sweep_command`), then removes its trial directory, partial
     directories and process-group file. The trial directory's parent must exist (the
     environment creates it when it starts).
+
+    ``sweep=False`` only removes the files: for a trial the campaign never started (its
+    manifest has no ``running`` record of it), no runner of it can be left, and the sweep,
+    which reads every process's environment, was most of this command's time.
     """
     q, p = shlex.quote(outdir), shlex.quote(pgid_file)
+    if not sweep:
+        return f"rm -rf {q} {q}.partial.* {p}"
     return (f"if [ -s {p} ]; then kill -KILL -$(cat {p}) 2>/dev/null; fi; "
             f"{sweep_command(outdir)}; rm -rf {q} {q}.partial.* {p}")
 
