@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import subprocess
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,3 +115,24 @@ Subsystem sftp {SFTP}
     sshd = Sshd(folder, port, folder / "client", known, host_key)
     sshd.start()
     return sshd
+
+
+def runners_dir(tmp_path: Path, **scripts: str) -> Path:
+    """A campaign's own runners folder: ``name=body`` becomes ``name.sh`` (POSIX sh)."""
+    folder = tmp_path / "runners"
+    folder.mkdir(exist_ok=True)
+    for name, body in scripts.items():
+        (folder / f"{name}.sh").write_text(textwrap.dedent(body))
+    return folder
+
+
+#: A runner that sleeps ``secs`` seconds, then writes ``size`` KiB of output and its meta.
+SLEEPY = """\
+    out=$1; shift
+    secs=0; size=1
+    for w in "$@"; do case $w in secs=*) secs=${w#secs=};; size=*) size=${w#size=};; esac; done
+    sleep "$secs"
+    mkdir -p "$out"
+    head -c "$((size * 1024))" /dev/zero > "$out/output"
+    echo "tool=sleepy" > "$out/meta"
+"""

@@ -21,7 +21,7 @@ from unittest import mock
 
 import pytest
 from conftest import SHARED_MACHINE, free_port, require
-from sshd_helper import make_sshd, require_sshd
+from sshd_helper import SLEEPY, make_sshd, require_sshd, runners_dir
 
 from overhead.campaign import execute, inventory, manifest, plan
 from overhead.campaign.execute import REMOTE_BASE, run_campaign, trial_dir
@@ -490,27 +490,6 @@ def test_a_hung_host_fails_its_trials_in_bounded_time_and_the_other_host_goes_on
 # ---------------------------------------------------------------------------------------------
 # issue 25: one run of a campaign at a time, a runner's stray children, a TERM-ignoring runner,
 # a full disk
-
-def runners_dir(tmp_path: Path, **scripts: str) -> Path:
-    """A campaign's own runners folder: ``name=body`` becomes ``name.sh`` (POSIX sh)."""
-    folder = tmp_path / "runners"
-    folder.mkdir(exist_ok=True)
-    for name, body in scripts.items():
-        (folder / f"{name}.sh").write_text(textwrap.dedent(body))
-    return folder
-
-
-#: A runner that sleeps ``secs`` seconds, then writes ``size`` KiB of output and its meta.
-SLEEPY = """\
-    out=$1; shift
-    secs=0; size=1
-    for w in "$@"; do case $w in secs=*) secs=${w#secs=};; size=*) size=${w#size=};; esac; done
-    sleep "$secs"
-    mkdir -p "$out"
-    head -c "$((size * 1024))" /dev/zero > "$out/output"
-    echo "tool=sleepy" > "$out/meta"
-"""
-
 
 def test_a_second_run_of_a_running_campaign_refuses_in_one_line_naming_the_first(sshd, tmp_path):
     """The attack: two `overhead run` of one campaign at once. The second refuses before it

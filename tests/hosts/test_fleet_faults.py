@@ -14,6 +14,7 @@ import re
 import shutil
 import signal
 import subprocess
+import textwrap
 import threading
 import time
 from collections import Counter
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_MACHINE, require
 from fleet_helper import Fleet, fleet_up
+from sshd_helper import SLEEPY
 
 from overhead.campaign import inventory, manifest, plan
 from overhead.campaign.execute import run_campaign, trial_dir
@@ -31,16 +33,6 @@ from overhead.runners import RUNNERS_DIR
 pytestmark = pytest.mark.xdist_group("fleet-faults")
 
 N, PREFIX, NET = 3, "ovu", "10.231.3"
-#: A runner that sleeps ``secs`` seconds, then writes ``size`` KiB of output and its meta.
-SLEEPY = """\
-out=$1; shift
-secs=0; size=1
-for w in "$@"; do case $w in secs=*) secs=${w#secs=};; size=*) size=${w#size=};; esac; done
-sleep "$secs"
-mkdir -p "$out"
-head -c "$((size * 1024))" /dev/zero > "$out/output"
-echo "tool=sleepy" > "$out/meta"
-"""
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +51,7 @@ def _campaign(tmp_path: Path, fleet: Fleet, name: str, size: int = 1) -> Path:
     runners = tmp_path / "runners"
     runners.mkdir(exist_ok=True)
     shutil.copy(RUNNERS_DIR / "common.sh", runners / "common.sh")
-    (runners / "sleepy.sh").write_text(SLEEPY)
+    (runners / "sleepy.sh").write_text(textwrap.dedent(SLEEPY))
     hosts = "".join(f"  fleet-{i:02d}: {{address: {NET}.{10 + i}, key_file: {fleet.state / 'ssh' / 'id_ed25519'}, "
                     f"known_hosts: {known}, connect_timeout: 3, keepalive: 1}}\n"
                     for i in range(1, N + 1))
