@@ -26,6 +26,16 @@ stop_guests() {
     comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
     case $comm in qemu-system*) running "$pid" && stop "guest $(dirname "$pidfile")" "$pidfile" "$comm" 30 ;; esac
   done
+  # a guest on a bridge (a vm environment with `bridge:`): its tap, named in its state folder,
+  # goes once its QEMU has
+  for tapfile in /var/tmp/overhead/*/vm-*/tap; do
+    [ -s "$tapfile" ] || continue
+    pid=$(cat "$(dirname "$tapfile")/qemu.pid" 2>/dev/null) || pid=
+    if [ -n "$pid" ] && running "$pid"; then continue; fi
+    tap=$(cat "$tapfile")
+    ip link del "$tap" 2>/dev/null && say "tap $tap: removed"
+    rm -f "$tapfile"
+  done
 }
 
 # stop_servers: servers (MariaDB, redis-server, netserver, nuttcp, mpstat monitors) that

@@ -185,19 +185,26 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
     start = Path(f"/proc/{server.pid}/stat").read_text().split(") ")[1].split()[19]
     (left / "server-native-redis.pid").write_text(f"{server.pid} {start}\n")
     (left / "server-native-mysql.pid").write_text(f"{other.pid} 1\n")
-    # and a campaign's VM left running (its state folder beside the trials)
+    # and a campaign's VM left running (its state folder beside the trials), on a bridge: its
+    # tap goes with it
     from overhead.environments import qemu
 
+    bridge = "ovhdtb0"
+    subprocess.run(["ip", "link", "del", bridge], capture_output=True)
+    subprocess.run(["ip", "link", "add", bridge, "type", "bridge"], check=True)
+    spec = qemu.VmSpec("test-leftover-vm", 1, 256, bridge=bridge, guest_address="10.231.9.200/24")
     boot = subprocess.run(["sh", "-c", qemu.boot_command(
-        qemu.VmSpec("test-leftover-vm", 1, 256), str(hosts / "image" / "current"),
-        str(left.parent / "vm-vm"), free_port(), "tcg")], capture_output=True, text=True,
-        timeout=60)
+        spec, str(hosts / "image" / "current"), str(left.parent / "vm-vm"), free_port(),
+        "tcg")], capture_output=True, text=True, timeout=60)
     assert boot.returncode == 0, boot.stderr
     guest = int(qemu.parse_boot(boot.stdout)["pid"])
+    tap = qemu.tap_name(spec)
     proc = subprocess.run(["sh", str(DOWN)], capture_output=True, text=True, timeout=300)
     try:
         assert proc.returncode == 0, proc.stderr
         assert f"vm-vm: stopped pid {guest}" in proc.stdout and not _alive(guest)
+        assert f"tap {tap}: removed" in proc.stdout
+        assert subprocess.run(["ip", "link", "show", tap], capture_output=True).returncode != 0
         assert server.wait(timeout=15) is not None and other.poll() is None
         assert f"server server-native-redis: stopped the session of pid {server.pid}" in proc.stdout
         assert "server-native-mysql" not in proc.stdout
@@ -223,6 +230,7 @@ def test_hosts_down_stops_by_pid_and_keeps_the_images(hosts):
             p.kill()
             p.wait()
         shutil.rmtree(left.parent, ignore_errors=True)
+        subprocess.run(["ip", "link", "del", bridge], capture_output=True)
         # back up for whatever runs next (the session's end stops them if this process started
         # them); local_hosts.up also checks that sshd and dockerd answer again
         back = subprocess.run(["sh", str(UP)], capture_output=True, text=True, timeout=600)

@@ -198,7 +198,6 @@ class VmEnvironment(Environment):
         self.ctx.event("accelerator", environment=self.name, accel=self.accel, reason=reason)
         self.tidy_environment = "kvm" if self.accel == "kvm" else "vm"
         spec = self._spec()
-        self.qemu_spec = spec
         self.variant = qemu.variant(spec, self.accel)
         status, out, err = conn.exec(qemu.boot_command(
             spec, image, self.state, s.ssh_port, self.accel,
