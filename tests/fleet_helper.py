@@ -66,6 +66,23 @@ class Fleet:
         return out
 
 
+def module_fleet(tmp_path_factory, name: str, prefix: str, net: str, n: int,
+                 *tools: str):
+    """A module's fleet fixture body: ``yield from module_fleet(...)``.
+
+    Needs ``ip``, ``unshare``, ``sshd``, ``ssh-keygen``, ``iptables`` and ``tools`` (as root);
+    brings n hosts up, yields the fleet, and stops it at the end, whatever happened, checking
+    that nothing of it is left.
+    """
+    from conftest import require
+
+    require("ip", "unshare", "sshd", "ssh-keygen", "iptables", *tools, root=True)
+    fleet = fleet_up(tmp_path_factory.mktemp(name), prefix, net, n)
+    yield fleet
+    fleet.script("fleet-down.sh", check=False)
+    assert fleet.left() == []
+
+
 def fleet_up(state: Path, prefix: str, net: str, n: int) -> Fleet:
     """Bring up n hosts (after clearing an earlier run's leftovers under these names)."""
     fleet = Fleet(state, prefix, net)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_MACHINE, require
-from fleet_helper import Fleet, fleet_up
+from fleet_helper import Fleet, module_fleet
 from sshd_helper import SLEEPY
 
 from overhead.campaign import inventory, manifest, plan
@@ -37,11 +37,7 @@ N, PREFIX, NET = 3, "ovu", "10.231.3"
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
-    require("ip", "unshare", "sshd", "ssh-keygen", "iptables", "nsenter", root=True)
-    f = fleet_up(tmp_path_factory.mktemp("fleet-faults"), PREFIX, NET, N)
-    yield f
-    f.script("fleet-down.sh", check=False)
-    assert f.left() == []
+    yield from module_fleet(tmp_path_factory, "fleet-faults", PREFIX, NET, N, "nsenter")
 
 
 def _campaign(tmp_path: Path, fleet: Fleet, name: str, size: int = 1) -> Path:

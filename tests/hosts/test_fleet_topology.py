@@ -14,7 +14,7 @@ import threading
 
 import pytest
 from conftest import require
-from fleet_helper import fleet_up
+from fleet_helper import module_fleet
 
 from overhead.campaign import inventory
 from overhead.campaign.execute import run_campaign
@@ -28,11 +28,7 @@ PREFIX, NET = "ovw", "10.231.4"
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
     """One namespace host, the client; stopped at the end, nothing left."""
-    require("ip", "unshare", "sshd", "ssh-keygen", "iptables", root=True)
-    f = fleet_up(tmp_path_factory.mktemp("fleet-topology"), PREFIX, NET, 1)
-    yield f
-    f.script("fleet-down.sh", check=False)
-    assert f.left() == []
+    yield from module_fleet(tmp_path_factory, "fleet-topology", PREFIX, NET, 1)
 
 
 def _dnat_packets(address: str) -> int:

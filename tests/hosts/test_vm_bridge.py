@@ -16,7 +16,7 @@ import time
 
 import pytest
 from conftest import SHARED_MACHINE, require
-from fleet_helper import fleet_up
+from fleet_helper import module_fleet
 
 from overhead.campaign import inventory
 from overhead.campaign.execute import run_campaign
@@ -31,11 +31,7 @@ GUEST = f"{NET}.200"
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
     """One namespace host (a client) and the bridge; nothing left at the end."""
-    require("ip", "unshare", "sshd", "ssh-keygen", "iptables", root=True)
-    f = fleet_up(tmp_path_factory.mktemp("fleet-vm"), PREFIX, NET, 1)
-    yield f
-    f.script("fleet-down.sh", check=False)
-    assert f.left() == []
+    yield from module_fleet(tmp_path_factory, "fleet-vm", PREFIX, NET, 1)
 
 
 def _campaign(tmp_path, fleet, hosts) -> inventory.Campaign:
