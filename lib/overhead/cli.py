@@ -352,19 +352,11 @@ def plan_cmd(
     typer.echo(f"campaign {campaign.name}  seed {campaign.seed}  file hash {campaign.sha256[:12]}")
     typer.echo(f"{len(plan.cells)} cells x {plan.rounds} rounds = {len(plan.trials)} trials "
                f"({warm} warm-up), each round in a fresh seeded order")
-    if campaign.stopping and campaign.stopping.rule == "precision":
-        s = campaign.stopping
-        typer.echo(f"stopping rule: after {s.min_rounds} measured rounds, add rounds to each cell "
-                   f"until its {100 * s.level:g}% CI half-width of {s.metric} is under "
-                   f"{100 * s.target:g}% of its mean, at most {s.max_rounds} rounds")
-    elif campaign.stopping:
-        s = campaign.stopping
-        judged = ", ".join(f"{b} ({', '.join(j.label for j in bench.judge)})"
-                           for b, bench in campaign.benchmarks.items() if bench.judge)
-        budget = f" or {s.max_minutes:g} minutes of the run" if s.max_minutes else ""
-        typer.echo(f"stopping rule: after {s.min_rounds} measured rounds, add rounds to each cell "
-                   f"while its comparison with {s.baseline} is inconclusive ({judged}; margins "
-                   f"from data/reference/margins.yml), at most {s.max_rounds} rounds{budget}")
+    from overhead.campaign.stopping import rule_of
+
+    rule = rule_of(campaign)
+    if rule is not None:
+        typer.echo(rule.describe())
     typer.echo(f"{'pos':>4} {'round':>5}  {'trial':<14} {'environment':<16} {'benchmark':<18} params")
     for t in plan.trials:
         flag = "  (warm-up)" if t.warmup else ""

@@ -77,8 +77,8 @@ BOUNDS = [
      "hosts.local.keepalive: Input should be"),
     ("boot-timeout-inf", "image: image/current}", "image: image/current, boot_timeout: .inf}", 9,
      "environments.vm.boot_timeout: Input should be"),
-    ("max-minutes-inf", "trials: 2\n", "stopping: {metric: events, target: 0.1, max_minutes: "
-     ".inf}\n", 3, "stopping.max_minutes: Input should be a finite number"),
+    ("target-inf", "trials: 2\n", "stopping: {metric: events, target: .inf}\n", 3,
+     "stopping.precision.target: Input should be"),
     ("param-inf", "time: 1}", "time: .inf}", 11, "benchmarks.cpu.params.time"),
     ("trials-huge", "trials: 2", "trials: 100000000", 3, "less than or equal to 10000"),
     ("warmup-huge", "trials: 2", "trials: 2\nwarmup: 10001", 4, "less than or equal to 10000"),

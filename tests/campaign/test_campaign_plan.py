@@ -142,73 +142,139 @@ VERDICTS = CAMPAIGN.replace("trials: 3\n", "").replace(
     "cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1}}",
     "cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1},\n"
     "       judge: [{metric: event_rate}]}") + (
-    "stopping: {rule: verdicts, baseline: native, min_rounds: 3, max_rounds: 5}\n")
+    "stopping: {rule: verdicts, baseline: native, min_rounds: 3, max_rounds: 12}\n")
 
 
-def test_verdicts_rule_adds_rounds_while_a_comparison_is_undecided(tmp_path):
+def judged(values, first_round=2):
+    """Judged values of consecutive rounds (round 1 is the warm-up of these campaigns)."""
+    return plan.Judged(tuple(values), True, tuple(range(first_round, first_round + len(values))))
+
+
+def grow(j, value):
+    return j.add(value, (j.rounds[-1] + 1) if j.rounds else 2, True)
+
+
+def test_verdicts_rule_decides_each_comparison_at_its_first_deciding_look(tmp_path):
     c = inventory.load(write(tmp_path, VERDICTS))
     p = plan.make_plan(c)
-    assert p.rounds == 1 + 3
+    assert p.rounds == 1 + 3  # a warm-up round, then the first look's 3 trials
     cell = {(x.environment, x.benchmark, x.params.get("threads")): cid for cid, x in p.cells.items()}
-    # fio has no judge: its cells keep the rule's minimum and say why
+    # fio has no judge: its cells keep the first look's count and say why
     fio = [cid for cid, x in p.cells.items() if x.benchmark == "fio"]
     assert all(p.stops[f].startswith("fixed count of 3 trials") for f in fio)
-    tight = [1000.0, 1001.0, 999.0]
-    values = {(cid, 0): plan.Judged(tuple(tight), True) for cid in p.cells if cid not in fio}
-    values[(cell[("vm", "cpu", 1)], 0)] = plan.Judged((400.0, 410.0, 390.0), True)   # slower
-    values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged((900.0, 1100.0, 1000.0), True)  # noisy
+    values = {(cid, 0): judged([1000.0, 1001.0, 999.0]) for cid in p.cells if cid not in fio}
+    values[(cell[("vm", "cpu", 1)], 0)] = judged([400.0, 410.0, 390.0])    # slower
+    # 5% noise: no look before the last (12) is expected to show sameness within +-5%
+    noisy = [1000.0, 1050.0, 950.0]
+    values[(cell[("docker-nat", "cpu", 2)], 0)] = judged(noisy)
     p2 = plan.extend(p, c, values)
     added = {t.cell for t in p2.trials if t.round == 5}
-    # the noisy Docker cell and its baseline cell (native, threads 2) get another round;
-    # every other comparison is decided at n = 3
     assert added == {cell[("docker-nat", "cpu", 2)], cell[("native", "cpu", 2)]}
     d = p2.decisions
     vm1 = d[f"{cell[('vm', 'cpu', 1)]}#event_rate"]
-    assert vm1["verdict"] == "slower" and vm1["stopped"] and vm1["why"].startswith("decided after 3 trials: slower")
+    assert vm1["verdict"] == "slower" and vm1["stopped"] and vm1["stopped_by"] == "decided"
+    assert vm1["why"].startswith("decided at look 1 of 3 (3 trials a side): slower")
+    # read off the first look's interval: 1 - 0.05 (3/12)^2 = 99.6875%
+    assert vm1["level"] == pytest.approx(0.996875) and vm1["sequential"]
+    from overhead import stats
+    iv = stats.ratio_interval([400.0, 410.0, 390.0], [1000.0, 1001.0, 999.0], 0.996875)
+    assert (vm1["low"], vm1["high"]) == (iv.low, iv.high)
+    assert "99.69% sequential interval, look 1 of 3" in vm1["words"]
     eq = d[f"{cell[('docker-nat', 'cpu', 1)]}#event_rate"]
     assert eq["verdict"] == "equivalent" and eq["margin"] == "\u00b15%"
-    noisy = d[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]
-    assert noisy["verdict"] == "inconclusive" and not noisy["stopped"] and noisy["trials_needed"] > 3
-    assert p2.stops[cell[("vm", "cpu", 2)]].startswith("vm vs native [event_rate]: decided after 3 trials: ")
+    open_ = d[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]
+    assert open_["verdict"] == "inconclusive" and not open_["stopped"]
+    assert open_["trials_needed"] == 12   # the look its spread is expected to decide
+    assert p2.stops[cell[("vm", "cpu", 2)]].startswith("vm vs native [event_rate]: decided at look 1")
     assert p2.stops[cell[("native", "cpu", 1)]] == "after 3 trials: every comparison with it stopped"
-    # rounds 4 and 5 of the noisy pair: still undecided at the cap of 5 measured rounds
-    for r in (5, 6):
-        values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged(
-            values[(cell[("docker-nat", "cpu", 2)], 0)].values + (950.0 + 20 * r,), True)
-        values[(cell[("native", "cpu", 2)], 0)] = plan.Judged(
-            values[(cell[("native", "cpu", 2)], 0)].values + (1000.0,), True)
+    # the noisy pair runs to its last look (12 trials), where it is decided
+    key = f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"
+    while not p2.decisions[key]["stopped"]:
+        n = len(values[(cell[("docker-nat", "cpu", 2)], 0)].values)
+        values[(cell[("docker-nat", "cpu", 2)], 0)] = grow(values[(cell[("docker-nat", "cpu", 2)], 0)],
+                                                         noisy[n % 3])
+        values[(cell[("native", "cpu", 2)], 0)] = grow(values[(cell[("native", "cpu", 2)], 0)], 1000.0)
         p2 = plan.extend(p2, c, values)
-    assert p2.rounds == 6
-    last = p2.decisions[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]
-    assert last["stopped"] and last["why"].startswith("cap of 5 rounds reached: inconclusive")
-    assert last["n"] == 5 and "trials per side would decide it" in last["why"]
+    last = p2.decisions[key]
+    assert p2.rounds == 1 + 12 and last["n"] == 12 and last["look"] == 3
+    assert last["stopped_by"] == "decided" and last["verdict"] == "equivalent"
+    assert last["why"].startswith("decided at look 3 of 3 (12 trials a side): equivalent")
     # the same values give the same plan: a resumed campaign re-derives its rounds
+    # (the executor hands the rule the values of the plan's own trials: rounds so far)
     again = plan.make_plan(c)
-    for _ in range(3):
-        again = plan.extend(again, c, values)
+    while True:
+        so_far = {k: plan.Judged(tuple(v for v, r in zip(j.values, j.rounds, strict=True)
+                                       if r <= again.rounds), True,
+                                 tuple(r for r in j.rounds if r <= again.rounds))
+                  for k, j in values.items()}
+        more = plan.extend(again, c, so_far)
+        if len(more.trials) == len(again.trials):
+            again = more
+            break
+        again = more
     assert [t.id for t in again.trials] == [t.id for t in p2.trials]
     assert json.loads(json.dumps(p2.to_json()))["decisions"] == p2.decisions
 
 
-def test_verdicts_rule_time_budget_and_file_errors(tmp_path):
-    c = inventory.load(write(tmp_path, VERDICTS.replace("max_rounds: 5}", "max_rounds: 9, max_minutes: 2}")))
+def test_verdicts_rule_gives_up_what_no_look_can_decide_and_keeps_to_its_budget(tmp_path):
+    c = inventory.load(write(tmp_path, VERDICTS.replace("max_rounds: 12}", "max_rounds: 12, max_minutes: 2}")))
     p = plan.make_plan(c)
-    values = {(cid, 0): plan.Judged((900.0, 1100.0, 1000.0), True) for cid in p.cells}
-    more = plan.extend(p, c, values, elapsed_minutes=1.0)
-    assert more.rounds == p.rounds + 1
+    cell = {(x.environment, x.benchmark, x.params.get("threads")): cid for cid, x in p.cells.items()}
+    fio = [cid for cid, x in p.cells.items() if x.benchmark == "fio"]
+    values = {(cid, 0): judged([1000.0, 1001.0, 999.0]) for cid in p.cells if cid not in fio}
+    # 20% noise: even at the spread's lower 90% bound no look up to 12 decides +-5%
+    values[(cell[("docker-nat", "cpu", 1)], 0)] = judged([800.0, 1200.0, 1000.0])
+    # 5% noise: the last look would decide it
+    values[(cell[("docker-nat", "cpu", 2)], 0)] = judged([1000.0, 1050.0, 950.0])
+    p2 = plan.extend(p, c, values, elapsed_minutes=0.5)
+    hopeless = p2.decisions[f"{cell[('docker-nat', 'cpu', 1)]}#event_rate"]
+    assert hopeless["stopped_by"] == "hopeless" and hopeless["why"].startswith("given up after 3 trials a side")
+    assert {t.cell for t in p2.trials if t.round == 5} == {cell[("docker-nat", "cpu", 2)],
+                                                           cell[("native", "cpu", 2)]}
+    # 9 more rounds of trials that cost 10 s each do not fit in the 90 s left
+    costs = dict.fromkeys(p.cells, 10.0)
+    p3 = plan.extend(p, c, values, elapsed_minutes=0.5, costs=costs)
+    tight = p3.decisions[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]
+    assert tight["stopped_by"] == "budget" and tight["why"].startswith(
+        "budget: its next deciding look (12 trials a side) would take about 180 s more of the 90 s left")
+    assert p3.rounds == p.rounds
     done = plan.extend(p, c, values, elapsed_minutes=2.5)
     assert done.rounds == p.rounds
-    assert all(v["why"].startswith("time budget of 2 min spent (2.5 min): inconclusive")
-               for v in done.decisions.values())
+    assert done.decisions[f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"]["why"].startswith(
+        "time budget of 2 min spent (2.5 min): inconclusive")
+    # its last look taken undecided: inconclusive, and said so
+    short = inventory.load(write(tmp_path, VERDICTS.replace("max_rounds: 12}", "max_rounds: 6}"), "six.yml"))
+    q = plan.make_plan(short)
+    vals = {(cid, 0): judged([1000.0, 1001.0, 999.0]) for cid in q.cells if cid not in fio}
+    noisy = [1000.0, 1050.0, 950.0]
+    vals[(cell[("docker-nat", "cpu", 2)], 0)] = judged(noisy)
+    q = plan.extend(q, short, vals)
+    key = f"{cell[('docker-nat', 'cpu', 2)]}#event_rate"
+    while not q.decisions[key]["stopped"]:
+        j = vals[(cell[("docker-nat", "cpu", 2)], 0)]
+        vals[(cell[("docker-nat", "cpu", 2)], 0)] = grow(j, noisy[len(j.values) % 3])
+        vals[(cell[("native", "cpu", 2)], 0)] = grow(vals[(cell[("native", "cpu", 2)], 0)], 1000.0)
+        q = plan.extend(q, short, vals)
+    final = q.decisions[key]
+    assert final["stopped_by"] == "final" and final["n"] == 6 and final["verdict"] == "inconclusive"
+    assert final["why"].startswith("its last planned look (6 trials a side) reached: inconclusive")
     for bad, said in (("baseline: native,", "baseline: bare,"), ):
         with pytest.raises(InputError, match="stopping.baseline 'bare' is not an environment"):
             inventory.load(write(tmp_path, VERDICTS.replace(bad, said), "bad.yml"))
     with pytest.raises(InputError, match="needs at least one benchmark with judge"):
         inventory.load(write(tmp_path, VERDICTS.replace(",\n       judge: [{metric: event_rate}]", ""),
                              "nojudge.yml"))
-    with pytest.raises(InputError, match="metric and target belong to the precision rule"):
+    with pytest.raises(InputError, match=r"stopping\.verdicts\.metric: Extra inputs are not permitted"):
         inventory.load(write(tmp_path, VERDICTS.replace("rule: verdicts,", "rule: verdicts, metric: x,"),
                              "mixed.yml"))
+    with pytest.raises(InputError, match="rule 'bogus' is not a stopping rule"):
+        inventory.load(write(tmp_path, VERDICTS.replace("rule: verdicts,", "rule: bogus,"), "bogus.yml"))
+    with pytest.raises(InputError, match="looks must be increasing"):
+        inventory.load(write(tmp_path, VERDICTS.replace("min_rounds: 3, max_rounds: 12", "looks: [3, 6, 4]"),
+                             "looks.yml"))
+    with pytest.raises(InputError, match="'cloud' is not an environment"):
+        inventory.load(write(tmp_path, VERDICTS.replace("max_rounds: 12}", "max_rounds: 12, environments: "
+                                                        "{cloud: {looks: [2]}}}"), "env.yml"))
 
 
 def test_judged_value_reads_one_value_per_trial():
@@ -311,33 +377,34 @@ def test_an_environment_may_skip_points_of_a_grid(tmp_path):
             inventory.load(write(tmp_path, text.replace("{benchmark: cp*, threads: 2}", bad), "bad.yml"))
 
 
-def test_verdicts_rule_reopens_a_comparison_the_baseline_s_later_trials_undecide(tmp_path):
+def test_a_decided_comparison_stays_decided_when_its_baseline_runs_on(tmp_path):
+    """A look that decided is where the comparison stopped: the baseline's later trials (run for
+    another comparison) never reopen it, and reading the finished campaign gives the same
+    verdict from the same look (the repeated intervals hold at every look taken)."""
     c = inventory.load(write(tmp_path, VERDICTS))
     p = plan.make_plan(c)
     cell = {(x.environment, x.benchmark, x.params.get("threads")): cid for cid, x in p.cells.items()}
     fio = [cid for cid, x in p.cells.items() if x.benchmark == "fio"]
-    values = {(cid, 0): plan.Judged((1000.0, 1001.0, 999.0), True) for cid in p.cells if cid not in fio}
-    values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged((900.0, 1100.0, 1000.0), True)  # noisy
+    values = {(cid, 0): judged([1000.0, 1001.0, 999.0]) for cid in p.cells if cid not in fio}
+    values[(cell[("docker-nat", "cpu", 2)], 0)] = judged([1000.0, 1030.0, 970.0])  # open
     p2 = plan.extend(p, c, values)
     vm2, native2 = cell[("vm", "cpu", 2)], cell[("native", "cpu", 2)]
     key = f"{vm2}#event_rate"
     assert p2.decisions[key]["verdict"] == "equivalent" and p2.decisions[key]["stopped"]
-    assert vm2 in p2.stops
-    # native (threads 2) ran on for the noisy Docker comparison; its 4th trial is far off, so
-    # the VM's comparison, decided at 3 against 3, is no longer decided against 4
-    values[(native2, 0)] = plan.Judged((1000.0, 1001.0, 999.0, 1300.0), True)
-    values[(cell[("docker-nat", "cpu", 2)], 0)] = plan.Judged((900.0, 1100.0, 1000.0, 1000.0), True)
+    values[(native2, 0)] = grow(values[(native2, 0)], 1300.0)   # far off
+    values[(cell[("docker-nat", "cpu", 2)], 0)] = grow(values[(cell[("docker-nat", "cpu", 2)], 0)], 1000.0)
     p3 = plan.extend(p2, c, values)
-    again = p3.decisions[key]
-    assert again["verdict"] == "inconclusive" and not again["stopped"] and again["reopened"] == 1
-    assert again["n_baseline"] == 4
-    assert vm2 not in p3.stops and vm2 in {t.cell for t in p3.trials if t.round == p3.rounds}
+    assert p3.decisions[key] == p2.decisions[key]
+    assert vm2 in p3.stops and vm2 not in {t.cell for t in p3.trials if t.round == p3.rounds}
     # earlier rounds are untouched: new rounds only append
     assert [t.id for t in p3.trials[:len(p2.trials)]] == [t.id for t in p2.trials]
-    # the cell that stays decided keeps its reason, now with the final numbers
-    vm1 = p3.decisions[f"{cell[('vm', 'cpu', 1)]}#event_rate"]
-    assert vm1["stopped"] and "reopened" not in vm1
-    assert all(p3.stops[f].startswith("fixed count of 3 trials") for f in fio)
+    # the replay over the finished data reads the same look
+    from overhead.campaign import judging
+    from overhead.campaign.stopping import rule_of
+    found = {k: r for k, _, _, r in judging.compare_cells(c, p3.cells, values, "native",
+                                                          design_of=rule_of(c).design_of)}
+    assert (found[key]["verdict"], found[key]["n"], found[key]["low"]) == (
+        "equivalent", 3, p2.decisions[key]["low"])
 
 
 def test_stop_reasons_say_the_reason_alone_once_for_the_rows_quantity(tmp_path):
@@ -351,16 +418,18 @@ def test_stop_reasons_say_the_reason_alone_once_for_the_rows_quantity(tmp_path):
     p = plan.make_plan(c)
     cell = {(x.environment, x.benchmark, x.params.get("threads")): cid for cid, x in p.cells.items()}
     fio = [cid for cid, x in p.cells.items() if x.benchmark == "fio"]
-    values = {(cid, 0): plan.Judged((1000.0, 1001.0, 999.0), True) for cid in p.cells if cid not in fio}
-    values[(cell[("vm", "cpu", 1)], 0)] = plan.Judged((400.0, 410.0, 390.0), True)
+    values = {(cid, 0): judged([1000.0, 1001.0, 999.0]) for cid in p.cells if cid not in fio}
+    values[(cell[("vm", "cpu", 1)], 0)] = judged([400.0, 410.0, 390.0])
     p2 = plan.extend(p, c, values)
     res = results.Results("c", tmp_path, tmp_path, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(),
                           plan=json.loads(json.dumps(p2.to_json())))
     vm1, native1 = cell[("vm", "cpu", 1)], cell[("native", "cpu", 1)]
-    assert p2.stops[vm1].startswith("vm vs native [event_rate]: decided after 3 trials: slower: ")
-    assert res.stop_reasons(f"{vm1},{native1}", "event_rate") == "decided after 3 trials"
+    assert p2.stops[vm1].startswith("vm vs native [event_rate]: decided at look 1 of 3 (3 trials "
+                                    "a side): slower: ")
+    said = "decided at look 1 of 3 (3 trials a side)"
+    assert res.stop_reasons(f"{vm1},{native1}", "event_rate") == said
     # a quantity the plan did not judge under that name: every comparison of the cells, once
-    assert res.stop_reasons(f"{vm1},{native1}", "events/s") == "decided after 3 trials"
+    assert res.stop_reasons(f"{vm1},{native1}", "events/s") == said
     # the baseline alone, and a fixed count: what the plan says of them
     assert res.stop_reasons(native1) == "after 3 trials: every comparison with it stopped"
     assert res.stop_reasons(fio[0]).startswith("fixed count of 3 trials")

@@ -685,8 +685,10 @@ def baseline_of(campaign) -> str | None:
 
     The verdicts stopping rule's, else the environment named ``native``, else the first native one.
     """
-    rule = campaign.stopping
-    if rule is not None and rule.rule == "verdicts":
+    from overhead.campaign.stopping import rule_of
+
+    rule = rule_of(campaign)
+    if rule is not None and rule.baseline is not None:
         return rule.baseline
     if "native" in campaign.environments:
         return "native"
@@ -706,10 +708,14 @@ def judged_values(measurements: pd.DataFrame, trials: pd.DataFrame, campaign) ->
     if not judged or "cell" not in trials or measurements.empty:
         return {}
     ok = trials[(trials["status"] == "done") & ~_flag(trials["warmup"])]
+    if "round" in ok:
+        ok = ok.sort_values("round", kind="stable")
     by_run = {r: g for r, g in measurements[measurements["run_id"].isin(set(ok["run_id"]))]
               .groupby("run_id", sort=False)}
     values: dict = {}
-    for run_id, cid, bench in ok[["run_id", "cell", "benchmark"]].itertuples(index=False):
+    rounds = ok["round"] if "round" in ok else pd.Series(range(1, len(ok) + 1), index=ok.index)
+    for run_id, cid, bench, rnd in zip(ok["run_id"], ok["cell"], ok["benchmark"], rounds,
+                                       strict=True):
         rows = by_run.get(run_id)
         if rows is None or bench not in judged:
             continue
@@ -717,10 +723,16 @@ def judged_values(measurements: pd.DataFrame, trials: pd.DataFrame, campaign) ->
             v, hib = judged_value(rows, judge)
             if v is None:
                 continue
-            old = values.get((cid, i))
-            values[(cid, i)] = Judged((*(old.values if old else ()), v),
-                                      hib if old is None else old.higher_is_better)
+            values[(cid, i)] = (values.get((cid, i)) or Judged(())).add(v, int(rnd), hib)
     return values
+
+
+def _design_of(campaign):
+    """Return the stopping rule's design of a cell's comparisons (None: a fixed count, one look)."""
+    from overhead.campaign.stopping import rule_of
+
+    rule = rule_of(campaign)
+    return None if rule is None or rule.baseline is None else rule.design_of
 
 
 def comparisons(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
@@ -744,7 +756,8 @@ def comparisons(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
     values = judged_values(measurements, trials, campaign)
     if base is None or not values:
         return pd.DataFrame()
-    found = list(compare_cells(campaign, cells(campaign), values, base))
+    found = list(compare_cells(campaign, cells(campaign), values, base,
+                               design_of=_design_of(campaign)))
     return pd.DataFrame([{"key": key, **r} for key, _, _, r in found])
 
 
@@ -782,7 +795,8 @@ def verdict_lines(measurements: pd.DataFrame, trials: pd.DataFrame, campaign,
         return ["verdicts: no measured trials yet"]
     values = judged_values(measurements, trials, campaign)
     decisions = (plan or {}).get("decisions", {})
-    found = list(compare_cells(campaign, cells(campaign), values, base))
+    found = list(compare_cells(campaign, cells(campaign), values, base,
+                               design_of=_design_of(campaign)))
     counts = pd.Series([r["verdict"] for *_, r in found], dtype="object").value_counts()
     lines = [f"verdicts vs {base} ({len(found)} comparisons: "
              + ", ".join(f"{int(v)} {k}" for k, v in counts.items())

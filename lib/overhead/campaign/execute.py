@@ -836,39 +836,73 @@ def _finished(raw: Path, plan: Plan) -> set[str]:
     return done
 
 
-def _cell_values(raw: Path, plan: Plan, campaign: Campaign) -> dict:
-    """Each cell's measured (non-warm-up) values, as the campaign's stopping rule needs them.
+def _cell_values(raw: Path, plan: Plan, campaign: Campaign, cache: dict | None = None
+                 ) -> tuple[dict, dict[str, float]]:
+    """Return each cell's measured values as the stopping rule takes them, and a trial's cost.
 
-    Precision rule: cell id -> every value of ``stopping.metric`` in the finished trials.
-    Verdicts rule: (cell id, index of the judged quantity) -> :class:`~overhead.campaign.plan.Judged`,
-    one value per finished trial (:func:`~overhead.campaign.plan.judged_value`).
+    Every finished trial of the plan that is not a warm-up and was not excluded for
+    interference is read once (``cache``: trial id -> its tidy rows and seconds) and handed to
+    the rule (:meth:`~overhead.campaign.stopping.base.StoppingRule.take`). A trial's cost is
+    its runner's wall time plus the harness around it (the median of this campaign's, from the
+    manifest's running/done times).
     """
-    from overhead.campaign.plan import Judged, judged_value
+    from statistics import median
+
+    from overhead.campaign.stopping import rule_of
     from overhead.runners import read_trial
 
-    rule = campaign.stopping
+    rule = rule_of(campaign)
+    cache = {} if cache is None else cache
     values: dict = {}
+    seconds: dict[str, list[float]] = {}
     for t in plan.trials:
         path = trial_dir(raw, t)
         if t.warmup or not (path / META).exists():
             continue
-        if _excluded(path):
-            continue
-        tr = read_trial(path)
-        if tr.measurements is None:
-            continue
-        if rule.rule == "precision":
-            rows = tr.measurements[tr.measurements["metric"] == rule.metric]
-            values.setdefault(t.cell, []).extend(float(v) for v in rows["value"].dropna())
-            continue
-        for i, judge in enumerate(campaign.benchmarks[t.benchmark].judge):
-            value, hib = judged_value(tr.measurements, judge)
-            if value is None:
+        if t.id not in cache:
+            if _excluded(path):
+                cache[t.id] = (None, None)
                 continue
-            old = values.get((t.cell, i))
-            values[(t.cell, i)] = Judged((*(old.values if old else ()), value),
-                                         hib if old is None else old.higher_is_better)
-    return values
+            tr = read_trial(path)
+            cache[t.id] = (tr.measurements, _duration(path))
+        rows, took = cache[t.id]
+        if took is not None:
+            seconds.setdefault(t.cell, []).append(took)
+        if rows is not None:
+            rule.take(values, t, rows)
+    harness = _harness_seconds(raw)
+    costs = {cid: median(v) + harness for cid, v in seconds.items() if v}
+    return values, costs
+
+
+def _duration(path: Path) -> float | None:
+    """Return a finished trial's runner wall time (trial.json ``duration_s``), None if unknown."""
+    try:
+        value = json.loads((path / TRIAL_JSON).read_text()).get("duration_s")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _harness_seconds(raw: Path) -> float:
+    """Return the median time a trial took beyond its runner (manifest running -> done)."""
+    from statistics import median
+
+    started: dict[str, datetime] = {}
+    extra = []
+    for rec in read_records(raw / MANIFEST):
+        tid, state = rec.get("trial"), rec.get("state")
+        if tid is None or "ts" not in rec:
+            continue
+        try:
+            when = datetime.fromisoformat(str(rec["ts"]).replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        if state == "running":
+            started[tid] = when
+        elif state == "done" and tid in started and isinstance(rec.get("duration_s"), (int, float)):
+            extra.append((when - started.pop(tid)).total_seconds() - float(rec["duration_s"]))
+    return max(median(extra), 0.0) if extra else 0.5
 
 
 def _excluded(path: Path) -> bool:
@@ -976,6 +1010,7 @@ def _run_campaign(campaign: Campaign, raw: Path, *, retries: int = 0,
     planned_total = skipped = 0
     first = True
     failures: dict[str, str] = {}
+    parsed: dict = {}  # trial id -> its rows and seconds, read once for the stopping rule
     try:
         while True:
             records = read_records(raw / MANIFEST)
@@ -1022,9 +1057,11 @@ def _run_campaign(campaign: Campaign, raw: Path, *, retries: int = 0,
                 continue  # re-read: retries of failures, then the stopping rule
             if campaign.stopping is None:
                 break
-            values = _cell_values(raw, plan, campaign)
-            longer = extend(plan, campaign, values,
+            values, costs = _cell_values(raw, plan, campaign, parsed)
+            longer = extend(plan, campaign, values, costs=costs,
                             elapsed_minutes=(time.monotonic() - t_start) / 60.0)
+            for note in longer.notes:
+                listener.event("stopping-rule", round=longer.rounds, note=note)
             if len(longer.trials) == len(plan.trials):
                 plan = longer
                 break

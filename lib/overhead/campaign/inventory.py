@@ -62,13 +62,16 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import (
     AfterValidator,
+    Discriminator,
     Field,
     StringConstraints,
+    Tag,
     ValidationError,
     field_validator,
     model_validator,
 )
 
+from overhead.campaign.stopping import registry as stopping_registry
 from overhead.environments import registry
 from overhead.environments.docker import DockerEnv
 from overhead.environments.native import NativeEnv
@@ -234,8 +237,13 @@ class Benchmark(_Model):
     monitor: str | None = None
     monitor_parser: str | None = None
     #: The quantities a verdicts stopping rule judges in this benchmark's cells (none: its
-    #: cells get the rule's ``min_rounds`` and are not judged).
+    #: cells get the rule's first look's trials and are not judged).
     judge: tuple[Judge, ...] = ()
+    #: How the verdicts rule puts this benchmark's comparisons together: ``rounds`` (each
+    #: round a block, the paired interval of the log ratios: where the environments' trials of
+    #: a round share the machine's state, as a pilot shows) or ``none`` (independent samples);
+    #: unset: the rule's ``pairing``.
+    pairing: Literal["none", "rounds"] | None = None
     #: Why this benchmark's own work runs outside its trial's cgroup (``docker run`` hands
     #: the container to dockerd, containerd and runc): its trials' CPU time outside the
     #: cgroup is recorded but not judged as interference (``outside_judged: false`` in
@@ -268,51 +276,19 @@ class Benchmark(_Model):
         return params
 
 
-class Stopping(_Model):
-    """When a cell has had enough trials: rounds are added to the cells that need more.
+def _rule_tag(value: object) -> str:
+    """Return the stopping rule a ``stopping:`` mapping names (the default when it names none)."""
+    if isinstance(value, dict):
+        return str(value.get("rule", stopping_registry.DEFAULT))
+    return str(getattr(value, "rule", stopping_registry.DEFAULT))
 
-    ``rule: precision`` (the default): until each cell's 95% CI half-width of ``metric`` (the
-    tidy metric judged; every cell's runner must report it) is below ``target`` x its mean.
 
-    ``rule: verdicts``: while a comparison a cell takes part in is undecided. Each cell of an
-    environment other than ``baseline`` is compared with the baseline's cell of the same
-    benchmark and parameters on every quantity its benchmark's ``judge`` lists, against the
-    margin of ``data/reference/margins.yml`` (:func:`overhead.stats.decide`); a cell gets
-    another round while one of its comparisons is ``inconclusive`` (or not yet testable), the
-    baseline's cell while any comparison with it is.
-
-    Cells stop separately; ``max_rounds`` measured rounds and, for the verdicts rule,
-    ``max_minutes`` of this run's wall time (no round is added after it) cap them, and the
-    plan records why each stopped.
-    """
-
-    rule: Literal["precision", "verdicts"] = "precision"
-    metric: str | None = None
-    target: Number | None = Field(None, gt=0, lt=1)
-    baseline: str | None = None
-    min_rounds: Int = Field(3, ge=2, le=MAX_ROUNDS)
-    max_rounds: Int = Field(10, ge=2, le=MAX_ROUNDS)
-    max_minutes: Number | None = Field(None, gt=0, le=MAX_SECONDS / 60)
-    level: Number = Field(0.95, gt=0, lt=1)
-
-    @model_validator(mode="after")
-    def _bounds(self) -> Stopping:
-        """max_rounds at least min_rounds; each rule's own fields given, the other's not."""
-        if self.max_rounds < self.min_rounds:
-            raise ValueError(f"max_rounds {self.max_rounds} < min_rounds {self.min_rounds}")
-        if self.rule == "precision":
-            if self.metric is None or self.target is None:
-                raise ValueError("the precision rule needs metric and target")
-            if self.baseline is not None or self.max_minutes is not None:
-                raise ValueError("baseline and max_minutes belong to the verdicts rule")
-        else:
-            if self.baseline is None:
-                raise ValueError("the verdicts rule needs baseline: the environment every other "
-                                 "is compared with")
-            if self.metric is not None or self.target is not None:
-                raise ValueError("metric and target belong to the precision rule; the verdicts "
-                                 "rule judges each benchmark's judge: quantities")
-        return self
+#: A campaign's stopping rule: the spec of the rule it names (one per file of
+#: campaign/stopping/; ``rule: precision`` when none is named).
+Stopping = Annotated[
+    reduce(operator.or_, [Annotated[spec, Tag(name)] for name, spec in
+                          zip(stopping_registry.KINDS, stopping_registry.specs(), strict=True)]),
+    Discriminator(_rule_tag)]
 
 
 class Isolation(_Model):
@@ -371,6 +347,16 @@ class Campaign(_Model):
     path: Path | None = None
     sha256: str | None = None
 
+    @field_validator("stopping", mode="before")
+    @classmethod
+    def _known_rule(cls, value: object) -> object:
+        """Name the rules a ``stopping:`` may give (not pydantic's words about tags)."""
+        if isinstance(value, dict) and "rule" in value and \
+                value["rule"] not in stopping_registry.KINDS:
+            raise ValueError(f"rule {value['rule']!r} is not a stopping rule (rules: "
+                             f"{', '.join(stopping_registry.KINDS)})")
+        return value
+
     @model_validator(mode="after")
     def _references(self) -> Campaign:
         """Every environment's host and benchmark's environment exist; the plan is bounded."""
@@ -391,13 +377,18 @@ class Campaign(_Model):
             if env.host not in self.hosts:
                 raise ValueError(f"environment {name!r}: unknown host {env.host!r} "
                                  f"(hosts: {', '.join(self.hosts) or 'none'})")
-        if self.stopping is not None and self.stopping.rule == "verdicts":
-            if self.stopping.baseline not in self.environments:
-                raise ValueError(f"stopping.baseline {self.stopping.baseline!r} is not an "
+        base = getattr(self.stopping, "baseline", None)
+        if base is not None:
+            if base not in self.environments:
+                raise ValueError(f"stopping.baseline {base!r} is not an "
                                  f"environment ({', '.join(self.environments)})")
             if not any(b.judge for b in self.benchmarks.values()):
-                raise ValueError("the verdicts rule needs at least one benchmark with judge: "
-                                 "(the quantities its comparisons decide on)")
+                raise ValueError(f"the {self.stopping.rule} rule needs at least one benchmark "
+                                 "with judge: (the quantities its comparisons decide on)")
+            for name in getattr(self.stopping, "environments", {}) or {}:
+                if name not in self.environments:
+                    raise ValueError(f"stopping.environments: {name!r} is not an environment "
+                                     f"({', '.join(self.environments)})")
         for name, bench in self.benchmarks.items():
             if bench.trials is not None and self.stopping is not None:
                 raise ValueError(f"benchmark {name!r}: trials sets a fixed count; with a "
@@ -475,6 +466,13 @@ class Campaign(_Model):
         return self.runners or RUNNERS_DIR
 
 
+def _rule_rounds(campaign: Campaign) -> int:
+    """Return the most measured rounds the campaign's stopping rule can give a cell."""
+    from overhead.campaign.stopping import rule_of
+
+    return rule_of(campaign).max_rounds
+
+
 def plan_size(campaign: Campaign) -> tuple[int, str | None]:
     """Return the most trials a campaign's plan can have, and its largest benchmark's name.
 
@@ -496,7 +494,7 @@ def plan_size(campaign: Campaign) -> tuple[int, str | None]:
     for name, bench in campaign.benchmarks.items():
         points = reduce(operator.mul, (len(v) for v in bench.params.values()
                                        if isinstance(v, list)), 1)
-        rounds = campaign.warmup + (campaign.stopping.max_rounds if campaign.stopping
+        rounds = campaign.warmup + (_rule_rounds(campaign) if campaign.stopping
                                     else bench.trials or campaign.trials)
         n = points * len(campaign.environments_of(name)) * rounds
         total += n

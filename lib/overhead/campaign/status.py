@@ -28,7 +28,7 @@ class Status:
     by_environment: dict[str, Counter] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     stops: dict[str, str] = field(default_factory=dict)
-    #: Verdicts rule: each comparison -> why it stopped (or where it stands).
+    #: A rule that compares (verdicts): each comparison -> why it stopped (or where it stands).
     decisions: dict[str, str] = field(default_factory=dict)
 
     def text(self) -> str:
@@ -44,7 +44,7 @@ class Status:
         for cell, why in sorted(self.stops.items()):
             lines.append(f"  {cell}: {why}")
         if self.decisions:
-            lines.append("comparisons (verdicts rule):")
+            lines.append("comparisons (stopping rule):")
             for what, why in sorted(self.decisions.items()):
                 lines.append(f"  {what}: {why}")
         return "\n".join(lines)
@@ -61,7 +61,7 @@ def _plan(campaign: Campaign, raw: Path) -> Plan:
 
     trials = [PlannedTrial(**t) for t in data["trials"]]
     return Plan(plan.campaign, plan.seed, plan.cells, trials, data["rounds"], data["stops"],
-                data.get("decisions", {}))
+                data.get("decisions", {}), data.get("notes", []))
 
 
 def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -> Status:
@@ -98,13 +98,16 @@ def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -
         else:
             c["left"] += 1
     stops, decisions = {}, {}
-    verdicts = campaign.stopping is not None and campaign.stopping.rule == "verdicts"
+    from overhead.campaign.stopping import rule_of
+
+    rule = rule_of(campaign)
+    compares = rule is not None and rule.baseline is not None
     for rec in plan.decisions.values():
         axes = campaign.benchmarks[rec["benchmark"]].params if rec["benchmark"] in campaign.benchmarks else {}
         words = " ".join(f"{k}={v}" for k, v in rec["params"].items() if isinstance(axes.get(k), list))
         decisions[f"{rec['environment']} vs {rec['baseline']} {rec['benchmark']} {words} "
                   f"[{rec['quantity']}]".replace("  ", " ")] = rec.get("why") or f"running: {rec['words']}"
-    if campaign.stopping is not None and not verdicts:  # a fixed count needs no words per cell
+    if rule is not None and not compares:  # a rule that compares says why per comparison
         for cid, why in plan.stops.items():
             c = plan.cells[cid]
             words = " ".join(f"{k}={v}" for k, v in c.params.items())

@@ -34,7 +34,8 @@ import pandas as pd
 from overhead.stats.ci import bootstrap_interval, log_t_interval, t_interval
 from overhead.stats.ratio import fieller, log_ratio_interval, ratio_bootstrap, ratio_interval
 
-__all__ = ["DISTRIBUTIONS", "MEAN_METHODS", "RATIO_METHODS", "mean_coverage", "ratio_coverage"]
+__all__ = ["CONDITIONS", "DISTRIBUTIONS", "MEAN_METHODS", "RATIO_METHODS", "mean_coverage", "ratio_coverage",
+           "sequential_errors"]
 
 _HEAVY_SCALE = 0.1
 _BIMODAL = (0.7, 3.0, 0.05)  # share of the low mode, high / low, CV of each mode
@@ -191,4 +192,134 @@ def mean_coverage(methods: Sequence[str] = tuple(MEAN_METHODS), ns: Sequence[int
                     made += m
                     below += bool(m and iv.low < 0)
                 rows.append({**_record(method, dist, n, hits, made, reps), "below_zero": below / reps})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# the sequential procedure: error rates over every look (overhead.stats.sequential)
+
+#: Round-level conditions of :func:`sequential_errors`: what the machine does between rounds,
+#: shared by both environments' trials of a round (a paired design cancels it).
+CONDITIONS = ("independent", "drift", "states")
+
+
+def _trial_noise(rng: np.random.Generator, shape: tuple[int, ...], dist: str, cv: float
+                 ) -> np.ndarray:
+    """Multiplicative trial noise of mean 1 and coefficient of variation ``cv``."""
+    if dist == "lognormal":
+        s = math.sqrt(math.log(1.0 + cv * cv))
+        return rng.lognormal(-s * s / 2.0, s, shape)
+    if dist == "bimodal":
+        # 70% near one mode, 30% near a higher one (each with a third of the CV), overall CV
+        # ``cv``: the shape of a host whose trials sometimes share a core with another guest
+        p, w = 0.3, cv / 3.0
+        gap = math.sqrt(max(cv * cv - w * w, 1e-12) / (p * (1.0 - p)))
+        low = 1.0 / (1.0 + p * gap)
+        centre = np.where(rng.random(shape) < p, low * (1.0 + gap), low)
+        s = math.sqrt(math.log(1.0 + w * w))
+        return centre * rng.lognormal(-s * s / 2.0, s, shape)
+    raise KeyError(dist)
+
+
+def _round_effect(rng: np.random.Generator, rounds: int, condition: str, cv: float) -> np.ndarray:
+    """Return a factor per round shared by both sides (mean about 1)."""
+    if condition == "independent":
+        return np.ones(rounds)
+    if condition == "drift":
+        # a slow walk of the machine's speed: a random effect per round as large as the
+        # trial noise, on top of a trend of 1% a round
+        s = cv
+        return np.exp(rng.normal(-s * s / 2.0, s, rounds) + 0.01 * np.arange(rounds))
+    if condition == "states":
+        # the machine in a slow state (another guest on the core: 30% slower) in a third of
+        # the rounds, the same for every environment of the round
+        return np.where(rng.random(rounds) < 1.0 / 3.0, 1.3, 1.0)
+    raise KeyError(condition)
+
+
+def sequential_errors(designs: dict, *, ratios: Sequence[float] = (1.0, 1.02, 1.05),
+                      cvs: Sequence[float] = (0.02, 0.10),
+                      distributions: Sequence[str] = ("lognormal", "bimodal"),
+                      conditions: Sequence[str] = CONDITIONS, margin_pct: float = 3.0,
+                      reps: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Simulate the whole sequential procedure and count its wrong verdicts.
+
+    Each sample is one comparison run as the verdicts stopping rule runs it: rounds of one trial
+    per side (the environment's true mean the baseline's times ``ratio``; trial noise of the
+    distribution and CV; a factor per round shared by both sides, ``conditions``), replayed
+    look by look by :func:`overhead.stats.sequential.replay` until a look decides or the last
+    look is taken.
+
+    Parameters
+    ----------
+    designs : dict
+        Name -> :class:`~overhead.stats.sequential.Design`.
+    ratios, cvs, distributions, conditions
+        The grid of truths simulated.
+    margin_pct : float
+        The equivalence margin (+-).
+    reps : int
+        Comparisons per cell of the grid.
+    seed : int
+        Seed; every design sees the same samples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        design, ratio, cv, distribution, condition, reps, equivalent, difference (a decided
+        difference in the right direction), wrong_direction, inconclusive (shares), false_difference
+        (a decided difference when the true ratio is 1, or one in the wrong direction),
+        false_equivalence (``equivalent`` when the true ratio lies outside the margin),
+        coverage (the verdict's interval holds the true ratio), mean_n (trials per side at the
+        stop), and mc_se (the Monte Carlo SE of a 5% rate at these reps).
+    """
+    from overhead.stats.sequential import replay
+    from overhead.stats.verdicts import Margin
+
+    margin = Margin.symmetric(margin_pct)
+    rows = []
+    for d_i, dist in enumerate(distributions):
+        for c_i, cv in enumerate(cvs):
+            for k_i, cond in enumerate(conditions):
+                for r_i, ratio in enumerate(ratios):
+                    rng = np.random.default_rng([seed, d_i, c_i, k_i, r_i])
+                    n = max(d.n_max for d in designs.values())
+                    samples = []
+                    for _ in range(reps):
+                        shared = _round_effect(rng, n, cond, cv)
+                        x = 100.0 * ratio * shared * _trial_noise(rng, (n,), dist, cv)
+                        y = 100.0 * shared * _trial_noise(rng, (n,), dist, cv)
+                        samples.append((x, y))
+                    for name, design in designs.items():
+                        counts = dict.fromkeys(("equivalent", "difference", "wrong", "inconclusive",
+                                                "covered"), 0)
+                        stopped_n = 0
+                        for x, y in samples:
+                            rounds = range(1, design.n_max + 1)
+                            sv = replay(zip(rounds, x, strict=False), zip(rounds, y, strict=False),
+                                        margin, design, higher_is_better=True)
+                            v = sv.verdict
+                            stopped_n += sv.look.n if sv.look else 0
+                            iv = v.interval
+                            counts["covered"] += bool(iv.low <= ratio <= iv.high)
+                            if v.verdict == "equivalent":
+                                counts["equivalent"] += 1
+                            elif v.verdict in ("faster", "slower"):
+                                right = (v.verdict == "faster") == (ratio > 1.0)
+                                counts["difference" if right and ratio != 1.0 else "wrong"] += 1
+                            else:
+                                counts["inconclusive"] += 1
+                        outside = not (margin.low <= ratio <= margin.high)
+                        rows.append({
+                            "design": name, "ratio": ratio, "cv": cv, "distribution": dist,
+                            "condition": cond, "reps": reps,
+                            "equivalent": counts["equivalent"] / reps,
+                            "difference": counts["difference"] / reps,
+                            "wrong_direction": counts["wrong"] / reps,
+                            "inconclusive": counts["inconclusive"] / reps,
+                            "false_difference": counts["wrong"] / reps,
+                            "false_equivalence": counts["equivalent"] / reps if outside else 0.0,
+                            "coverage": counts["covered"] / reps,
+                            "mean_n": stopped_n / reps,
+                            "mc_se": math.sqrt(0.05 * 0.95 / reps)})
     return pd.DataFrame(rows)

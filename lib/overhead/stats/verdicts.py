@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import special
 from scipy import stats as st
 
 from overhead.stats._common import (
@@ -50,6 +51,8 @@ from overhead.stats.ratio import (
     RatioInterval,
     baseline_pairs,
     log_ratio_test,
+    paired_log_ratio_interval,
+    paired_log_ratio_test,
     ratio_interval,
     ratio_test,
 )
@@ -287,7 +290,8 @@ def trials_to_decide(x: object, y: object, margin: Margin, level: float = 0.95, 
 
 
 def decide(x: object, y: object, margin: Margin, level: float = 0.95, *,
-           higher_is_better: bool | None = None, method: str = "auto") -> Verdict:
+           higher_is_better: bool | None = None, method: str = "auto",
+           estimate_trials: bool = True) -> Verdict:
     """Compare one environment's trials with the baseline's and return the verdict.
 
     Parameters
@@ -303,8 +307,13 @@ def decide(x: object, y: object, margin: Margin, level: float = 0.95, *,
         None for a quantity without a better direction ("higher" / "lower").
     method : str
         The ratio interval's method (see :func:`~overhead.stats.ratio_interval`); "auto" is
-        the one the simulation chose. With "bootstrap" no test statistic exists that matches
+        the one the simulation chose; "paired": x[i] and y[i] come from the same block (a
+        round), the paired t interval of the mean log ratio
+        (:func:`~overhead.stats.ratio.paired_log_ratio_interval`). With "bootstrap" no test statistic exists that matches
         the interval, so the p-values are NaN and the verdict rests on the interval alone.
+    estimate_trials : bool
+        Estimate ``trials_needed`` of an inconclusive verdict (a sequential look leaves it
+        out: its own estimate comes from the planned looks).
 
     Returns
     -------
@@ -312,13 +321,18 @@ def decide(x: object, y: object, margin: Margin, level: float = 0.95, *,
         ``not tested`` with a reason when the interval cannot be had.
     """
     level = check_level(level)
-    iv = ratio_interval(x, y, level, method=method)
+    iv = (paired_log_ratio_interval(x, y, level) if method == "paired"
+          else ratio_interval(x, y, level, method=method))
     if math.isnan(iv.low) or math.isnan(iv.high) or math.isnan(iv.ratio):
         why = iv.reason or "no interval"
         return Verdict("not tested", iv, margin, math.nan, math.nan, reason=why)
     p_diff = p_eq = math.nan
-    if iv.method in ("log-t", "fieller"):
-        if iv.method == "log-t":
+    if iv.method in ("log-t", "fieller", "paired log-t"):
+        if iv.method == "paired log-t":
+            t1, df = paired_log_ratio_test(x, y, 1.0)
+            tlo, _ = paired_log_ratio_test(x, y, margin.low)
+            thi, _ = paired_log_ratio_test(x, y, margin.high)
+        elif iv.method == "log-t":
             t1, df = log_ratio_test(x, y, 1.0)
             tlo, _ = log_ratio_test(x, y, margin.low)
             thi, _ = log_ratio_test(x, y, margin.high)
@@ -327,14 +341,14 @@ def decide(x: object, y: object, margin: Margin, level: float = 0.95, *,
             tlo, _ = ratio_test(x, y, margin.low, df=df)
             thi, _ = ratio_test(x, y, margin.high, df=df)
         if math.isfinite(t1):
-            p_diff = float(2 * st.t.sf(abs(t1), df))
+            p_diff = float(2 * special.stdtr(df, -abs(t1)))
         if math.isfinite(tlo) and math.isfinite(thi):
             # H0: r <= low (rejected when T(low) is large) and H0: r >= high (T(high) small)
-            p_eq = float(max(st.t.sf(tlo, df), st.t.cdf(thi, df)))
+            p_eq = float(max(special.stdtr(df, -tlo), special.stdtr(df, thi)))
     word, beyond = read_interval(iv.low, iv.high, margin, higher_is_better)
     if word == "inconclusive":
-        return Verdict(word, iv, margin, p_diff, p_eq,
-                       trials_needed=trials_to_decide(x, y, margin, level), reason=iv.reason)
+        need = trials_to_decide(x, y, margin, level) if estimate_trials else None
+        return Verdict(word, iv, margin, p_diff, p_eq, trials_needed=need, reason=iv.reason)
     return Verdict(word, iv, margin, p_diff, p_eq, beyond_margin=beyond, reason=iv.reason)
 
 
