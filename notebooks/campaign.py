@@ -37,6 +37,7 @@ from overhead.campaign import inventory, status
 from overhead.campaign.execute import run_campaign
 from overhead.campaign.ingest import ingest_campaign
 from overhead.campaign.plan import make_plan
+from overhead.errors import HostBusy
 from overhead.paths import DATA, ROOT, TIDY
 
 overrides = {k: v for k, v in {"hosts": hosts or None, "trials": trials, "profile": profile,
@@ -65,14 +66,21 @@ display(cells.value_counts().unstack(fill_value=0))
 # ## Run (resumes where it stopped)
 
 # %%
-outcome = run_campaign(spec, raw_root=raw_root, retries=retries, progress=True)
-display(Markdown(
-    f"**{spec.name}**: {outcome.done} trials run now, {outcome.skipped_done} done before, "
-    f"{len(outcome.failures)} failed, of {outcome.planned} planned, in {outcome.seconds:.0f} s"))
-for tid, cause in sorted(outcome.failures.items()):
-    print(f"failed {tid}: {cause}")
-if outcome.interrupted:
-    raise SystemExit("interrupted: run the notebook again to resume")
+try:
+    outcome = run_campaign(spec, raw_root=raw_root, retries=retries, progress=True)
+except HostBusy as busy:
+    # said, not fought: what was measured is ingested and reported; the verdicts it gives are
+    # valid (every look is accounted for), the rest stopped saying the host was busy
+    print(f"{spec.name}: {busy}")
+    outcome = None
+if outcome is not None:
+    display(Markdown(
+        f"**{spec.name}**: {outcome.done} trials run now, {outcome.skipped_done} done before, "
+        f"{len(outcome.failures)} failed, of {outcome.planned} planned, in {outcome.seconds:.0f} s"))
+    for tid, cause in sorted(outcome.failures.items()):
+        print(f"failed {tid}: {cause}")
+    if outcome.interrupted:
+        raise SystemExit("interrupted: run the notebook again to resume")
 
 # %% [markdown]
 # ## Ingest, and what is where

@@ -23,6 +23,21 @@ from overhead.stats.ratio import AUTO_RULE  # noqa: E402
 NS = (2, 3, 5, 10, 30)
 
 
+def _sequential_designs():
+    """The stopping rule's designs simulated: the old rule beside the sequential ones."""
+    from overhead.stats.sequential import Design
+
+    return {
+        "old: every round 2-10 at 95%": coverage.naive_design(range(2, 11)),
+        "looks 3, 6, 12 (unpaired)": Design((3, 6, 12)),
+        "looks 3, 6, 12 (paired)": Design((3, 6, 12), pairing="rounds"),
+        "looks 3, 6, 12 (pairing auto)": Design((3, 6, 12), pairing="auto"),
+    }
+
+
+SEQUENTIAL = _sequential_designs()
+
+
 def _grid(frame, index, note: str) -> str:
     """A Markdown table of coverage (percent) by index rows and n columns."""
     wide = frame.pivot_table(index=index, columns="n", values="coverage", sort=False)
@@ -44,6 +59,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=4000, help="samples per cell (analytic methods)")
     ap.add_argument("--boot-reps", type=int, default=1000, help="samples per cell (bootstraps)")
+    ap.add_argument("--seq-reps", type=int, default=2000,
+                    help="comparisons per cell (the sequential procedure)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "coverage.md")
     args = ap.parse_args()
     t0 = time.time()
@@ -53,6 +70,7 @@ def main() -> None:
                                    reps=args.boot_reps, seed=2026)
     means = coverage.mean_coverage(["t", "log-t"], NS, reps=args.reps, seed=2027)
     mboot = coverage.mean_coverage(["bootstrap-BCa"], NS[1:], reps=args.boot_reps, seed=2027)
+    seq = coverage.sequential_errors(SEQUENTIAL, reps=args.seq_reps, seed=2043)
     seconds = time.time() - t0
     se = 100 * (0.95 * 0.05 / args.reps) ** 0.5
 
@@ -124,6 +142,23 @@ percentage, inside 0-100) and Student-t for a signed quantity.
 
 {_grid(pd_concat(means, mboot), ["method", "distribution"], mean_note)}
 
+## The sequential procedure: error rates over every look
+
+The verdicts stopping rule looks at a comparison at planned trial counts and stops it at the
+first look that decides (`overhead.stats.sequential`); each look's interval has the level
+1 - alpha_k, the alpha_k adding up to 5% (power spending, rho 2). Simulated here as the rule runs
+it (`overhead.stats.coverage.sequential_errors`, {args.seq_reps} comparisons per cell, Monte
+Carlo SE of a 5% rate {100 * (0.05 * 0.95 / args.seq_reps) ** 0.5:.1f} points): true ratio 1.00,
+1.02 or 1.05 against a +-3% margin, trials with CV 2% or 10% (lognormal, or bimodal: 70% near
+one mode and 30% near a higher one), and between rounds nothing (`independent`), a drift shared
+by both sides of a round (a random walk as large as the trial noise plus 1% a round: `drift`),
+or the machine in a slow state (30% slower) for a third of the rounds (`states`).
+*false diff* is a decided difference when the truth is 1.00 (or one in the wrong direction),
+*false eq* an equivalence when the truth (1.05) lies outside the margin, *cover* the share of
+final intervals (the one each verdict was read from) that hold the truth.
+
+{_sequential_tables(seq)}
+
 ## What the project uses at each n
 
 | quantity | n = 2 | n = 3 | n = 5 | n = 10 | n = 30 |
@@ -139,6 +174,34 @@ analytic intervals cover as well, and the analytic ones do not depend on a seed.
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(f"wrote {args.out} in {seconds:.0f} s")
+
+
+def _sequential_tables(seq) -> str:
+    """Markdown: per design, the worst error rates and coverage, then the cells in full."""
+    out = []
+    for design, g in seq.groupby("design", sort=False):
+        worst_d = g.loc[g["false_difference"].idxmax()]
+        worst_e = g.loc[g["false_equivalence"].idxmax()]
+        worst_c = g.loc[g["coverage"].idxmin()]
+        out.append(f"**{design}**: false difference at most {100 * worst_d['false_difference']:.1f}% "
+                   f"({worst_d['distribution']}, CV {100 * worst_d['cv']:g}%, {worst_d['condition']}, "
+                   f"ratio {worst_d['ratio']:.2f}); false equivalence at most "
+                   f"{100 * worst_e['false_equivalence']:.1f}%; coverage at least "
+                   f"{100 * worst_c['coverage']:.1f}% ({worst_c['distribution']}, CV "
+                   f"{100 * worst_c['cv']:g}%, {worst_c['condition']}, ratio {worst_c['ratio']:.2f}).\n")
+        head = ("| ratio | CV | distribution | rounds | equivalent | difference | false diff | "
+                "false eq | cover | mean n |")
+        lines = [head, "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in g.itertuples():
+            bold = lambda v, bad: f"**{100 * v:.1f}**" if bad else f"{100 * v:.1f}"  # noqa: E731
+            lines.append(
+                f"| {r.ratio:.2f} | {100 * r.cv:g}% | {r.distribution} | {r.condition} | "
+                f"{100 * r.equivalent:.1f} | {100 * r.difference:.1f} | "
+                f"{bold(r.false_difference, r.false_difference > 0.05 + 2 * r.mc_se)} | "
+                f"{bold(r.false_equivalence, r.false_equivalence > 0.05 + 2 * r.mc_se)} | "
+                f"{bold(r.coverage, r.coverage < 0.93)} | {r.mean_n:.1f} |")
+        out.append("\n".join(lines) + "\n")
+    return "\n".join(out)
 
 
 def pd_concat(*frames):

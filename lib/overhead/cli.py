@@ -364,6 +364,29 @@ def plan_cmd(
                    f"{t.benchmark:<18} {_params(t.params)}{flag}")
 
 
+@app.command("pilot")
+def pilot_cmd(
+    campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
+    rounds: Annotated[int, typer.Option(help="Measured rounds (after one warm-up round).",
+                                        min=3, max=100)] = 4,
+    environment: Annotated[list[str] | None, typer.Option(
+        "--environment", help="An environment besides the baseline (repeatable; default: the "
+        "first that is not a VM).")] = None,
+    benchmark: Annotated[list[str] | None, typer.Option(
+        "--benchmark", help="A benchmark to pilot (repeatable; default: every judged one).")] = None,
+    raw: Annotated[Path | None, _RAW_OPT] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    sets: Annotated[list[str] | None, _SET_OPT] = None,
+) -> None:
+    """Measure where a campaign's variance lives and print the trial design it implies."""
+    from overhead.campaign.pilot import run_pilot
+
+    campaign = _campaign(campaign_file, sets)
+    result = run_pilot(campaign, rounds=rounds, environments=environment or None,
+                       benchmarks=benchmark or None, raw_root=raw, progress=progress)
+    typer.echo(result.text())
+
+
 @app.command("run")
 def run_cmd(
     campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
@@ -375,9 +398,18 @@ def run_cmd(
 ) -> None:
     """Start or resume a campaign: run every planned trial not yet done, then ingest it."""
     from overhead.campaign.execute import run_campaign
+    from overhead.errors import HostBusy
 
     campaign = _campaign(campaign_file, sets)
-    result = run_campaign(campaign, raw_root=raw, retries=retries, progress=progress)
+    try:
+        result = run_campaign(campaign, raw_root=raw, retries=retries, progress=progress)
+    except HostBusy as busy:
+        # said, not fought: what was measured is ingested (its verdicts hold: every look is
+        # accounted for), and the exit status says the run stopped early
+        typer.echo(f"overhead run: {busy}", err=True)
+        if ingest:
+            _ingest_campaign(campaign, raw)
+        raise typer.Exit(3) from None
     typer.echo(f"{campaign.name}: {result.done} trials run now, {result.skipped_done} done "
                f"before, {len(result.failures)} failed, of {result.planned} planned; "
                f"{result.seconds:.1f} s")

@@ -100,5 +100,13 @@ class DiskFull(OverheadError, OSError):
     """
 
 
-__all__ = ["DataError", "DataNotFound", "DiskFull", "InputError", "LockHeld", "OverheadError",
+class HostBusy(OverheadError, RuntimeError):
+    """A measured host stayed busy with work outside the campaign.
+
+    The message says how busy, with what, and that the finished trials are kept (run again
+    when the host is quiet).
+    """
+
+
+__all__ = ["DataError", "DataNotFound", "DiskFull", "HostBusy", "InputError", "LockHeld", "OverheadError",
            "ParseError", "RunFailed", "SchemaError"]

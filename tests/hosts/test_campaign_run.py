@@ -175,18 +175,21 @@ def test_verdicts_rule_runs_rounds_until_each_comparison_is_decided_or_capped(ss
     rate = next(v for k, v in saved["decisions"].items() if k.endswith("#rate"))
     ghost = next(v for k, v in saved["decisions"].items() if k.endswith("#ghost"))
     assert rate["environment"] == "again" and rate["baseline"] == "native"
-    # the ghost quantity keeps both cells running to the cap of 4 rounds, so the rate is
-    # decided along the way (same machine: equivalent within +-5%, or a difference if the
-    # host was disturbed) or at the cap; each says which
-    assert ghost["verdict"] == "not tested" and ghost["why"].startswith("cap of 4 rounds reached")
-    assert rate["why"].startswith(("decided after", "cap of 4 rounds reached"))
+    # the ghost quantity keeps both cells running to the last look (4 trials), so the rate is
+    # decided at a look along the way (same machine: equivalent within +-5%, or a difference
+    # if the host was disturbed) or at the last; each says which
+    assert ghost["verdict"] == "not tested"
+    assert ghost["why"].startswith("its last planned look (4 trials a side) reached")
+    assert rate["why"].startswith(("decided at look", "its last planned look (4 trials a side)"))
+    # looks at 2 and 4 trials: 1 - 0.05 (2/4)^2, then the rest of the 5%
+    assert rate["sequential"] and rate["level"] == pytest.approx({1: 0.9875, 2: 0.9625}[rate["look"]])
     assert saved["rounds"] == 4 and result.done == 8 == len(saved["trials"])
     # the same trials give the same plan (what a resumed run re-derives)
     from overhead.campaign.execute import _cell_values
 
     again = plan.make_plan(c)
     for _ in range(3):
-        again = plan.extend(again, c, _cell_values(tmp_path / "raw" / "verdicts", again, c))
+        again = plan.extend(again, c, _cell_values(tmp_path / "raw" / "verdicts", again, c)[0])
     assert [t.id for t in again.trials] == [t["id"] for t in saved["trials"]]
 
 

@@ -171,3 +171,45 @@ def test_a_cpu_hog_flags_and_reruns_the_trials_it_overlapped_and_no_other(hosts,
           f"[{qi[0]:.1f}, {qi[1]:.1f}], loud (kept) {lo.mean():.1f} [{li[0]:.1f}, {li[1]:.1f}], "
           f"disturbed attempts {np.mean(disturbed):.1f} (n = {len(disturbed)}); quiet run's own "
           f"flags: {len(quiet_flagged)}")
+
+
+def test_a_host_that_stays_busy_is_said_and_the_run_stops_instead_of_rerunning(hosts, tmp_path):
+    """A hog longer than the campaign's busy_wait: after half of the last 4 trials were
+    disturbed the run waits for the host to quiet, and when it does not, stops in one line that
+    names the host, how busy it was and the hog; the trials done are kept, the re-runs were
+    few, and once the hog is gone the same command finishes the campaign."""
+    if shutil.which("stress-ng") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI installs stress-ng (scripts/debian-packages.sh)")
+        pytest.skip("stress-ng is not installed")
+    from overhead.campaign.layout import MANIFEST, read_records
+    from overhead.errors import HostBusy
+
+    path = _campaign(tmp_path, "busy")
+    path.write_text(path.read_text().replace("isolation: {reruns: 2}",
+                                             "isolation: {reruns: 2, busy_window: 4, busy_wait: 10}"))
+    hog = subprocess.Popen(["stress-ng", "--cpu", "2", "--timeout", "45s", "--quiet"])
+    try:
+        c = inventory.load(path)
+        t0 = time.monotonic()
+        with pytest.raises(HostBusy) as err:
+            run_campaign(c, raw_root=tmp_path / "raw", progress=False)
+        took = time.monotonic() - t0
+    finally:
+        hog.wait(timeout=90)
+    said = str(err.value)
+    assert "\n" not in said and said.startswith("host local is busy: ")
+    assert "did not quiet down" in said and "stress-ng" in said, said
+    assert "the finished trials are kept" in said
+    assert took < 40, took   # waited its 10 s once or twice, never the hog's 45 s of re-runs
+    records = read_records(tmp_path / "raw" / "busy" / MANIFEST)
+    events = [r["event"] for r in records if "event" in r]
+    assert "host-busy-wait" in events and "host-busy" in events
+    reruns = [r for r in records if r.get("state") == "interfered"]
+    assert len(reruns) <= 4, reruns  # no budget spent fighting the hog
+    # the hog is gone: the same command finishes the campaign, every trial once
+    r = run_campaign(inventory.load(path), raw_root=tmp_path / "raw", progress=False)
+    assert r.failures == {}
+    done = [rec["trial"] for rec in read_records(tmp_path / "raw" / "busy" / MANIFEST)
+            if rec.get("state") == "done"]
+    assert len(done) == len(set(done)) == 12

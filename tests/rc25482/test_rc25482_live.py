@@ -142,10 +142,10 @@ def test_every_live_comparison_is_in_the_verdicts_table_and_none_contradicts_its
         assert stats.check_verdicts(frame) == [], stem
     # as the report shows it: one cell per interval, nine columns instead of seventeen
     shown = live.verdicts_shown(v).set_index("item")
-    assert list(shown.columns) == ["figure", "environment", "n", "vs Native [95% CI]", "margin",
+    assert list(shown.columns) == ["figure", "environment", "n", "vs Native [interval decided on]", "margin",
                                    "verdict", "stopped"]  # no x: none of these rows has one
     assert shown.loc["TCP_RR", "n"] == "3/3" and shown.loc["TCP_RR", "verdict"] == "slower"
-    assert shown.loc["TCP_RR", "vs Native [95% CI]"] == (
+    assert shown.loc["TCP_RR", "vs Native [interval decided on]"] == (
         f"{tcp['pct']:+.1f}% [{tcp['pct_low']:+.1f}, {tcp['pct_high']:+.1f}] {tcp['ratio_method']}")
     assert tcp["pct"] == pytest.approx(30.0, abs=0.1)
 

@@ -143,12 +143,12 @@ def test_expected_half_width_and_the_look_expected_to_decide():
     assert math.isnan(expected_half_width(0.02, 1, 0.95))
 
 
-#: The designs the project's campaigns use (data/campaigns/*.yml): the containers' looks,
-#: paired and not, and the emulated VM's single look.
+#: The designs the project's campaigns use (data/campaigns/*.yml): their looks, paired, not
+#: paired, and paired or not as the first look's spread says.
 DESIGNS = {
     "3,6,12": Design((3, 6, 12)),
     "3,6,12 paired": Design((3, 6, 12), pairing="rounds"),
-    "3,5,8 paired": Design((3, 5, 8), pairing="rounds"),
+    "3,6,12 auto": Design((3, 6, 12), pairing="auto"),
 }
 
 
@@ -187,3 +187,59 @@ def test_pairing_decides_what_shared_states_leave_open(errors):
                   & (errors["condition"] == "states") & (errors["distribution"] == "lognormal")]
     by = cell.set_index("design")["equivalent"]
     assert by["3,6,12 paired"] > 0.6 > 0.2 > by["3,6,12"]
+    # and the automatic choice finds the pairing from the first look's spread alone
+    assert by["3,6,12 auto"] > 0.6
+
+
+def test_the_automatic_pairing_reads_the_first_look_only():
+    from overhead.stats.sequential import choose_pairing
+
+    rng = np.random.default_rng(2)
+    state = np.exp(rng.normal(0, 0.2, 12))   # the machine's state, shared by a round
+    y = dict(enumerate(100 * state * np.exp(rng.normal(0, 0.01, 12)), start=1))
+    x = dict(enumerate(100 * state * np.exp(rng.normal(0, 0.01, 12)), start=1))
+    d = Design((3, 6, 12), pairing="auto")
+    assert choose_pairing(x, y, d) == "rounds"
+    # independent trials: the unpaired look has more degrees of freedom
+    y2 = dict(enumerate(100 * np.exp(rng.normal(0, 0.05, 12)), start=1))
+    x2 = dict(enumerate(100 * np.exp(rng.normal(0, 0.05, 12)), start=1))
+    assert choose_pairing(x2, y2, d) in ("none", "rounds")
+    # what the later rounds hold does not change the choice made at the first look
+    later = {**x, **{r: v * 50 for r, v in x.items() if r > 3}}
+    assert choose_pairing(later, y, d) == choose_pairing(x, y, d)
+    sv = replay(x.items(), y.items(), M3, d)
+    assert sv.pairing == "rounds" and sv.verdict.interval.method == "paired log-t"
+    assert choose_pairing({1: 1.0, 2: 1.0}, y, d) == "none"   # before the first look
+
+
+def test_tables_replay_the_looks_of_a_sequential_campaign():
+    """stats.curve (every live table) with the campaign's design: each point's verdict, n and
+    interval are the look's the stopping rule stopped at, not a 95% interval of all trials."""
+    import pandas as pd
+
+    rng = np.random.default_rng(9)
+    rows = []
+    for r in range(1, 13):
+        for env, mean in (("Native", 100.0), ("Docker", 60.0), ("Same", 100.0)):
+            rows.append({"environment": env, "x": 1, "round": r,
+                         "value": mean * math.exp(rng.normal(0, 0.01))})
+    f = pd.DataFrame(rows)
+    d = Design((3, 6, 12))
+    out = stats.curve(f, "x", "Native", margin=M3, sequential=d, higher_is_better=True)
+    docker = out[out["environment"] == "Docker"].iloc[0]
+    sv = replay(f[f.environment == "Docker"][["round", "value"]].itertuples(index=False),
+                f[f.environment == "Native"][["round", "value"]].itertuples(index=False), M3, d,
+                higher_is_better=True)
+    assert docker["verdict"] == sv.verdict.verdict == "slower"
+    assert docker["n_baseline"] == 3 and docker["ratio_low"] == sv.verdict.interval.low
+    assert "sequential interval, look 1 of 3" in docker["verdict_detail"]
+    # the per-point statistics still use every trial
+    assert docker["n"] == 12
+    fixed = stats.curve(f, "x", "Native", margin=M3, higher_is_better=True)
+    assert fixed[fixed.environment == "Docker"].iloc[0]["ratio_low"] != docker["ratio_low"]
+    # a design per group (None: one look at all the trials)
+    per = stats.curve(f, "x", "Native", margin=M3, higher_is_better=True,
+                      sequential=lambda key: d if key["environment"] == "Same" else None)
+    same = per[per.environment == "Same"].iloc[0]
+    assert "sequential interval" in same["verdict_detail"]
+    assert "sequential" not in per[per.environment == "Docker"].iloc[0]["verdict_detail"]

@@ -40,6 +40,7 @@ its further trials fail at once until it answers a new connection again (tried a
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import shutil
@@ -89,7 +90,7 @@ from overhead.environments.connect import HostKeyError, SSHError, connect
 from overhead.environments.failures import HostNotResponding, Interrupted
 from overhead.environments.posix import KILL_AFTER
 from overhead.environments.remote import REMOTE_BASE, Remote
-from overhead.errors import DiskFull, OverheadError
+from overhead.errors import DiskFull, HostBusy, OverheadError
 
 __all__ = ["REMOTE_BASE", "RunResult", "run_campaign", "trial_dir"]
 
@@ -268,6 +269,9 @@ class _Worker:
         self.error: BaseException | None = None
         self.silent: tuple[float, str] | None = None  # when the host last did not answer, why
         self.reached: set[str] = set()  # hosts reached with their recorded key in this run
+        # the host's last trials: whether each was disturbed (a busy host is said, not fought)
+        self.recent: collections.deque = collections.deque(
+            maxlen=run.campaign.isolation.busy_window)
 
     def conn(self) -> Remote:
         """Return the host connection, reconnected when it broke (SSH failures: TrialFailed).
@@ -428,7 +432,85 @@ class _Worker:
         for trial in self.trials:
             if self.run.stop.is_set() or self.run.abort.is_set():
                 return
+            self.check_busy()
             self.one(trial)
+
+    def check_busy(self) -> None:
+        """Wait for the host to be quiet when most of its last trials were disturbed.
+
+        When ``isolation.busy_share`` of the host's last ``busy_window`` trials were flagged
+        for interference, the trials are not re-run into the disturbance: every environment
+        of the host is paused and the host's CPU time outside the campaign is sampled in
+        5-second windows for up to ``busy_wait`` seconds. Two quiet windows in a row and the
+        run goes on; otherwise :class:`~overhead.errors.HostBusy` stops it, saying how busy
+        the host was and with what (the processes that took its CPU time while it waited).
+        """
+        iso = self.run.campaign.isolation
+        if len(self.recent) < iso.busy_window or sum(self.recent) < iso.busy_share * len(self.recent):
+            return
+        flagged = sum(self.recent)
+        for env in self.envs.values():
+            if env.started and not env.down and not env.paused and iso.pause_idle:
+                try:
+                    env.pause()
+                except (TrialFailed, OverheadError):
+                    pass
+        self.run.listener.event("host-busy-wait", host=self.host_name, flagged=flagged,
+                                of=len(self.recent), wait_s=iso.busy_wait)
+        deadline = time.monotonic() + iso.busy_wait
+        quiet, worst, top = 0, 0.0, []
+        while time.monotonic() < deadline and not self.run.stop.is_set():
+            share, top_now = self.sample_outside(5.0)
+            if share is not None and share <= iso.outside:
+                quiet += 1
+                if quiet >= 2:
+                    self.recent.clear()
+                    self.run.listener.event("host-quiet", host=self.host_name,
+                                            waited_s=round(iso.busy_wait - (deadline - time.monotonic()), 1))
+                    return
+            else:
+                quiet = 0
+                if share is not None and share >= worst:
+                    worst, top = share, top_now
+        if self.run.stop.is_set():
+            return
+        who = ", ".join(f"{name} (pid {pid}) {pct:.0f}% of a CPU" for pid, name, pct in top[:3]) \
+            or "processes too short-lived to be named"
+        raise HostBusy(
+            f"host {self.host_name} is busy: {flagged} of its last {len(self.recent)} trials were "
+            f"disturbed by work outside the campaign, and in {iso.busy_wait:.0f} s of waiting it "
+            f"did not quiet down (work outside the campaign took up to {100 * worst:.0f}% of its "
+            f"CPU time; busiest: {who}). Stopped: the finished "
+            "trials are kept; run again when the host is quiet")
+
+    def sample_outside(self, seconds: float) -> tuple[float | None, list[tuple[int, str, float]]]:
+        """Return the host's CPU share outside the campaign over ``seconds``, and who took it.
+
+        The share is the CPU time outside the campaign's cgroups (the host's busy time where
+        there is no cgroup accounting) over the host's CPU time; who took it is the busiest
+        processes (pid, name, percent of a CPU) between two reads of /proc/*/stat.
+        """
+        parent = posix.cgroup_name(self.run.campaign.name, "x").rsplit("/", 1)[0]
+        noise = analysis.noise_command(nproc=False, cgroup=parent)
+        procs = "cat /proc/[0-9]*/stat 2>/dev/null"
+        cmd = (f"{noise}; echo {_SEP}; {procs}; echo {_SEP}; sleep {seconds:g}; {noise}; "
+               f"echo {_SEP}; {procs}")
+        try:
+            status, out, _ = self.conn().exec(cmd, seconds + 60)
+        except (TrialFailed, SSHError):
+            return None, []
+        parts = out.split(_SEP)
+        if len(parts) != 4:
+            return None, []
+        before, after = analysis.parse_noise(parts[0]), analysis.parse_noise(parts[2])
+        seen = analysis.interference(before, after, seconds=seconds, cores=self.cores(),
+                                     clk_tck=self.clk_tck())
+        cores, tck = self.cores() or 1, self.clk_tck() or 100
+        outside = seen.get("outside_s")
+        if outside is None:  # no cgroup accounting: the host's busy time
+            outside = seen.get("busy_s")
+        share = None if outside is None else max(outside, 0.0) / (cores * seconds)
+        return share, _top_processes(parts[1], parts[3], seconds, tck)
 
     def start(self, trials: list[PlannedTrial]) -> None:
         """Run ``trials`` (this host's, in plan order) in a new thread."""
@@ -498,6 +580,7 @@ class _Worker:
                                      "shares_host": where.client_host == env.spec.host,
                                      "client_cpus": where.cpus, "server_cpus": held}
             outcome = self.finish(where, trial, attempt, started_at, info)
+            self.recent.append(outcome == "interfered" or "excluded" in info)
         except Interrupted as exc:
             self.interrupted(trial, env, attempt, str(exc))
         except TrialFailed as exc:
@@ -836,6 +919,40 @@ def _finished(raw: Path, plan: Plan) -> set[str]:
     return done
 
 
+def _stopped_busy(plan: Plan, why: str) -> Plan:
+    """Return the plan with its open comparisons stopped because the host got busy."""
+    decisions = {}
+    for key, rec in plan.decisions.items():
+        if not rec.get("stopped"):
+            rec = {**rec, "stopped": True, "stopped_by": "busy",
+                   "why": f"{why}: {rec.get('words', '')}"}
+        decisions[key] = rec
+    return replace(plan, decisions=decisions, notes=[*plan.notes, why])
+
+
+def _top_processes(before: str, after: str, seconds: float, tck: int
+                   ) -> list[tuple[int, str, float]]:
+    """Return (pid, name, percent of a CPU) of the busiest processes between two /proc/*/stat dumps."""
+    def ticks(text: str) -> dict[int, tuple[str, int]]:
+        out = {}
+        for line in text.splitlines():
+            head, sep, rest = line.rpartition(") ")
+            if not sep or " (" not in head:
+                continue
+            pid, _, name = head.partition(" (")
+            fields = rest.split()
+            if len(fields) > 12 and pid.strip().isdigit():
+                out[int(pid)] = (name, int(fields[11]) + int(fields[12]))
+        return out
+
+    a, b = ticks(before), ticks(after)
+    # a process started during the window used all of its CPU time in it; one that ended
+    # during it is not seen (short-lived ones: the share above still counts them)
+    used = [(pid, name, 100.0 * (t - (a[pid][1] if pid in a else 0)) / (tck * seconds))
+            for pid, (name, t) in b.items() if t > (a[pid][1] if pid in a else 0)]
+    return sorted((u for u in used if u[2] >= 1.0), key=lambda u: -u[2])[:5]
+
+
 def _cell_values(raw: Path, plan: Plan, campaign: Campaign, cache: dict | None = None
                  ) -> tuple[dict, dict[str, float]]:
     """Return each cell's measured values as the stopping rule takes them, and a trial's cost.
@@ -1049,8 +1166,13 @@ def _run_campaign(campaign: Campaign, raw: Path, *, retries: int = 0,
                 # stopping (a signal, a worker's error): the others finish their trial in
                 # flight in the finally below, each within its bound (_stuck)
                 errors = [w.error for w in threads if w.error is not None]
+                busy = next((e for e in errors if isinstance(e, HostBusy)), None)
+                if busy is not None:
+                    # said, not fought: the comparisons still open stop here, saying why
+                    listener.event("host-busy", cause=str(busy))
+                    plan = _stopped_busy(plan, str(busy))
                 if errors:
-                    raise errors[0]
+                    raise busy or errors[0]
                 if stop.is_set():
                     interrupted = True
                     break

@@ -195,6 +195,21 @@ class Judge(_Model):
         return self.name or self.metric
 
 
+class SizeSpec(_Model):
+    """The parameter that sizes a benchmark's trials, and the sizes a pilot measures.
+
+    ``param`` is one of the benchmark's parameters (``size_mib``, ``n``, ``length``,
+    ``requests``, ``time``): how much work one trial does. ``candidates`` are the sizes the
+    pilot runs (two or more: how the spread falls with the size is fitted from them);
+    ``range`` the sane bounds the design may choose in (default: the smallest candidate to four
+    times the largest).
+    """
+
+    param: str
+    candidates: tuple[Annotated[Number, Field(gt=0)], ...] = Field(min_length=2)
+    range: tuple[Annotated[Number, Field(gt=0)], Annotated[Number, Field(gt=0)]] | None = None
+
+
 class Benchmark(_Model):
     """A runner and its parameters; a list value is a grid axis (the cross product is run).
 
@@ -243,7 +258,9 @@ class Benchmark(_Model):
     #: round a block, the paired interval of the log ratios: where the environments' trials of
     #: a round share the machine's state, as a pilot shows) or ``none`` (independent samples);
     #: unset: the rule's ``pairing``.
-    pairing: Literal["none", "rounds"] | None = None
+    pairing: Literal["none", "rounds", "auto"] | None = None
+    #: The parameter that sizes a trial and the sizes a pilot measures (``overhead pilot``).
+    size: SizeSpec | None = None
     #: Why this benchmark's own work runs outside its trial's cgroup (``docker run`` hands
     #: the container to dockerd, containerd and runc): its trials' CPU time outside the
     #: cgroup is recorded but not judged as interference (``outside_judged: false`` in
@@ -258,6 +275,14 @@ class Benchmark(_Model):
                              "generator's)")
         if bool(self.monitor) != bool(self.monitor_parser):
             raise ValueError("monitor and monitor_parser go together")
+        return self
+
+    @model_validator(mode="after")
+    def _size_param(self) -> Benchmark:
+        """Check that the size names one of the benchmark's parameters."""
+        if self.size is not None and self.size.param not in self.params:
+            raise ValueError(f"size.param {self.size.param!r} is not a parameter of the benchmark "
+                             f"({', '.join(self.params) or 'none'})")
         return self
 
     @field_validator("params")
@@ -316,6 +341,13 @@ class Isolation(_Model):
     steal: Number = Field(0.05, ge=0, le=1)
     floor_s: Number = Field(0.5, ge=0, le=3600)
     reruns: Int = Field(2, ge=0, le=10)
+    #: A busy host is said, not fought: when ``busy_share`` of a host's last ``busy_window``
+    #: trials were flagged, the run waits up to ``busy_wait`` seconds for the host to be quiet
+    #: (two 5-second samples without outside work), and if it stays busy, stops in one line
+    #: that says how busy and with what (the finished trials kept).
+    busy_window: Int = Field(8, ge=2, le=1000)
+    busy_share: Number = Field(0.5, gt=0, le=1)
+    busy_wait: Number = Field(120.0, ge=0, le=3600)
 
 
 class Campaign(_Model):

@@ -175,11 +175,11 @@ def compare_cells(campaign: Campaign, cells_: Mapping, values: Mapping, baseline
                            trials_needed=None, words=sv.words(), sequential=True,
                            look=(look.index + 1) if look else 0, looks=len(design.looks),
                            final=sv.final, looks_at=list(design.looks), design=design.words(),
-                           **_spread(x, y, design))
+                           pairing=sv.pairing, **_spread(x, y, sv.pairing))
             yield key, cid, bid, rec
 
 
-def _spread(x: Judged | None, y: Judged | None, design) -> dict:
+def _spread(x: Judged | None, y: Judged | None, pairing: str) -> dict:
     """Return the estimate and the SD per trial on the log scale, as the design pairs the sides."""
     import numpy as np
 
@@ -190,7 +190,7 @@ def _spread(x: Judged | None, y: Judged | None, design) -> dict:
     ys = {r: v for r, v in y.by_round() if v > 0}
     if len(xs) < 2 or len(ys) < 2:
         return out
-    if design.pairing == "rounds":
+    if pairing == "rounds":
         common = sorted(set(xs) & set(ys))
         if len(common) < 2:
             return out

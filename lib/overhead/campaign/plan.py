@@ -101,6 +101,10 @@ class Plan:
     decisions: dict[str, dict] = field(default_factory=dict)
     #: What the stopping rule said of its last extension (the budget's share, ...).
     notes: list[str] = field(default_factory=list)
+    #: Cell id -> the sequential design its comparisons are decided with (a rule that
+    #: compares: :meth:`overhead.stats.sequential.Design.to_json`), so that a finished
+    #: campaign's tables replay the same looks.
+    designs: dict[str, dict] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, PlannedTrial]:
         """Return trial id -> trial."""
@@ -111,7 +115,7 @@ class Plan:
         return {"campaign": self.campaign, "seed": self.seed, "rounds": self.rounds,
                 "cells": {k: asdict(v) for k, v in self.cells.items()},
                 "trials": [t.to_json() for t in self.trials], "stops": self.stops,
-                "decisions": self.decisions, "notes": self.notes}
+                "decisions": self.decisions, "notes": self.notes, "designs": self.designs}
 
 
 def _grid(params: Mapping) -> list[dict]:
@@ -210,7 +214,11 @@ def make_plan(campaign: Campaign) -> Plan:
         trials += _round(campaign, ids, all_cells, number, len(trials))
     stops = rule.start_stops(all_cells) if rule is not None else \
         {c: f"fixed count of {n} trials" for c, n in wanted.items()}
-    return Plan(campaign.name, campaign.seed, all_cells, trials, rounds, stops)
+    designs = {}
+    if rule is not None and rule.baseline is not None:
+        designs = {cid: rule.design_of(c).to_json() for cid, c in all_cells.items()
+                   if c.environment != rule.baseline and cid not in stops}
+    return Plan(campaign.name, campaign.seed, all_cells, trials, rounds, stops, designs=designs)
 
 
 def extend(plan: Plan, campaign: Campaign, values: Mapping, *,
@@ -245,8 +253,8 @@ def extend(plan: Plan, campaign: Campaign, values: Mapping, *,
     ext = rule.extend(plan, values, elapsed_minutes=elapsed_minutes, costs=costs)
     if not ext.running:
         return Plan(plan.campaign, plan.seed, plan.cells, plan.trials, plan.rounds, ext.stops,
-                    ext.decisions, ext.notes)
+                    ext.decisions, ext.notes, plan.designs)
     number = plan.rounds + 1
     added = _round(campaign, ext.running, plan.cells, number, len(plan.trials))
     return Plan(plan.campaign, plan.seed, plan.cells, plan.trials + added, number, ext.stops,
-                ext.decisions, ext.notes)
+                ext.decisions, ext.notes, plan.designs)

@@ -11,12 +11,14 @@ and network, kernel, trials done and failed).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from overhead import stats
@@ -165,6 +167,16 @@ def open_results(campaign: str | os.PathLike[str], *,
     rows["env_name"] = rows["run_id"].map(env_name).astype("string")
     if "cell" in trials:
         rows["cell"] = rows["run_id"].map(trials.set_index("run_id")["cell"]).astype("string")
+    if "round" in trials:
+        rows["round"] = rows["run_id"].map(trials.set_index("run_id")["round"]).astype("Int64")
+    plan_path = tidy / "plan.json"
+    plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
+    designs = plan.get("designs") or {}
+    if designs and "cell" in rows and "round" in rows:
+        # the sequential design each row's comparison was decided with (its cell's), so that
+        # every table replays the stopping rule's looks (compare)
+        text = {cid: json.dumps(d, sort_keys=True) for cid, d in designs.items()}
+        rows["design"] = rows["cell"].map(text).astype("string")
     pairs = rows[["environment", "variant"]].drop_duplicates()
     names = {(e, v if isinstance(v, str) else None): display_label(e, v)
              for e, v in pairs.itertuples(index=False)}
@@ -174,8 +186,6 @@ def open_results(campaign: str | os.PathLike[str], *,
     provenance = pd.read_parquet(prov_path) if prov_path.exists() else pd.DataFrame()
     folder = Path(out) if out is not None else Path(out_root or FIGURES) / name
     folder.mkdir(parents=True, exist_ok=True)
-    plan_path = tidy / "plan.json"
-    plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
     return Results(name, tidy, folder, rows, trials, provenance, plan)
 
 
@@ -441,6 +451,28 @@ def where_notes(table: pd.DataFrame) -> list[str]:
     return out
 
 
+def _designs(d: pd.DataFrame, rows: pd.DataFrame):
+    """Return key -> the sequential design of a comparison's environment rows (None: none).
+
+    A campaign whose stopping rule decided sequentially gives each row the design of its cell
+    (:func:`open_results`); a point whose rows carry one design is replayed with it, look by
+    look over its rounds, so that the table's verdict is the rule's.
+    """
+    from overhead.stats.sequential import Design
+
+    found: dict[tuple, set] = {}
+    for env, xv, text in zip(d["environment"], d["x"], rows["design"], strict=True):
+        if isinstance(text, str):
+            found.setdefault((env, xv), set()).add(text)
+    designs = {k: Design.from_json(json.loads(next(iter(v)))) for k, v in found.items()
+               if len(v) == 1}
+
+    def design_of(key: dict):
+        return designs.get((key.get("environment"), key.get("x")))
+
+    return design_of
+
+
 def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: str | None = None,
             baseline: str = BASELINE, margin: object = None,
             higher_is_better: bool | None | str = "auto") -> pd.DataFrame:
@@ -500,10 +532,14 @@ def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: 
                 fields[column] = str(rows[column].iloc[0])
         margin = margin_file.load().with_fields(**fields)
     base = baseline if (d["environment"] == baseline).any() else None
+    sequential = None
+    if "design" in rows and "round" in rows and rows["design"].notna().any():
+        sequential, d["round"] = _designs(d, rows), rows["round"].to_numpy()
     table = stats.curve(d, "x", base, margin=margin, by=["item"],
                         higher_is_better=higher_is_better,
                         bounds="percent" if unit == "%" else "auto",
-                        order={"environment": env_order(d["environment"].unique())})
+                        order={"environment": env_order(d["environment"].unique())},
+                        sequential=sequential)
     table = table.assign(unit=unit, x_name=x or "")
     # trial values in two groups are two states of the machine: said, not averaged away
     from overhead.stats.modes import gap_test
@@ -714,10 +750,18 @@ def in_words(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
         for m, lo, hi, u, md in zip(table["mean"], table["ci_low"], table["ci_high"],
                                     table["unit"], modes.fillna(""), strict=True)]
     is_base = table["verdict"].eq("baseline").fillna(False).to_numpy(dtype=bool)
-    out[f"vs {base} [{100 * level:g}% CI of the ratio]"] = [
-        "baseline" if b else pct_words(p, lo, hi)
-        for b, p, lo, hi in zip(is_base, table["pct"], table["pct_low"], table["pct_high"],
-                                strict=True)]
+    levels = pd.to_numeric(table["ratio_level"], errors="coerce") if "ratio_level" in table else \
+        pd.Series(level, index=table.index)
+    sequential = bool(((levels - level).abs() > 1e-9).any())
+    # a sequential campaign's verdicts are read at their looks' levels: each cell says its own
+    head = f"vs {base} [interval decided on]" if sequential else \
+        f"vs {base} [{100 * level:g}% CI of the ratio]"
+    out[head] = [
+        "baseline" if b else pct_words(p, lo, hi) + (
+            f" ({100 * lv:.4g}% sequential)" if sequential and pd.notna(lv) and pd.notna(lo)
+            and abs(lv - level) > 1e-9 else "")
+        for b, p, lo, hi, lv in zip(is_base, table["pct"], table["pct_low"], table["pct_high"],
+                                    levels, strict=True)]
     out["margin"] = ["-" if b else margin_words(lo, hi) for b, lo, hi in
                      zip(is_base, table["margin_low_pct"], table["margin_high_pct"], strict=True)]
     out["verdict"] = [verdict_short(r) for _, r in table.iterrows()]
@@ -732,3 +776,139 @@ def in_words(table: pd.DataFrame, *, extra: Iterable[str] = ()) -> pd.DataFrame:
             "-" if pd.isna(p) else f"{p:+.1f}%" for p in table["published_pct_vs_baseline"]]
         out["source"] = table["published_source"].fillna("-")
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# how the trials were spent: the stopping rule, where the variance lived, the budget
+
+
+def campaign_of(live: Results):
+    """Return the campaign as its last run resolved it (``campaign.json``), None without one."""
+    from overhead.campaign.inventory import Campaign
+    from overhead.campaign.layout import CAMPAIGN_RESOLVED
+
+    path = live.tidy / CAMPAIGN_RESOLVED
+    if not path.exists():
+        return None
+    try:
+        return Campaign.model_validate(json.loads(path.read_text()))
+    except (ValueError, TypeError):
+        return None
+
+
+def components_table(live: Results, campaign=None) -> pd.DataFrame:
+    """Return where each judged quantity's variance lived in the campaign, per environment.
+
+    For each judged quantity and each environment compared with the baseline: its trials and
+    the baseline's at every point, paired by round (:func:`overhead.stats.components.components`:
+    the state a round's trials share, what a trial adds, the paired and unpaired SDs, all on
+    the log scale), the median over the points, and the seconds a trial took. Empty without a
+    baseline or judged quantities.
+    """
+    from overhead.campaign import analysis
+    from overhead.campaign.plan import cells as cells_of
+    from overhead.stats.components import components
+
+    campaign = campaign or campaign_of(live)
+    if campaign is None or live.trials.empty or "cell" not in live.trials:
+        return pd.DataFrame()
+    base = analysis.baseline_of(campaign)
+    values = analysis.judged_values(load_measurements(live), live.trials, campaign)
+    if base is None or not values:
+        return pd.DataFrame()
+    cells = cells_of(campaign)
+    done = live.trials[live.trials["status"] == "done"]
+    secs = done.groupby("cell")["duration_s"].mean().to_dict()
+    base_of = {(c.benchmark, json.dumps(c.params, sort_keys=True, default=str)): cid
+               for cid, c in cells.items() if c.environment == base}
+    per: dict[tuple, list] = {}
+    for cid, c in cells.items():
+        if c.environment == base:
+            continue
+        bid = base_of.get((c.benchmark, json.dumps(c.params, sort_keys=True, default=str)))
+        for i, judge in enumerate(campaign.benchmarks[c.benchmark].judge):
+            x, y = values.get((cid, i)), values.get((bid, i)) if bid else None
+            if x is None or y is None:
+                continue
+            frame = pd.DataFrame([{"environment": e, "round": r, "value": v}
+                                  for e, j in ((c.environment, x), (base, y))
+                                  for r, v in j.by_round()])
+            try:
+                comp = components(frame, base, seconds=None)
+            except stats.StatsError:
+                continue
+            per.setdefault((c.benchmark, judge.label, c.environment), []).append(
+                (comp, secs.get(cid, math.nan)))
+    rows = []
+    for (bench, qty, env), found in per.items():
+        comps = [f[0] for f in found]
+        med = lambda vals: float(np.nanmedian(vals)) if len(vals) else math.nan  # noqa: E731
+        rows.append({"benchmark": bench, "quantity": qty, "environment": env,
+                     "points": len(comps), "rounds": int(med([c.rounds for c in comps])),
+                     "shared_sd_pct": 100 * math.sqrt(med([c.shared for c in comps])),
+                     "trial_sd_pct": 100 * math.sqrt(med([c.residual for c in comps])),
+                     "paired_sd_pct": 100 * med([c.paired_sd for c in comps]),
+                     "unpaired_sd_pct": 100 * med([c.unpaired_sd for c in comps]),
+                     "seconds_per_trial": med([f[1] for f in found])})
+    return pd.DataFrame(rows)
+
+
+def load_measurements(live: Results) -> pd.DataFrame:
+    """Return the campaign's tidy measurements (every row, as ingest wrote them)."""
+    from overhead.tidy import load
+
+    return load(live.tidy)
+
+
+def spending_html(live: Results) -> list[str]:
+    """Return the report's section on how the trials were spent (HTML parts).
+
+    The stopping rule in words and what it did (rounds, how each comparison stopped, the
+    sequential boundary), the budget (the runners' time, what re-runs of disturbed trials
+    took of it, a host that got busy), and where the variance lived
+    (:func:`components_table`, written as ``components.csv``).
+    """
+    import html
+
+    from overhead.campaign.stopping import rule_of
+
+    parts = ["<h2>How the trials were spent: the stopping rule, the budget, the variance</h2>"]
+    campaign = campaign_of(live)
+    rule = rule_of(campaign) if campaign is not None else None
+    if rule is not None:
+        parts.append(f"<p>{html.escape(rule.report_words(live.plan))}</p>")
+    elif campaign is not None:
+        parts.append(f"<p>A fixed count of trials per cell ({campaign.trials}); every verdict "
+                     "is read off one 95% interval.</p>")
+    t = live.trials
+    if "duration_s" in t and len(t):
+        dur = pd.to_numeric(t["duration_s"], errors="coerce")
+        spent = float(dur.sum(skipna=True))
+        rerun = float(dur[t["status"] == "interfered"].sum(skipna=True))
+        excluded = float(dur[t["status"] == "excluded"].sum(skipna=True))
+        parts.append(
+            f"<p>Runner time: {spent / 60:.1f} min in {len(t)} attempts; re-runs of trials "
+            f"disturbed by other work took {rerun / 60:.1f} min of it ({100 * rerun / spent:.0f}%)"
+            + (f", and trials still disturbed after their re-runs (excluded) "
+               f"{excluded / 60:.1f} min" if excluded else "") + ".</p>" if spent > 0 else
+            "<p>No runner time recorded.</p>")
+    for note in live.plan.get("notes") or []:
+        if "busy" in str(note):
+            parts.append(f"<p><b>{html.escape(str(note))}</b></p>")
+    comps = components_table(live, campaign)
+    if not comps.empty:
+        from overhead import export
+
+        export.write_table(comps, live.out, "components", formats=("csv",))
+        shown = comps.assign(**{c: comps[c].map(lambda v: "-" if pd.isna(v) else f"{v:.1f}")
+                                for c in ("shared_sd_pct", "trial_sd_pct", "paired_sd_pct",
+                                          "unpaired_sd_pct", "seconds_per_trial")})
+        parts += ["<p>Where the variance lived (log scale, % of the mean, median over each "
+                  "quantity's points): <i>shared</i> is the machine's state that an "
+                  "environment's trial and the baseline's of the same round share (a paired "
+                  "design cancels it), <i>trial</i> what one trial adds; the paired SD is that "
+                  "of a round's log ratio, the unpaired SD that of one trial. The design's "
+                  "pairing: paired where the shared state makes the paired look narrower "
+                  "(components.csv).</p>",
+                  shown.to_html(index=False, na_rep="-")]
+    return parts

@@ -61,7 +61,7 @@ def _plan(campaign: Campaign, raw: Path) -> Plan:
 
     trials = [PlannedTrial(**t) for t in data["trials"]]
     return Plan(plan.campaign, plan.seed, plan.cells, trials, data["rounds"], data["stops"],
-                data.get("decisions", {}), data.get("notes", []))
+                data.get("decisions", {}), data.get("notes", []), plan.designs)
 
 
 def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -> Status:

@@ -150,14 +150,21 @@ def known_truths(tables: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
 
 
 def _n(r: pd.Series) -> str:
+    """Say the trials per side the verdict was read from (a sequential look's, where one was)."""
     nb = r.get("n_baseline")
-    return f"{int(r['n'])}/{int(nb)}" if pd.notna(nb) else f"{int(r['n'])}"
+    nv = r.get("n_verdict")
+    n = int(nv) if nv is not None and pd.notna(nv) else int(r["n"])
+    return f"{n}/{int(nb)}" if pd.notna(nb) else f"{n}"
 
 
 def _interval(r: pd.Series, level: float = 0.95) -> str:
     if pd.isna(r["pct_low"]):
         return "none"
-    return f"[{_fmt(r['pct_low'])}%, {_fmt(r['pct_high'])}%] ({100 * level:g}%, {r['ratio_method']})"
+    lv = r.get("ratio_level")
+    level = float(lv) if lv is not None and pd.notna(lv) else level
+    seq = ", sequential" if abs(level - 0.95) > 1e-9 else ""
+    return (f"[{_fmt(r['pct_low'])}%, {_fmt(r['pct_high'])}%] ({100 * level:.4g}%{seq}, "
+            f"{r['ratio_method']})")
 
 
 def _margin_words(r: pd.Series) -> str:
@@ -211,15 +218,28 @@ def _nat_latency(live: Live) -> list[dict]:
         if not len(x) or not len(y):
             rows.append({**base, "holds": None, "why": "no runs of this test in one of the two"})
             continue
-        # one-sided at 95%: the ends of the two-sided 90% interval of the ratio
-        iv = stats.ratio_interval(x, y, level=0.90)
+        design = _design_of(xr)
+        if design is not None and "round" in xr and "round" in yr:
+            # a sequential campaign: the looks of the NAT cell's design, each read off its
+            # repeated interval (two-sided at its level, so each end is one-sided at half)
+            from overhead.stats.sequential import replay
+
+            sv = replay(zip(xr["round"].astype(int), x, strict=True),
+                        zip(yr["round"].astype(int), y, strict=True),
+                        stats.Margin.symmetric(1e-9), design, higher_is_better=False)
+            iv = sv.verdict.interval
+            base["n"] = f"{iv.n_x}/{iv.n_y}"
+            one_sided = f"one-sided {100 * (1 - (1 - iv.level) / 2):.4g}% bounds each, sequential"
+        else:
+            # one-sided at 95%: the ends of the two-sided 90% interval of the ratio
+            iv = stats.ratio_interval(x, y, level=0.90)
+            one_sided = "one-sided 95% bounds each"
         measured = f"{_fmt(100 * (iv.ratio - 1), 1)}% (means {x.mean():.1f} vs {y.mean():.1f} us)"
         if np.isnan(iv.low):
             rows.append({**base, "measured": measured, "verdict": "not tested", "holds": None,
                          "why": f"no interval: {iv.reason}"})
             continue
-        interval = (f"NAT / net=host >= {iv.low:.3f} and <= {iv.high:.3f} (one-sided 95% "
-                    f"bounds each, {iv.method})")
+        interval = f"NAT / net=host >= {iv.low:.3f} and <= {iv.high:.3f} ({one_sided}, {iv.method})"
         if iv.low > 1:
             holds, verdict, why = True, "slower", "the one-sided lower bound of the ratio lies above 1"
         elif iv.high < 1:
@@ -235,6 +255,20 @@ def _nat_latency(live: Live) -> list[dict]:
         rows.append({**base, "measured": measured, "interval": interval, "verdict": verdict,
                      "holds": holds, "why": why})
     return rows
+
+
+def _design_of(rows: pd.DataFrame):
+    """Return the sequential design a campaign's rows were decided with (None: a fixed count)."""
+    if "design" not in rows:
+        return None
+    texts = rows["design"].dropna().unique()
+    if len(texts) != 1:
+        return None
+    import json
+
+    from overhead.stats.sequential import Design
+
+    return Design.from_json(json.loads(texts[0]))
 
 
 def _tcg_marked(live: Live) -> dict:
@@ -629,8 +663,8 @@ def _missing_points(frame: pd.DataFrame | None) -> str | None:
 
 #: The columns of :func:`verdicts_table`.
 VERDICTS_COLUMNS = ("figure", "item", "x", "environment", "n", "n_baseline", "pct", "pct_low",
-                    "pct_high", "ratio_method", "margin", "margin_low_pct", "margin_high_pct",
-                    "verdict", "trials_needed", "verdict_detail", "stopped")
+                    "pct_high", "ratio_level", "ratio_method", "margin", "margin_low_pct",
+                    "margin_high_pct", "verdict", "trials_needed", "verdict_detail", "stopped")
 
 
 def verdicts_shown(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -662,9 +696,12 @@ def verdicts_shown(verdicts: pd.DataFrame) -> pd.DataFrame:
         out["x"] = ["" if pd.isna(x) else f"{x:g}" if isinstance(x, float) else str(x) for x in xs]
     out["environment"] = verdicts["environment"]
     out["n"] = [n(a, b) for a, b in zip(verdicts["n"], verdicts["n_baseline"], strict=True)]
-    out[f"vs {BASELINE} [95% CI]"] = [
-        diff(*r) for r in zip(verdicts["pct"], verdicts["pct_low"], verdicts["pct_high"],
-                              verdicts["ratio_method"], strict=True)]
+    levels = verdicts["ratio_level"] if "ratio_level" in verdicts else pd.Series(0.95, index=verdicts.index)
+    how = [m if pd.isna(lv) or abs(float(lv) - 0.95) < 1e-9 else f"{m}, {100 * float(lv):.4g}% sequential"
+           for m, lv in zip(verdicts["ratio_method"], levels, strict=True)]
+    out[f"vs {BASELINE} [interval decided on]"] = [
+        diff(*r) for r in zip(verdicts["pct"], verdicts["pct_low"], verdicts["pct_high"], how,
+                              strict=True)]
     out["margin"] = verdicts["margin"].fillna("-")
     out["verdict"] = [verdict(v, k) for v, k in zip(verdicts["verdict"], verdicts["trials_needed"],
                                                      strict=True)]
@@ -700,8 +737,11 @@ def verdicts_table(frames: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
             continue
         parts.append(pd.DataFrame({
             "figure": stem, "item": f["item"], "x": f["x"], "environment": f["environment"],
-            "n": f["n"], "n_baseline": f["n_baseline"], "pct": f["pct"], "pct_low": f["pct_low"],
-            "pct_high": f["pct_high"], "ratio_method": f["ratio_method"],
+            "n": f["n_verdict"].fillna(f["n"]) if "n_verdict" in f else f["n"],
+            "n_baseline": f["n_baseline"], "pct": f["pct"], "pct_low": f["pct_low"],
+            "pct_high": f["pct_high"],
+            "ratio_level": f["ratio_level"] if "ratio_level" in f else 0.95,
+            "ratio_method": f["ratio_method"],
             "margin": [_margin_words(r) for _, r in f.iterrows()],
             "margin_low_pct": f["margin_low_pct"], "margin_high_pct": f["margin_high_pct"],
             "verdict": f["verdict"].fillna("not tested"), "trials_needed": f["trials_needed"],
@@ -733,6 +773,7 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     if w["accelerator"].fillna("").str.contains("tcg").any():
         page.raw(f"<p><b>The VM ran under TCG (software emulation).</b> {html.escape(TCG_NOTE)}.</p>")
     page.raw("\n".join(results.noise_html(live)))
+    page.raw("\n".join(results.spending_html(live)))
     words = truths.assign(holds=[{True: "holds", False: "DOES NOT HOLD"}.get(h, "not shown")
                                  for h in truths["holds"]])
     page.heading("Known truths")
@@ -757,10 +798,13 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
              "<i>slower</i> (<i>higher</i> / <i>lower</i> where neither is better): it excludes "
              "no difference; <i>inconclusive</i>: it holds both no difference and differences "
              "beyond the margin. A non-significant difference is never read as sameness. "
-             + ("The campaign's stopping rule added rounds to each cell while a comparison it "
-                "takes part in was undecided, up to its cap; the intervals are not widened for "
-                "those repeated looks, so a verdict reached on the way is a little less certain "
-                "than its 95% says." if rule else "The campaign ran a fixed number of trials.")
+             + ("The campaign's stopping rule looked at its comparisons at planned trial "
+                "counts and stopped each at its first deciding look: each such verdict is read "
+                "off that look's sequential interval (its level is the look's share of the 5% "
+                "error rate, said in the verdict's words), so that over every look a false "
+                "difference or a false equivalence stays at or below 5%; every other quantity "
+                "of the same trials is read at the same looks." if rule else
+                "The campaign ran a fixed number of trials.")
              + "</p>")
     page.text(", ".join(f"{int(v)} {k}" for k, v in counts.items()))
     page.table(verdicts_shown(verdicts), index=False)

@@ -537,6 +537,7 @@ def report(study: Study, title: str, intro: str,
     if "tcg" in accelerators(study):
         page.raw(f"<p><b>{html.escape(TCG_NOTE)}.</b></p>")
     page.raw("\n".join(results.noise_html(study.res)))
+    page.raw("\n".join(results.spending_html(study.res)))
     for note in study.notes:
         page.text(note)
     used = list(dict.fromkeys([*margins_used(t for _, _, _, t in sections), *margins]))

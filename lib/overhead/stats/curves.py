@@ -25,7 +25,7 @@ CURVE_COLUMNS = ("n", "mean", "sd", "median", "ci_low", "ci_high", "ci_method", 
                  "n_baseline", "mean_baseline", "ratio", "ratio_low", "ratio_high", "ratio_method",
                  "pct", "pct_low", "pct_high", "margin_low_pct", "margin_high_pct", "p_difference",
                  "p_difference_holm", "p_equivalence", "verdict", "beyond_margin", "trials_needed",
-                 "verdict_detail")
+                 "verdict_detail", "n_verdict", "ratio_level")
 
 __all__ = ["CURVE_COLUMNS", "curve", "order_by"]
 
@@ -66,7 +66,8 @@ def order_by(frame: pd.DataFrame, orders: Mapping[str, Iterable[object]],
 def curve(df: pd.DataFrame, x: str, baseline: str | None, *, margin: MarginSource | None = None,
           by: Sequence[str] = (), environment: str = "environment", value: str = "value",
           level: float = 0.95, higher_is_better: bool | None | str = "auto", bounds: str = "auto",
-          order: Mapping[str, Iterable[object]] | None = None) -> pd.DataFrame:
+          order: Mapping[str, Iterable[object]] | None = None, sequential: object = None,
+          rounds: str = "round") -> pd.DataFrame:
     """Compute a curve's per-point mean with its interval, and its verdict against the baseline.
 
     A point is one (``by``..., environment, ``x``) group of trials. Its interval is the one
@@ -103,6 +104,9 @@ def curve(df: pd.DataFrame, x: str, baseline: str | None, *, margin: MarginSourc
     order : mapping, optional
         Column -> values in the order rows should follow (see :func:`order_by`); rows are then
         sorted by those columns, the other keys, and ``x``.
+    sequential, rounds
+        A sequential campaign's design(s) and the column of each trial's round: the verdicts
+        are replayed look by look (see :func:`~overhead.stats.verdicts`).
 
     Returns
     -------
@@ -113,8 +117,10 @@ def curve(df: pd.DataFrame, x: str, baseline: str | None, *, margin: MarginSourc
         ratio_high, ratio_method (the interval the verdict is decided on), pct (100 (ratio -
         1); 0 for the baseline), pct_low, pct_high, margin_low_pct, margin_high_pct,
         p_difference, p_difference_holm, p_equivalence, verdict ("baseline" for the baseline's
-        own points), beyond_margin, trials_needed, verdict_detail. Data too thin for a number
-        gives NaN; nothing is filled with 0 except the baseline's own ratio and percent.
+        own points), beyond_margin, trials_needed, verdict_detail, n_verdict (the trials of the
+        environment the verdict was read from: n, or a sequential look's) and ratio_level (the
+        level of the ratio's interval). Data too thin for a number gives NaN; nothing is filled
+        with 0 except the baseline's own ratio and percent.
 
     Raises
     ------
@@ -136,6 +142,8 @@ def curve(df: pd.DataFrame, x: str, baseline: str | None, *, margin: MarginSourc
         raise StatsError("curve: a comparison with the baseline needs its equivalence margin "
                          "(margin=, e.g. overhead.margins.load())")
     extra = [c for c in ("unit", "higher_is_better") if c in df.columns and c not in keys]
+    if sequential is not None and rounds in df.columns and rounds not in keys:
+        extra.append(rounds)
     data = df[[*keys, value, *extra]]
     if value != "value":
         data = data.rename(columns={value: "value"})
@@ -155,8 +163,12 @@ def curve(df: pd.DataFrame, x: str, baseline: str | None, *, margin: MarginSourc
             out[column] = pd.NA if column in ("verdict", "verdict_detail", "ratio_method") else math.nan
     if baseline is not None:
         v = verdicts(data, baseline, margin, keys, level=level, family=list(by) or None,
-                     higher_is_better=higher_is_better, environment=environment)
-        v = v.rename(columns={"ci_method": "ratio_method"})
+                     higher_is_better=higher_is_better, environment=environment,
+                     sequential=sequential, rounds=rounds)
+        # the trials the verdict was read from and its interval's level: all of them at
+        # ``level``, or a sequential campaign's look (fewer trials, its own level)
+        v = v.rename(columns={"ci_method": "ratio_method", "ci_level": "ratio_level"})
+        v["n_verdict"] = v["n"]
         cols = [c for c in CURVE_COLUMNS if c in v.columns and c not in ("n", "mean")]
         out = out.drop(columns=cols).merge(v[[*keys, *cols]], on=keys, how="left")
         base = (out[environment] == baseline).to_numpy(dtype=bool)

@@ -48,13 +48,14 @@ from overhead.stats.ratio import RatioInterval, paired_log_ratio_interval, ratio
 from overhead.stats.verdicts import Margin, Verdict, decide
 
 __all__ = ["PAIRINGS", "SPENDING_KINDS", "Design", "Look", "SequentialVerdict", "Spending",
-           "expected_half_width", "looks_needed", "replay"]
+           "choose_pairing", "expected_half_width", "looks_needed", "replay"]
 
 #: Spending functions :class:`Spending` knows.
 SPENDING_KINDS = ("power", "pocock", "obrien-fleming")
 
-#: How a comparison's two sides are put together at a look.
-PAIRINGS = ("none", "rounds")
+#: How a comparison's two sides are put together at a look ("auto": chosen at the first look
+#: from the data's own spread, :func:`choose_pairing`).
+PAIRINGS = ("none", "rounds", "auto")
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,9 @@ class Design:
     spending : Spending
         How alpha is spread over the looks.
     pairing : str
-        "none" (independent samples: the ratio of means, Fieller's interval) or "rounds"
-        (each round a block: the paired t interval of the mean log ratio).
+        "none" (independent samples: the ratio of means, Fieller's interval), "rounds" (each
+        round a block: the paired t interval of the mean log ratio) or "auto" (whichever the
+        data of the first look says will give the narrower last look: :func:`choose_pairing`).
     """
 
     looks: tuple[int, ...]
@@ -134,7 +136,7 @@ class Design:
         check_level(1.0 - self.alpha)
         if self.pairing not in PAIRINGS:
             raise StatsError(f"pairing {self.pairing!r}: one of {', '.join(PAIRINGS)}")
-        if self.pairing == "rounds" and looks[0] < 3:
+        if self.pairing in ("rounds", "auto") and looks[0] < 3:
             raise StatsError("a paired design needs its first look at 3 trials or more (2 pairs "
                              "leave 1 degree of freedom)")
 
@@ -171,8 +173,9 @@ class Design:
     def words(self) -> str:
         """Say the design in one line: looks, spending, levels, pairing."""
         lv = ", ".join(f"{100 * self.level(k):.2f}%" for k in range(len(self.looks)))
-        how = "paired by round (log ratios)" if self.pairing == "rounds" else \
-            "independent samples (ratio of means)"
+        how = {"rounds": "paired by round (log ratios)",
+               "auto": "paired by round or not as the first look's spread says"}.get(
+            self.pairing, "independent samples (ratio of means)")
         return (f"looks at {', '.join(map(str, self.looks))} trials per side, "
                 f"{100 * (1 - self.alpha):g}% overall ({self.spending.words()} spending: "
                 f"intervals of {lv}), {how}")
@@ -222,6 +225,8 @@ class SequentialVerdict:
     looks: tuple[Look, ...]
     design: Design
     final: bool
+    #: The pairing the looks used ("none" or "rounds"; the design's, or the one "auto" chose).
+    pairing: str = "none"
 
     @property
     def decided(self) -> bool:
@@ -306,6 +311,9 @@ def replay(x: Iterable[tuple[int, float]], y: Iterable[tuple[int, float]], margi
     x, y = list(x), list(y)
     common, xs, ys = _pairs(x, y)
     rounds = sorted(set(xs) | set(ys))
+    if design.pairing == "auto":
+        design = Design(design.looks, design.alpha, design.spending,
+                        choose_pairing(xs, ys, design))
     alphas = design.alphas()
     looks: list[Look] = []
     k = 0
@@ -334,9 +342,44 @@ def replay(x: Iterable[tuple[int, float]], y: Iterable[tuple[int, float]], margi
                            None, f"n={n}: the first look is at {design.looks[0]} trials per side")
         v = Verdict("not tested", iv, margin, math.nan, math.nan,
                     reason=f"{n} of the {design.looks[0]} trials per side of the first look")
-        return SequentialVerdict(v, (), design, False)
+        return SequentialVerdict(v, (), design, False, design.pairing)
     last = looks[-1]
-    return SequentialVerdict(last.verdict, tuple(looks), design, last.index == len(design.looks) - 1)
+    return SequentialVerdict(last.verdict, tuple(looks), design,
+                             last.index == len(design.looks) - 1, design.pairing)
+
+
+def choose_pairing(xs: dict[int, float], ys: dict[int, float], design: Design) -> str:
+    """Choose paired or unpaired looks from the data of the first look alone.
+
+    At the round where the environment's side reaches the first look's trials (and both sides
+    have that many rounds in common), the SD of the rounds' log ratios and the pooled SD of
+    each side's log values predict the half-width of the last look either way
+    (:func:`expected_half_width`); the narrower one is used for every look. The choice reads
+    only spreads, never the estimate, so it does not steer the verdict (simulated with the
+    rest of the procedure, docs/coverage.md); a choice that cannot be made yet (too few
+    rounds in common, a value not above 0) is "none".
+    """
+    import numpy as np
+
+    first = design.looks[0]
+    mine = sorted(xs)
+    if len(mine) < first:
+        return "none"
+    upto = mine[first - 1]
+    common = [r for r in sorted(set(xs) & set(ys)) if r <= upto]
+    a = [xs[r] for r in mine if r <= upto]
+    b = [ys[r] for r in sorted(ys) if r <= upto]
+    if len(common) < first or min(a + b) <= 0:
+        return "none"
+    d = np.log([xs[r] for r in common]) - np.log([ys[r] for r in common])
+    la, lb = np.log(a), np.log(b)
+    pooled = math.sqrt(((la.size - 1) * np.var(la, ddof=1) + (lb.size - 1) * np.var(lb, ddof=1))
+                       / (la.size + lb.size - 2))
+    last = len(design.looks) - 1
+    paired = expected_half_width(float(np.std(d, ddof=1)), design.n_max, design.level(last),
+                                 pairing="rounds")
+    unpaired = expected_half_width(pooled, design.n_max, design.level(last), pairing="none")
+    return "rounds" if paired < unpaired else "none"
 
 
 def expected_half_width(sd_log: float, n: int, level: float, *, pairing: str = "none") -> float:

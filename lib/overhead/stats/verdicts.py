@@ -388,7 +388,8 @@ def _direction(rows: pd.DataFrame, given: bool | None | str) -> bool | None:
 def verdicts(df: pd.DataFrame, baseline: str, margin: MarginSource, by: str | Sequence[str] | None = None,
              *, level: float = 0.95, family: str | Sequence[str] | None = None,
              higher_is_better: bool | None | str = "auto", environment: str = "environment",
-             value: str = "value") -> pd.DataFrame:
+             value: str = "value", sequential: object = None,
+             rounds: str = "round") -> pd.DataFrame:
     """Decide every environment against the baseline, per group of a tidy frame.
 
     Parameters
@@ -412,6 +413,15 @@ def verdicts(df: pd.DataFrame, baseline: str, margin: MarginSource, by: str | Se
         the group has one value of it.
     environment, value : str
         Column names.
+    sequential : Design, callable or None
+        The trials came from a campaign whose stopping rule decided sequentially: a
+        :class:`~overhead.stats.sequential.Design` (or a function from a group's key values to
+        its design, None for a group decided at one look) by which each comparison is replayed
+        look by look over its rounds (:func:`~overhead.stats.sequential.replay`): the verdict,
+        n and interval are those of the look it stopped at, at that look's level (``ci_level``),
+        and ``verdict_detail`` says which look. None: one look at all the trials, at ``level``.
+    rounds : str
+        The column holding each trial's round (with ``sequential``).
 
     Returns
     -------
@@ -450,7 +460,21 @@ def verdicts(df: pd.DataFrame, baseline: str, margin: MarginSource, by: str | Se
             found.append(None)
             continue
         y = values_of(base, value)
-        v = decide(x, y, m, level, higher_is_better=_direction(rows, higher_is_better))
+        design = sequential(key) if callable(sequential) else sequential
+        seq = None
+        if design is not None:
+            from overhead.stats.sequential import replay
+
+            require_columns(df, [rounds], "verdicts (sequential)")
+            seq = replay(zip(rows[rounds].astype(int), x, strict=True),
+                         zip(base[rounds].astype(int), y, strict=True), m, design,
+                         higher_is_better=_direction(rows, higher_is_better))
+            v = seq.verdict
+            rec.update(n=seq.look.n if seq.look else x.size, ci_level=v.interval.level)
+            if seq.look:
+                rec["n_baseline"] = seq.look.n_baseline
+        else:
+            v = decide(x, y, m, level, higher_is_better=_direction(rows, higher_is_better))
         iv = v.interval
         mx = float(np.mean(x)) if np.isfinite(x).all() else math.nan
         my = float(np.mean(y)) if np.isfinite(y).all() else math.nan
@@ -462,7 +486,7 @@ def verdicts(df: pd.DataFrame, baseline: str, margin: MarginSource, by: str | Se
                    verdict=v.verdict, beyond_margin=v.beyond_margin,
                    trials_needed=v.trials_needed, reason=join_reasons(rec.get("reason"), v.reason))
         records.append(rec)
-        found.append(v)
+        found.append(seq if seq is not None else v)
     out = finish(records, keys, df, [*keys, *VERDICT_COLUMNS])
     adj = np.full(len(out), np.nan)
     p = out["p_difference"].to_numpy(dtype="float64")
@@ -476,7 +500,8 @@ def verdicts(df: pd.DataFrame, baseline: str, margin: MarginSource, by: str | Se
         adj = holm(p)
     out["p_difference_holm"] = adj
     out["verdict_detail"] = [
-        v.words(None if math.isnan(h) else float(h)) if v is not None else d
+        (v.words() if not isinstance(v, Verdict) else v.words(None if math.isnan(h) else float(h)))
+        if v is not None else d
         for v, h, d in zip(found, adj, out["verdict_detail"], strict=True)]
     for c in ("baseline", "ci_method", "margin_reason", "verdict", "verdict_detail"):
         out[c] = out[c].astype("string")

@@ -50,7 +50,7 @@ class EnvironmentDesign(Strict):
     """An environment's own looks or pairing (the rule's are used where not given)."""
 
     looks: tuple[Int, ...] | None = None
-    pairing: Literal["none", "rounds"] | None = None
+    pairing: Literal["none", "rounds", "auto"] | None = None
 
 
 def default_looks(first: int, last: int) -> tuple[int, ...]:
@@ -93,7 +93,7 @@ class VerdictsSpec(StoppingSpec):
     max_rounds: Int | None = Field(None, ge=2, le=MAX_RULE_ROUNDS)  # type: ignore[assignment]
     alpha: Number = Field(0.05, gt=0, lt=0.5)
     spending: SpendingSpec = Field(default_factory=SpendingSpec)
-    pairing: Literal["none", "rounds"] = "none"
+    pairing: Literal["none", "rounds", "auto"] = "none"
     max_minutes: Number | None = Field(None, gt=0, le=7 * 24 * 60)
     environments: dict[str, EnvironmentDesign] = Field(default_factory=dict)
 
@@ -227,9 +227,11 @@ class VerdictsRule(StoppingRule):
                 rec.update(stopped=True, stopped_by="decided",
                            why=f"decided at look {rec['look']} of {rec['looks']} "
                                f"({rec['n']} trials a side): {rec['words']}")
-            elif rec.get("final"):
+            elif rec.get("final") or n_of.get(cid, 0) >= self.design_of(plan.cells[cid]).n_max:
+                # the last look taken undecided, or its trials ran without one (no values)
+                n_max = self.design_of(plan.cells[cid]).n_max
                 rec.update(stopped=True, stopped_by="final",
-                           why=f"its last planned look ({rec['n']} trials a side) reached: "
+                           why=f"its last planned look ({n_max} trials a side) reached: "
                                f"{rec['words']}")
             elif over:
                 rec.update(stopped=True, stopped_by="time",
@@ -294,6 +296,11 @@ class VerdictsRule(StoppingRule):
         for key, cid, bid, rec in open_:
             cell = plan.cells[cid]
             design = self.design_of(cell)
+            if design.pairing == "auto":  # as the replay chose it at the first look
+                from overhead.stats.sequential import Design
+
+                design = Design(design.looks, design.alpha, design.spending,
+                                rec.get("pairing") or "none")
             margin = Margin(float(rec["margin_low_pct"]), float(rec["margin_high_pct"]))
             n_now = n_of.get(cid, 0)
             # its own spread; pooled over its benchmark's points in the same environment only
