@@ -466,3 +466,146 @@ def test_p0_omni_columns_named_by_the_command_line(fx):
     m = by_metric(df[df.metric != "latency_percentile"])
     assert m.value.to_dict() == pytest.approx({"latency_min": 12e-6, "latency_mean": 18.03e-6,
                                                "transaction_rate": 55114.116, "elapsed_time": 1.00})
+
+
+# ------------------------------------------------------------------ issue 45: wrapper lines
+
+
+def _without_wrapper_lines(text: str) -> str:
+    """The same capture with the lines the wrapper script printed deleted."""
+    return "".join(ln for ln in text.splitlines(keepends=True)
+                   if ln.strip() not in ("TCP_RR", "UDP_RR", "Experiment completed"))
+
+
+def _values(df) -> list:
+    cols = ["metric", "value", "p_test", "trial"]
+    return sorted(map(tuple, df[cols].astype(str).to_numpy()))
+
+
+@pytest.mark.parametrize(("name", "rates"), [
+    # the test's name on a line of its own before netperf (`echo UDP_RR; netperf ...`):
+    # "23  64.04 ... 15598.581   15598.58   Trans/s ..." under the -O header
+    ("wrap_name_omni_udp_rr_human.txt", {("UDP_RR", 1): 15598.581}),
+    # "Experiment completed" after the run: "14  68.89 ... 14493.521   14493.52   Trans/s ..."
+    ("wrap_done_omni_tcp_rr_human.txt", {("TCP_RR", 1): 14493.521}),
+    # both, around two runs of a loop, in every output form
+    ("wrap_loop_omni_human.txt", {("TCP_RR", 1): 20141.943, ("UDP_RR", 1): 15129.169}),
+    ("wrap_loop_omni_csv.txt", {("TCP_RR", 1): 15239.416, ("UDP_RR", 1): 15690.369}),
+    ("wrap_loop_keyval.txt", {("TCP_RR", 1): 14399.207, ("UDP_RR", 1): 18076.192}),
+    ("wrap_loop_classic.txt", {("TCP_RR", 1): 16122.55, ("UDP_RR", 1): 15965.55}),
+    ("wrap_sh_x_p0_omni_tcp_rr_csv.txt", {("TCP_RR", 1): 14291.043}),
+    ("wrap_sh_x_p0_omni_udp_rr_human.txt", {("UDP_RR", 1): 15461.887}),
+])
+def test_wrapper_lines_around_a_complete_run_never_flag_it(fx, name, rates):
+    from overhead.parsers import cut_short_of, notes_of
+
+    text = (fx / name).read_text()
+    df = parse_text(TOOL, text, name)
+    assert cut_short_of(df) is None and notes_of(df) == []
+    tr = df[df.metric == "transaction_rate"]
+    if "p_selector" in df:  # omni output selecting both: TRANSACTION_RATE's, not THROUGHPUT's
+        tr = tr[tr.p_selector == "TRANSACTION_RATE"]
+    got = {(r.p_test, r.trial): r.value for r in tr.itertuples()}
+    assert got == pytest.approx(rates)
+    # deleting the wrapper's lines changes nothing but the line numbers
+    bare = parse_text(TOOL, _without_wrapper_lines(text), name)
+    assert bare.shape == df.shape and _values(bare) == _values(df)
+    assert cut_short_of(bare) is None
+
+
+def test_wrapper_lines_after_omni_all_columns(fx):
+    from overhead.parsers import cut_short_of
+
+    # -O all closes with its quoted command line; "Experiment completed" after it is the
+    # wrapper's (the genuine -O all output, a wrapper's line appended as the scripts print it)
+    text = (fx / "omni_tcp_rr_human_all.txt").read_text()
+    df = parse_text(TOOL, text + "Experiment completed\n", "all")
+    assert cut_short_of(df) is None and len(df) == len(parse_text(TOOL, text, "all"))
+
+
+# ------------------------------------------------------------------ issue 45: cut captures
+
+
+def _head(text: str, n: int) -> str:
+    return "".join(text.splitlines(keepends=True)[:n])
+
+
+def test_cut_in_a_two_line_result_is_cut_short(fx):
+    from overhead.parsers import cut_short_of
+
+    # tcp_rr.txt line 7 "16384  131072 1 1 2.00 51641.32", line 8 the remote socket sizes
+    rr = parse_text(TOOL, _head((fx / "tcp_rr.txt").read_text(), 7), "rr")
+    assert cut_short_of(rr).startswith("rr:7: the run was cut short: the request/response "
+                                       "result without its second line")
+    assert by_metric(rr).value["transaction_rate"] == 51641.32
+    # udp_stream.txt line 6 the sending side, line 7 the receiving side
+    udp = parse_text(TOOL, _head((fx / "udp_stream.txt").read_text(), 6), "u")
+    assert "UDP_STREAM result without its receiving side" in cut_short_of(udp)
+    assert set(udp.p_side) == {"send"} and by_metric(udp).value["messages"] == 265216
+    # -P 0 with its command line: "212992 212992 1 1 2.00 33753.18 ..." then the remote line
+    p0 = parse_text(TOOL, _head((fx / "sh_x_p0_udp_rr_cpu.txt").read_text(), 2), "p")
+    assert cut_short_of(p0).startswith("p:2: the run was cut short: the -P 0 request/response")
+    assert by_metric(p0).value["transaction_rate"] == 33753.18
+
+
+def test_cut_in_a_verbose_block_is_cut_short(fx):
+    from overhead.parsers import cut_short_of
+
+    # v2_tcp_rr_cpu.txt: lines 9-11 the -v 2 header, line 12 its values
+    text = (fx / "v2_tcp_rr_cpu.txt").read_text()
+    assert cut_short_of(parse_text(TOOL, text, "v")) is None
+    short = parse_text(TOOL, _head(text, 11), "v")
+    assert cut_short_of(short).startswith("v:11: the run was cut short: a -v 2 block's header")
+    assert by_metric(short).value["transaction_rate"] == 23448.66  # line 7, kept
+    assert "rt_latency" not in set(short.metric)
+    # TCP_MAERTS -v 2: the alignment block (line 12 "... 2455310645  67173.09  36552 ...") is
+    # followed by the "Maximum Segment Size" block (line 17 " 32768"); a capture without it
+    maerts = (fx / "v2_tcp_maerts.txt").read_text()
+    whole = by_metric(parse_text(TOOL, maerts, "m"))
+    assert whole.value["mss"] == 32768 and whole.value["recvs"] == 36552
+    assert whole.value["bytes_per_send"] == 16384.00 and whole.value["sends"] == 150194
+    cut = parse_text(TOOL, _head(maerts, 13), "m")
+    assert "without its 'Maximum Segment Size' block" in cut_short_of(cut)
+    assert by_metric(cut).value["bytes_transferred"] == 2455310645
+    # netperf prints no -v 2 block for UDP_RR and UDP_STREAM: their whole output is finished
+    for name in ("v2_udp_rr.txt", "v2_udp_stream.txt", "v2_tcp_crr.txt", "v2_tcp_stream_cpu.txt"):
+        assert cut_short_of(parse_file(TOOL, fx / name)) is None, name
+
+
+def test_last_line_without_its_end(fx):
+    from overhead.parsers import cut_short_of
+
+    # keyval_udp_rr.txt line 9 "TRANSACTION_RATE=12267.166", cut in the middle of it
+    text = (fx / "keyval_udp_rr.txt").read_text()
+    lines = text.splitlines(keepends=True)
+    cut = "".join(lines[:8]) + "TRANSACTION_RATE=122"
+    df = parse_text(TOOL, cut, "k")
+    assert cut_short_of(df).startswith("k:9: the run was cut short: the last line has no line end")
+    assert "transaction_rate" not in set(df.metric)
+    assert by_metric(df[df.metric != "latency_percentile"]).value["latency_max"] == pytest.approx(2066e-6)
+    assert cut_short_of(parse_text(TOOL, "".join(lines[:8]) + "TRANSACT", "k"))  # a key cut
+    # a wrapper's last line printed without its line end is not a cut
+    wrapped = (fx / "wrap_done_omni_tcp_rr_human.txt").read_text().rstrip("\n")
+    assert wrapped.endswith("Experiment completed")
+    assert cut_short_of(parse_text(TOOL, wrapped, "w")) is None
+
+
+def test_keyval_cut_at_a_line_boundary(fx):
+    from overhead.parsers import cut_short_of
+
+    # netperf prints one line per -k selector and nothing after: a capture that stops between
+    # two lines is the whole output of a run with fewer selectors, unless the list is known
+    text = (fx / "keyval_tcp_stream.txt").read_text()
+    head = _head(text, 4)  # banner, THROUGHPUT=..., THROUGHPUT_UNITS=..., ELAPSED_TIME=...
+    assert cut_short_of(parse_text(TOOL, head, "k")) is None
+    sel = "THROUGHPUT,THROUGHPUT_UNITS,ELAPSED_TIME,LSS_SIZE,RSR_SIZE,LOCAL_SEND_SIZE,PROTOCOL,DIRECTION"
+    cut = parse_text(TOOL, head, "k", columns=sel)
+    assert cut_short_of(cut) == ("k:4: the run was cut short: omni -k output without LSS_SIZE, "
+                                 "RSR_SIZE, LOCAL_SEND_SIZE, PROTOCOL, DIRECTION (the -k list "
+                                 "names 8 selectors): the capture ends before them")
+    assert by_metric(cut).value["throughput"] == pytest.approx(23420.24e6 / 8)  # THROUGHPUT=23420.24 10^6bits/s
+    whole = parse_text(TOOL, text, "k", columns=sel)
+    assert cut_short_of(whole) is None and set(whole.p_protocol) == {"TCP"}
+    # a shell trace of the command names the list too
+    traced = f"+ netperf -H 127.0.0.1 -l 1 -t TCP_STREAM -- -k {sel}\n" + head
+    assert "without LSS_SIZE" in cut_short_of(parse_text(TOOL, traced, "k"))

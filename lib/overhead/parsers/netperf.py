@@ -113,7 +113,6 @@ from overhead.parsers._common import (
     Rows,
     RunFailed,
     cut_short,
-    end_cut_mid_line,
     note,
     number,
     numbered,
@@ -279,7 +278,84 @@ def rate_unit(unit: str) -> str:
     return "Trans/s" if scale is None else re.sub(r"/(?:s|sec)$", "", u)
 
 
-def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.DataFrame:
+def selectors(columns: str) -> list[str]:
+    """Read a ``--columns`` list: the omni selectors netperf's ``-o``/``-O``/``-k`` was given.
+
+    Parameters
+    ----------
+    columns : str
+        The selector list as typed after ``-o`` (``MIN_LATENCY,MEAN_LATENCY,...``; any case).
+
+    Returns
+    -------
+    list[str]
+        The selector names, upper case, in order.
+
+    Raises
+    ------
+    ValueError
+        For an empty name, a name that is not a selector's (letters, digits, ``_``) or
+        ``all`` (its list is netperf's own and not known here).
+    """
+    names = [c.strip().upper() for c in columns.split(",")]
+    if names == ["ALL"]:
+        raise ValueError("'all' cannot name the columns: give the selectors netperf's -o "
+                         "listed, or run without -P 0 to keep the header")
+    bad = [c for c in names if not re.fullmatch(r"[A-Z][A-Z0-9_]*", c)]
+    if bad:
+        raise ValueError(f"not a netperf omni selector: {bad[0]!r} (give the comma-separated "
+                         "list netperf's -o was given, e.g. MIN_LATENCY,THROUGHPUT,"
+                         "THROUGHPUT_UNITS)")
+    return names
+
+
+#: The words of netperf 2.7.0's omni -O column headers (every selector's, from the header lines
+#: of ``-O all`` in tests/fixtures/netperf/omni_tcp_rr_human_all.txt and the other -O
+#: fixtures): a line made of them is a header line of an -O group, not a wrapper's line.
+_HEADER_WORDS = frozenset("""
+% (%) (sec) 50th 90th 99th Address Algorithm Alignment Bind Burst Bus Bytes CPU Calls Clean
+Command Confidence Congestion Control Cork Count Demand Destination Device Direction Dirty
+Driver Elapsed Enabled Family File Fill Final Firmware Frequency I/O ID IRQ Initial Interface
+Interval Iterations Latency Level Line Local MHz MSS Machine Maximum Mean Method Microseconds
+Minimum Model NODELAY Name Num OS Offset Peak Per Percent Percentile Port Priority Protocol
+Rate Received Recv Release Remote Request Requested Requests Response Result Retransmissions
+Round Run Security Send Sent Service Size Slot Socket Source Specific Stddev Subdevice
+Subvendor Sysname System TOS Tag Target Test Throughput Time Tran/s Transaction Transport Trip
+Type UUID Units Usecs User Util Vendor Version Width Xferred bytes swintr usec/tran
+""".split())
+
+
+def _header_line(line: str) -> bool:
+    """Tell whether ``line`` is made of omni -O header words (a group's header line)."""
+    words = line.split()
+    return bool(words) and all(w in _HEADER_WORDS for w in words)
+
+
+def _split_partial(text: str) -> tuple[str, tuple[int, str] | None]:
+    """Split off a last line without its line end when netperf was writing it.
+
+    netperf ends every line it writes; a capture whose last line has none stopped in it, and
+    a number there may have lost digits. Returns the text without that line and (its number,
+    its text), or the text unchanged and None when the line is whole or a wrapper's words
+    ("Experiment completed" printed without a line end is not a cut).
+    """
+    if not text or text.endswith(("\n", "\r")):
+        return text, None
+    at = max(text.rfind("\n"), text.rfind("\r")) + 1
+    last = text[at:].strip()
+    before = text[:at].rstrip("\r\n")
+    prev = before[max(before.rfind("\n"), before.rfind("\r")) + 1:].strip()
+    netperf = bool(last) and (
+        any(c.isdigit() for c in last) or "=" in last or "," in last
+        or last.startswith(("MIGRATED", "Alignment", "Maximum")) or _header_line(last)
+        or (bool(_KEYVAL.match(prev)) and bool(re.fullmatch(r"[A-Z][A-Z0-9_]*", last))))
+    if not netperf:
+        return text, None
+    return text[:at], (len(text.splitlines()), last)
+
+
+def parse(text: str, path: str = "<string>", *, unit: str | None = None,
+          columns: str | None = None) -> pd.DataFrame:
     """Parse netperf output (classic tables, ``-P 0`` lines or omni selectors) into tidy rows.
 
     Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
@@ -299,6 +375,8 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
     named in a note (:func:`overhead.parsers._common.note`), not kept.
     """
     given = None if unit is None else rate_unit(unit)
+    named = None if columns is None else selectors(columns)
+    text, partial = _split_partial(text)
     blocks: list[tuple[int | None, str | None, list[tuple[int, str]], dict | None]] = []
     current: list[tuple[int, str]] = []
     title: tuple[int | None, str | None] = (None, None)
@@ -331,7 +409,7 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
                 dtypes={"p_percentile": "Float64", "p_test": "string"})
     trials: dict[str | None, int] = {}
     dropped: list[tuple[int, str]] = []  # -P 0 rates not kept (line, what): their unit is unknown
-    cuts: list[tuple[int, str]] = []  # omni "all" output without its closing command line
+    cuts: list[tuple[int, str]] = []  # a result or block that stops before its end (line, what)
     for title_line, title_text, lines, cmd in blocks:
         ctx: dict = {}
         if title_text is not None:
@@ -346,7 +424,8 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
         elif cmd is not None:
             ctx["p_test"] = cmd["test"]
         start = len(rows)
-        if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped, cuts):
+        if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped, cuts,
+                  named):
             continue  # -P 0 lines: _bare counted the trials of its results
         if len(rows) > start:
             key = ctx.get("p_test")
@@ -355,6 +434,9 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
     if not len(rows):
         if error is not None:
             raise RunFailed(path, error[0], error[1])
+        if partial is not None and seen is None:
+            raise ParseError(path, partial[0], "no netperf result: the only netperf line has "
+                             "no line end (the capture stopped in it)")
         if seen is not None:
             raise RunFailed(path, None, f"netperf printed no result after {seen[1]!r} (line "
                             f"{seen[0]})")
@@ -369,10 +451,10 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
              f"{path} --unit 10^6bits/s' (the unit netperf ran with: Trans/s for request/"
              f"response without -f, 10^6bits/s for streams without -f), or keep the netperf "
              f"command line in the capture (sh -x)")
-    cut = end_cut_mid_line(df, text, path)  # a last line cut while it was written
-    if cut is None and cuts:
-        cut = cut_short(df, path, *cuts[0])
-    return df if cut is None else cut
+    if partial is not None:  # a last line cut while netperf wrote it: its values are not read
+        return cut_short(df, path, partial[0], "the last line has no line end (the capture "
+                         "stopped mid-line): its values are not kept, the rows before it are")
+    return df if not cuts else cut_short(df, path, *cuts[0])
 
 
 def _command(line: str) -> dict | None:
@@ -422,39 +504,63 @@ def _stray(line: str) -> bool:
 
 
 def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None,
-           trials: dict, banner: bool, given: str | None, dropped: list, cuts: list) -> bool:
+           trials: dict, banner: bool, given: str | None, dropped: list, cuts: list,
+           named: list[str] | None = None) -> bool:
     """Add the rows of one test's output (the lines after its banner, or a part without one).
 
     ``cmd`` is the last command line shown before the part (or None), ``given`` the
-    ``--unit`` (or None); -P 0 rates not kept are appended to ``dropped``, an omni ``all``
-    output without its closing command line to ``cuts`` (line, what). Returns True when
-    the part was read as ``-P 0`` lines, whose trials are counted here.
+    ``--unit`` (or None), ``named`` the ``--columns`` selectors (or None); -P 0 rates not
+    kept are appended to ``dropped``, a result or block that stops before its end (an omni
+    ``all`` output without its closing command line, a request/response table without its
+    remote line, a -v 2 block without its values...) to ``cuts`` (line, what). Returns True
+    when the part was read as ``-P 0`` lines, whose trials are counted here.
     """
     body = [(n, ln) for n, ln in lines if not _stray(ln)]
     content = [(n, ln) for n, ln in body if ln.strip()]
     if not content:
         return False
     first = content[0][1].strip()
+    output = None if cmd is None else cmd["output"]
+    # the selectors, in order: the command line's -o/-O/-k list, else --columns (not for a
+    # command line shown without one: a classic test)
+    listed = (output[1] if output is not None and output[1] != "all"
+              else named if cmd is None or output is not None else None)
     if any(_KEYVAL.match(ln.strip()) for _, ln in content):  # -k output
         values = {}
+        shown: list[str] = []
         for n, ln in content:
             m = _KEYVAL.match(ln.strip())
+            if m:
+                shown.append(m.group(1))
             if m and m.group(1) in _SELECTORS:
                 values.setdefault(m.group(1), (m.group(2).strip(), n, f"{m.group(1)}={m.group(2).strip()}"))
         _omni_rows(rows, values, ctx)
+        # netperf prints one line per selector of -k, in its order, and nothing after the last:
+        # only the list (a command line shown, or --columns) tells a cut from fewer selectors
+        missing = [sel for sel in (listed or []) if sel not in shown]
+        if missing:
+            last = max(n for n, ln in content if _KEYVAL.match(ln.strip()))
+            cuts.append((last, f"omni -k output without {', '.join(missing)} (the -k list "
+                         f"names {len(listed)} selectors): the capture ends before them"))
     elif first.startswith("Local /Remote"):
-        _classic(rows, body, ctx, "rr")
+        _classic(rows, body, ctx, "rr", cuts)
     elif first.startswith("Recv") and "Send" in first:
-        _classic(rows, body, ctx, "stream")
+        _classic(rows, body, ctx, "stream", cuts)
     elif first.startswith("Socket") and "Messages" in first:
-        _classic(rows, body, ctx, "udp_stream")
+        _classic(rows, body, ctx, "udp_stream", cuts)
     elif "," in first and any(h.strip() in _HEADERS for h in first.split(",")):
         _omni_csv(rows, content, ctx, cuts)
-    elif not banner and cmd is not None and cmd["output"] is not None:
-        _omni_bare(rows, content, ctx, cmd, trials)  # omni -P 0: values without their header
+    elif not banner and listed is not None:
+        # omni -P 0: values without their header, named by the command line or --columns
+        letter = (output[0] if output is not None
+                  else "o" if any("," in ln for _, ln in content) else "O")
+        _omni_bare(rows, content, ctx, {"output": (letter, listed)}, trials)
+        return True
+    elif not banner and output is not None:
+        _omni_bare(rows, content, ctx, cmd, trials)  # -o all with -P 0: refused there
         return True
     elif not banner:  # -P 0 lines, or a wrapper's text
-        _bare(rows, content, ctx, cmd, trials, given, dropped)
+        _bare(rows, content, ctx, cmd, trials, given, dropped, cuts)
         return True
     else:
         _omni_human(rows, body, ctx, cuts)
@@ -500,8 +606,13 @@ def _unit_scale(unit: str, path: str, lineno: int) -> float | None:
         raise ParseError(path, lineno, f"unknown netperf throughput unit {unit!r}") from None
 
 
-def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> None:
-    """Add the rows of a classic result table (``kind``: rr, stream or udp_stream)."""
+def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str, cuts: list) -> None:
+    """Add the rows of a classic result table (``kind``: rr, stream or udp_stream).
+
+    netperf prints a request/response result on two lines (the second: the remote socket
+    sizes) and a UDP_STREAM result on two (sending, then receiving side); a table without
+    its second line, or a -v 2 block without its values, is appended to ``cuts``.
+    """
     path = rows.path
     header, data = _split_table(body)
     if not data:
@@ -553,6 +664,9 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
             rn, rtok = data[1]
             rv = nums(rtok, 2, "remote socket sizes", rn)
             params.update(p_remote_send_socket=int(rv[0]), p_remote_recv_socket=int(rv[1]))
+        else:
+            cuts.append((lineno, "the request/response result without its second line (the "
+                         "remote socket sizes): the capture ends in the result"))
         base = {**ctx, **params}
         rows.add(lineno, "elapsed_time", v[4], "s", None, f"{tokens[4]} secs.", base)
         if "Trans." in header_text:
@@ -563,7 +677,7 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         if has_cpu:
             cpu(v[6:], tokens[6:], lineno, ("local", "remote"), base)
         _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base,
-                 "Trans." in header_text)
+                 "Trans." in header_text, cuts)
         return
 
     if kind == "stream":
@@ -575,7 +689,8 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         rate(v[4], tokens[4], unit, scale, lineno, base)
         if has_cpu:
             cpu(v[5:], tokens[5:], lineno, ("local", "remote"), base)
-        _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base, False)
+        _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base, False,
+                 cuts)
         return
 
     # UDP_STREAM: sending side line, then receiving side line
@@ -590,6 +705,9 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         rv = nums(rtok, 6 if has_cpu else 4, "UDP_STREAM receive-side", rn)
         params["p_recv_socket"] = int(rv[0])
         second = (rn, rtok, rv)
+    else:
+        cuts.append((lineno, "the UDP_STREAM result without its receiving side's line: the "
+                     "capture ends in the result"))
     send = {**ctx, **params, "p_side": "send"}
     rows.add(lineno, "elapsed_time", v[2], "s", None, f"{tokens[2]} secs", send)
     rows.add(lineno, "messages", v[3], "count", None, f"{tokens[3]} #", send)
@@ -651,7 +769,7 @@ def _headerless_csv(line: str) -> bool:
 
 
 def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | None,
-          trials: dict, given: str | None, dropped: list) -> None:
+          trials: dict, given: str | None, dropped: list, cuts: list) -> None:
     """Add the rows of ``-P 0`` result lines (no banner, no header lines).
 
     Which number is which follows from the test kind (the shape of the lines, or ``-t`` of a
@@ -677,7 +795,7 @@ def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | Non
             if last is None:
                 i += 1
                 continue
-            i = _verbose_at(rows, content, i, *last)
+            i = _verbose_at(rows, content, i, *last, cuts)
             continue
         if not _is_numbers(tokens):
             if _headerless_csv(line):
@@ -721,6 +839,10 @@ def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | Non
                              f"shown before this result (its rate is in {shown})")
         i, last = _bare_result(rows, content, i, kind, ctx, unit, following)
         begun.append(start)
+        if kind in ("rr", "udp_stream") and (following is None or len(following) != (
+                2 if kind == "rr" else len(tokens) - 2)):
+            cuts.append((n, f"the -P 0 {'request/response' if kind == 'rr' else 'UDP_STREAM'} "
+                         "result without its second line: the capture ends in the result"))
     number_trials()
 
 
@@ -807,18 +929,32 @@ def _bare_result(rows: Rows, content: list[tuple[int, str]], i: int, kind: str, 
     return i + 2, (recv, False)
 
 
-def _verbose(rows: Rows, content: list[tuple[int, str]], base: dict, have_rate: bool) -> None:
-    """Add the rows of the -v 2 blocks among ``content`` (non-blank lines after a result)."""
+def _verbose(rows: Rows, content: list[tuple[int, str]], base: dict, have_rate: bool,
+             cuts: list) -> None:
+    """Add the rows of the -v 2 blocks among ``content`` (non-blank lines after a result).
+
+    A block cut before its value line, and a TCP stream test's alignment block without the
+    "Maximum Segment Size" block netperf prints after it, are appended to ``cuts``.
+    """
     i = 0
+    stream_block = mss = False
     while i < len(content):
-        if content[i][1].strip().startswith(_VERBOSE):
-            i = _verbose_at(rows, content, i, base, have_rate)
+        line = content[i][1].strip()
+        if line.startswith(_VERBOSE):
+            stream_block = stream_block or (line.startswith("Alignment") and i + 1 < len(
+                content) and "Xfered" in content[i + 1][1])
+            mss = mss or line.startswith("Maximum")
+            i = _verbose_at(rows, content, i, base, have_rate, cuts)
         else:
             i += 1
+    if stream_block and not mss and base.get("p_test") in ("TCP_STREAM", "TCP_MAERTS") \
+            and not cuts:
+        cuts.append((content[-1][0], "a TCP stream test's -v 2 output without its "
+                     "'Maximum Segment Size' block: the capture ends before it"))
 
 
 def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
-                have_rate: bool) -> int:
+                have_rate: bool, cuts: list) -> int:
     """Read the -v 2 block whose first header line is ``content[i]``; return the next index.
 
     Request/response: alignments and offsets, round-trip latency (usec/Tran), the transaction
@@ -828,8 +964,10 @@ def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
     (TCP_MAERTS swaps them). "Maximum Segment Size (bytes)": the MSS.
     """
     path = rows.path
-    if i + 3 >= len(content):
-        return len(content)  # cut off before its value line
+    if i + 3 >= len(content):  # cut off before its value line
+        cuts.append((content[-1][0], "a -v 2 block's header lines without their values: the "
+                     "capture ends in the block"))
+        return len(content)
     head = [ln for _, ln in content[i:i + 3]]
     vn, vline = content[i + 3]
     tok = vline.split()
@@ -877,8 +1015,9 @@ def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
     """Add the rows of omni output without its header (``-P 0``), named by the command line.
 
     ``-o SEL`` prints one CSV line of values per test, ``-O SEL`` one line of columns, in the
-    order of the selectors the command line (a shell trace before them) lists. Each line is
-    a trial.
+    order of the selectors the command line (a shell trace before them) or ``--columns``
+    lists (``cmd["output"]``). Each line is a trial. A line without a digit whose fields do
+    not match the list is a wrapper's ("Experiment completed", a test's name): skipped.
     """
     path = rows.path
     letter, sels = cmd["output"]
@@ -892,8 +1031,11 @@ def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
             continue
         tokens = (next(csv.reader([line.strip()])) if letter == "o" else line.split())
         if len(tokens) != len(sels):
+            if not any(c.isdigit() for c in line):
+                continue  # a wrapper's line, not values
             raise ParseError(path, n, f"netperf omni -P 0 line has {len(tokens)} values, the "
-                             f"command line's -{letter} names {len(sels)} selectors")
+                             f"-{letter} list (the command line's or --columns) names "
+                             f"{len(sels)} selectors")
         picked = {sel: (tok.strip(), n, f"{tok.strip()} ({sel})")
                   for sel, tok in zip(sels, tokens, strict=True) if sel in _SELECTORS}
         start = len(rows)
@@ -971,6 +1113,7 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) 
         "Socket", "Protocol", "Direction", "Elapsed", "Throughput", "Throughput"] \
         and "Requested" in filled[3]
     merged: dict = {}  # selector -> value over all groups (-O prints wide output in groups)
+    last_values: str | None = None  # the value line of the last whole group
     i = 0
     while i < len(body):
         if not body[i][1].strip():
@@ -978,8 +1121,11 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) 
             continue
         group = body[i:i + 5]
         if len(group) < 5 or not all(ln.strip() for _, ln in group):
-            cuts.append((group[-1][0], "an omni -O group of columns without its value line"))
-            break  # cut off before the value line
+            # a group's header lines without their value line (a capture cut), or what a
+            # wrapper printed after netperf ("Experiment completed", the next test's name)
+            if _header_line(group[0][1]):
+                cuts.append((group[-1][0], "an omni -O group of columns without its value line"))
+            break
         texts = [ln for _, ln in group]
         spans = _columns(texts)
         vn = group[4][0]
@@ -998,9 +1144,9 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) 
                 k += 1
         for sel, val in picked.items():
             merged.setdefault(sel, val)
+        last_values = texts[4]
         i += 5
-    if everything and not cuts and not (body and _all_closed(
-            next(ln for _, ln in reversed(body) if ln.strip()))):
+    if everything and not cuts and not (last_values is not None and _all_closed(last_values)):
         last = next(n for n, ln in reversed(body) if ln.strip())
         cuts.append((last, "omni -O all output without its closing command line"))
     if not merged and i >= 5:
