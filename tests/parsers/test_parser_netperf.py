@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 from conftest import free_port, netserver
 
@@ -609,3 +610,59 @@ def test_keyval_cut_at_a_line_boundary(fx):
     # a shell trace of the command names the list too
     traced = f"+ netperf -H 127.0.0.1 -l 1 -t TCP_STREAM -- -k {sel}\n" + head
     assert "without LSS_SIZE" in cut_short_of(parse_text(TOOL, traced, "k"))
+
+
+# ------------------------------------------------------------------ issue 45: -P 0 omni, --columns
+
+SEL = LAT + ",TRANSACTION_RATE,THROUGHPUT,THROUGHPUT_UNITS,REQUEST_SIZE,RESPONSE_SIZE,ELAPSED_TIME,PROTOCOL,DIRECTION"
+
+
+def test_p0_omni_values_named_by_columns(fx):
+    from overhead.parsers import cut_short_of
+
+    # p0_omni_loop_csv.txt (a loop of -t TCP_RR and -t UDP_RR, -P 0 -- -o SEL):
+    # line 1 "14,57.92,58,71,89,3720,33.08,17246.637,17246.64,Trans/s,1,1,1.00,TCP,Send|Recv"
+    # line 2 "12,55.25,54,74,96,1479,25.79,18075.065,18075.07,Trans/s,1,1,1.00,UDP,Send|Recv"
+    df = parse_text(TOOL, (fx / "p0_omni_loop_csv.txt").read_text(), "loop", columns=SEL)
+    assert cut_short_of(df) is None and df.p_test.isna().all()
+    rate = df[(df.metric == "transaction_rate") & (df.p_selector == "TRANSACTION_RATE")]
+    assert rate.set_index("trial").value.to_dict() == pytest.approx({1: 17246.637, 2: 18075.065})
+    assert rate.set_index("trial").p_protocol.to_dict() == {1: "TCP", 2: "UDP"}
+    first = df[df.trial == 1]
+    pct = first[first.metric == "latency_percentile"].set_index("p_percentile").value.to_dict()
+    assert pct == pytest.approx({50.0: 58e-6, 90.0: 71e-6, 99.0: 89e-6})
+    assert by_metric(first[first.metric.isin(["latency_max", "elapsed_time"])]).value.to_dict() \
+        == pytest.approx({"latency_max": 3720e-6, "elapsed_time": 1.00})
+    # -O columns without header: "23  64.87  59  87  117  2239  29.73  15395.614  15395.61 ..."
+    cols = parse_text(TOOL, (fx / "p0_omni_tcp_rr_human.txt").read_text(), "h", columns=SEL.lower())
+    assert cols[cols.metric == "latency_min"].value.tolist() == pytest.approx([23e-6])
+    assert set(cols.p_data_direction) == {"Send|Recv"} and set(cols.source.str[-2:]) == {":1"}
+    # the same values as the run's own CSV would give them: the command line names them too
+    traced = parse_file(TOOL, fx / "sh_x_p0_omni_tcp_rr_csv.txt")
+    again = parse_text(TOOL, "".join((fx / "sh_x_p0_omni_tcp_rr_csv.txt").read_text()
+                                     .splitlines(keepends=True)[1:]), "x", columns=SEL)
+    assert _values(again) == _values(traced.assign(p_test=pd.NA))
+
+
+@pytest.mark.parametrize("name", ["p0_omni_loop_csv.txt", "p0_omni_tcp_rr_human.txt"])
+def test_p0_omni_without_columns_says_how_to_give_them(fx, name):
+    with pytest.raises(ParseError, match=rf"{name}:1: netperf omni (CSV|-O) values without "
+                       r"their header .*--columns MIN_LATENCY"):
+        parse_file(TOOL, fx / name)
+
+
+def test_columns_option_errors(fx):
+    with pytest.raises(ParseError, match=r"c:1: netperf omni -P 0 line has 15 values, the -o "
+                                         r"list \(the command line's or --columns\) names 2"):
+        parse_text(TOOL, (fx / "p0_omni_loop_csv.txt").read_text(), "c",
+                   columns="MIN_LATENCY,MEAN_LATENCY")
+    with pytest.raises(ValueError, match="'all' cannot name the columns"):
+        parse_text(TOOL, (fx / "p0_omni_loop_csv.txt").read_text(), "c", columns="all")
+    r = subprocess.run([sys.executable, "-m", "overhead.cli", "parse", "netperf",
+                        str(fx / "p0_omni_loop_csv.txt"), "--columns", "MIN LATENCY"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("--columns 'MIN LATENCY': not a netperf omni selector")
+    r = subprocess.run([sys.executable, "-m", "overhead.cli", "parse", "netperf",
+                        str(fx / "p0_omni_loop_csv.txt"), "--columns", SEL],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "" and '"value": 17246.637' in r.stdout

@@ -79,9 +79,12 @@ results in a row are trials 1, 2, ...
 
 **Omni with -P 0** prints values without their header: ``-o SEL`` one CSV line, ``-O SEL`` one
 line of columns. With a shell trace of the command before them, its ``-o``/``-O`` list names
-the values (one trial per line). Without one nothing names them: a line of CSV values is a
-ParseError naming it and saying to keep the command line (``sh -x``) or drop -P 0; so is
-``-o all`` with -P 0 (every selector's value, the names in no line).
+the values (one trial per line); without one, ``parse(..., columns="MIN_LATENCY,...")``
+(``overhead parse netperf FILE --columns MIN_LATENCY,...``: the list given to ``-o``/``-O``,
+as ``--unit`` gives ``-f``) names them. With neither, nothing does: a line of CSV values or of
+columns is a ParseError naming it and saying how to give the list (``--columns``, the command
+line kept with ``sh -x``, or no -P 0); so is ``-o all`` with -P 0 (every selector's value,
+the names in no line). ``columns`` also names the selectors of ``-k`` output (see below).
 
 **Closing line of omni "all" output.** ``-O all`` / ``-o all`` end with the COMMAND_LINE
 selector, the quoted command line (``"netperf ... -- -O all"``) as the last column: output
@@ -89,10 +92,24 @@ whose header begins as "all" does (Socket Type, Protocol, Direction, Elapsed Tim
 Throughput Units, Local Send Socket Size Requested) without that closing value, or an -O group
 of columns without its value line, keeps its rows marked cut short.
 
+**Cut short.** netperf ends every line it writes, and prints a request/response result on two
+lines (the remote socket sizes second), a UDP_STREAM result on two (sending, then receiving
+side), a -v 2 block as header lines and a value line, and after a TCP stream test's -v 2
+block its "Maximum Segment Size" block. A capture that stops inside one of these keeps the
+rows read, marked cut short: a last line without its line end (its values dropped), a result
+without its second line (classic or -P 0 with the test known), a -v 2 block without its
+values or the MSS block. ``-k`` prints one line per selector in the order listed and nothing
+after: a capture cut between two of them is the whole output of a run with fewer selectors,
+unless the list is known (a shell trace of the command, or ``columns``), when the missing
+selectors are named and the rows marked cut short. A cut before a -v 2 block begins is
+likewise the whole output of a run without -v 2.
+
 **Stray lines** are skipped: netperf's warnings such as "enable_enobufs failed:
 getprotobyname" (printed after the banner by UDP_STREAM when /etc/protocols is missing, as in
-minimal container images), "!!!" notes, and a wrapper's lines before the output (shell trace
-lines, anything before the banner that is not a result).
+minimal container images), "!!!" notes, and a wrapper's lines around the output (shell trace
+lines, a test's name printed before each run, "Experiment completed" after the last: anything
+before a banner that is not a result, and after a complete result whatever is not netperf's);
+they never mark a complete run cut short.
 
 **Failed runs**: when nothing is a result and netperf printed an error ("establish control:
 are you sure there is a netserver listening on ...", "netperf: ...", "send_omni: ..."),
@@ -768,6 +785,19 @@ def _headerless_csv(line: str) -> bool:
             and any(_DECIMAL.match(f) for f in fields))
 
 
+_UNIT_WORDS = re.compile(r"^(?:Trans/s|10\^[0369]bits/s|[KMG]?Bytes/s|Send\|Recv|Recv\|Send|"
+                         r"TCP|UDP|SCTP|Stream|Datagram)$")
+
+
+def _headerless_columns(tokens: list[str]) -> bool:
+    """Tell whether ``tokens`` are omni ``-O`` values without their header (``-P 0``).
+
+    They hold numbers and a unit, protocol or direction as netperf prints them.
+    """
+    return (sum(bool(_DECIMAL.match(t)) for t in tokens) >= 2
+            and any(_UNIT_WORDS.match(t) for t in tokens))
+
+
 def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | None,
           trials: dict, given: str | None, dropped: list, cuts: list) -> None:
     """Add the rows of ``-P 0`` result lines (no banner, no header lines).
@@ -801,8 +831,15 @@ def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | Non
             if _headerless_csv(line):
                 raise ParseError(path, n, "netperf omni CSV values without their header "
                                  "(-P 0 with -o): which value is which is set by -o, which "
-                                 "is not in the file; keep the netperf command line in the "
-                                 "capture (sh -x) or run without -P 0")
+                                 "is not in the file; give -o's list with 'overhead parse "
+                                 f"netperf {path} --columns MIN_LATENCY,...', keep the netperf "
+                                 "command line in the capture (sh -x) or run without -P 0")
+            if _headerless_columns(tokens):
+                raise ParseError(path, n, "netperf omni -O values without their header (-P 0 "
+                                 "with -O): which value is which is set by -O, which is not in "
+                                 "the file; give -O's list with 'overhead parse netperf "
+                                 f"{path} --columns MIN_LATENCY,...', keep the netperf command "
+                                 "line in the capture (sh -x) or run without -P 0")
             i += 1  # a wrapper's line
             continue
         nxt = content[i + 1][1].split() if i + 1 < len(content) else None
