@@ -70,21 +70,29 @@ def test_classic_cpu_and_service_demand(fx):
     rr = by_metric(parse_file(TOOL, fx / "tcp_rr_cpu.txt"))
     # "16384  131072 1       1      2.00    17580.46  27.56  27.56  31.352   31.352"
     assert rr.value["cpu_util_local"] == 27.56 and rr.value["cpu_util_remote"] == 27.56
+    # "31.352" us/Tr: CPU seconds per transaction
     assert rr.value["service_demand_local"] == pytest.approx(31.352e-6)
-    assert rr.p_service_demand_per["service_demand_local"] == "transaction"
-    # netperf's own definition (netlib.c): SD [us/unit] = util% * 10000 / (units/s) * CPUs
-    sd = rr.value["cpu_util_local"] * 1e4 / rr.value["transaction_rate"] * NCPU
-    assert rr.value["service_demand_local"] * 1e6 == pytest.approx(sd, abs=0.001)
+    assert rr.unit["service_demand_local"] == "s/tx" and rr.raw["service_demand_local"] == "31.352 us/Tr"
+    # netperf's own definition (netlib.c): SD = CPU time used / work done, the CPU time being
+    # util% of NCPU CPUs; here in s per transaction
+    sd = rr.value["cpu_util_local"] / 100 * NCPU / rr.value["transaction_rate"]
+    assert rr.value["service_demand_local"] == pytest.approx(sd, abs=1e-9)
     st = by_metric(parse_file(TOOL, fx / "tcp_stream_cpu.txt"))
-    assert st.p_service_demand_per["service_demand_remote"] == "KB"
-    kb_per_s = st.value["throughput"] / 1024  # netperf's KB is 1024 bytes
-    assert st.value["service_demand_local"] * 1e6 == pytest.approx(
-        st.value["cpu_util_local"] * 1e4 / kb_per_s * NCPU, abs=0.0006)
+    # "131072  16384  16384  2.00  17511.28  70.57  70.57  0.660  0.660" (10^6bits/s, us/KB):
+    # netperf's KB is 1024 bytes, so 0.660 us/KB is 0.660e-6 / 1024 s of CPU per byte
+    assert st.unit["service_demand_remote"] == "s/B" and st.unit["throughput"] == "B/s"
+    assert st.value["service_demand_local"] == pytest.approx(0.660e-6 / 1024)
+    # the same quantity from the other columns of the line: CPU seconds per second / bytes per
+    # second (70.57% of 2 CPUs over 17511.28e6 / 8 B/s = 6.448e-10 s/B; netperf rounds to 0.660)
+    assert st.value["service_demand_local"] == pytest.approx(
+        st.value["cpu_util_local"] / 100 * NCPU / st.value["throughput"], rel=1e-3)
     fk = by_metric(parse_file(TOOL, fx / "udp_rr_cpu_fk.txt"))
     # -f k: "Tput 10^3bits per sec" = 3775.47 -> 3775.47e3 / 8 B/s; "4339.589" us/KB
     assert fk.value["throughput"] == pytest.approx(3775.47e3 / 8)
-    assert fk.value["service_demand_local"] * 1e6 == pytest.approx(
-        fk.value["cpu_util_local"] * 1e4 / (fk.value["throughput"] / 1024) * NCPU, abs=0.005)
+    assert fk.value["service_demand_local"] == pytest.approx(4339.589e-6 / 1024)
+    assert fk.unit["service_demand_local"] == "s/B"
+    assert fk.value["service_demand_local"] == pytest.approx(
+        fk.value["cpu_util_local"] / 100 * NCPU / fk.value["throughput"], rel=1e-4)
     assert "transaction_rate" not in fk.index
 
 
@@ -144,8 +152,8 @@ def test_omni_values_read_by_hand(fx):
 def test_omni_stream_cpu_and_columns(fx):
     kv = by_metric(parse_file(TOOL, fx / "omni_tcp_stream_cpu_keyval.txt"))
     assert kv.value["throughput"] == pytest.approx(20672.17e6 / 8)  # THROUGHPUT=20672.17 10^6bits/s
-    assert kv.value["service_demand_local"] == pytest.approx(0.658e-6)
-    assert kv.p_service_demand_per["service_demand_local"] == "KB"
+    assert kv.value["service_demand_local"] == pytest.approx(0.658e-6 / 1024)  # LOCAL_SD=0.658
+    assert kv.unit["service_demand_local"] == "s/B"  # SD_UNITS=usec/KB
     assert kv.p_message_size.iloc[0] == 16384 and kv.p_remote_recv_socket.iloc[0] == 131072
     cols = parse_file(TOOL, fx / "omni_tcp_stream_human_fg.txt")
     m = by_metric(cols)
@@ -240,8 +248,8 @@ def test_p0_without_command_states_only_what_the_numbers_say(fx):
     st = by_metric(parse_file(TOOL, fx / "p0_tcp_stream_cpu.txt"))
     # "131072  16384  16384    2.00       11524.98   100.00   100.00   1.422   1.422": stream
     # service demand is per KB whatever -f is, so it is read
-    assert st.value["service_demand_local"] == pytest.approx(1.422e-6)
-    assert st.p_service_demand_per["service_demand_remote"] == "KB"
+    assert st.value["service_demand_local"] == pytest.approx(1.422e-6 / 1024)
+    assert st.unit["service_demand_remote"] == "s/B"
     assert "throughput" not in st.index and st.p_message_size.iloc[0] == 16384
     assert set(by_metric(parse_file(TOOL, fx / "p0_tcp_stream.txt")).index) == {"elapsed_time"}
 
@@ -258,7 +266,7 @@ def test_p0_with_command_from_a_shell_trace(fx):
     # "212992 212992 1       1      2.00    33753.18   100.00 100.00 59.254  59.254"
     assert rr.value["transaction_rate"] == 33753.18
     assert rr.value["service_demand_local"] == pytest.approx(59.254e-6)
-    assert rr.p_service_demand_per["service_demand_local"] == "transaction"
+    assert rr.unit["service_demand_local"] == "s/tx"
     assert set(rr.p_test) == {"UDP_RR"}
     # netperf's own definition (netlib.c): SD [us/Tr] = util% * 10000 / (Tr/s) * CPUs
     assert 59.254 == pytest.approx(100.00 * 1e4 / 33753.18 * NCPU, abs=0.001)

@@ -37,9 +37,9 @@ Rows (metric, unit):
   RT_LATENCY: round-trip time netperf derives as 1 / transaction rate);
 - ``elapsed_time`` (s);
 - ``cpu_util_local``, ``cpu_util_remote`` (%) and ``service_demand_local``,
-  ``service_demand_remote`` (unit "s": CPU seconds per unit of work, from netperf's usec) with
-  ``p_service_demand_per`` = "KB" (netperf's KB is 1024 bytes: calc_service_demand divides by
-  1024.0) or "transaction", only where -c/-C measured them (netperf prints -1 otherwise);
+  ``service_demand_remote``: CPU seconds per byte (unit "s/B", from netperf's usec per KB,
+  its KB being 1024 bytes: calc_service_demand divides by 1024.0) or per transaction (unit
+  "s/tx", from usec/Tran), only where -c/-C measured them (netperf prints -1 otherwise);
 - ``retransmits_local``, ``retransmits_remote`` (count; LOCAL/REMOTE_TRANSPORT_RETRANS).
 
 Parameters: p_test, p_send_socket and p_recv_socket (socket buffer sizes in bytes: for
@@ -270,6 +270,29 @@ def throughput_scale(unit: str) -> float | None:
     if u in ("Trans/s", "Trans/sec", "Tran/s"):
         return None
     raise ValueError(unit)
+
+
+def service_demand(usec: float, per: str) -> tuple[float, str]:
+    """Convert netperf's service demand to the canonical units: (value, unit).
+
+    netperf prints microseconds of CPU per KB (1024 bytes: netlib.c calc_service_demand
+    divides the bytes by 1024.0) for streams and with ``-f``, per transaction otherwise.
+
+    Parameters
+    ----------
+    usec : float
+        The value as printed (us/KB or us/Tr).
+    per : str
+        "KB" or "transaction".
+
+    Returns
+    -------
+    (float, str)
+        Seconds of CPU per byte ("s/B") or per transaction ("s/tx").
+    """
+    if per == "KB":
+        return usec * 1e-6 / 1024.0, "s/B"
+    return usec * 1e-6, "s/tx"
 
 
 def rate_unit(unit: str) -> str:
@@ -669,8 +692,8 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str, cuts
         for side, v, tok in zip(sides, values[k:2 * k], tokens[k:2 * k], strict=True):
             if v >= 0 and sd_per is not None:
                 unit = "us/KB" if sd_per == "KB" else "us/Tr"
-                rows.add(lineno, f"service_demand_{side}", v * 1e-6, "s", False, f"{tok} {unit}",
-                         base, p_service_demand_per=sd_per)
+                rows.add(lineno, f"service_demand_{side}", *service_demand(v, sd_per), False,
+                         f"{tok} {unit}", base)
 
     lineno, tokens = data[0]
     if kind == "rr":
@@ -911,9 +934,8 @@ def _bare_result(rows: Rows, content: list[tuple[int, str]], i: int, kind: str, 
         if util >= 0:
             rows.add(lineno, f"cpu_util_{side}", util, "%", False, f"{toks[0]} %", base)
         if sd >= 0 and per is not None:
-            rows.add(lineno, f"service_demand_{side}", sd * 1e-6, "s", False,
-                     f"{toks[1]} us/{'KB' if per == 'KB' else 'Tr'}", base,
-                     p_service_demand_per=per)
+            rows.add(lineno, f"service_demand_{side}", *service_demand(sd, per), False,
+                     f"{toks[1]} us/{'KB' if per == 'KB' else 'Tr'}", base)
 
     if kind == "rr":
         base = {**ctx, "p_send_socket": int(v[0]), "p_recv_socket": int(v[1]),
@@ -1242,5 +1264,5 @@ def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict) -
                 tok, n, raw = values[sel]
                 v = number(tok, path, n, sel)
                 if v >= 0:
-                    rows.add(n, f"service_demand_{side}", v * 1e-6, "s", False,
-                             f"{raw} {sd_units}", base, p_service_demand_per=per)
+                    rows.add(n, f"service_demand_{side}", *service_demand(v, per), False,
+                             f"{raw} {sd_units}", base)
