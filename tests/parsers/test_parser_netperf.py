@@ -674,3 +674,22 @@ def test_columns_option_errors(fx):
                         str(fx / "p0_omni_loop_csv.txt"), "--columns", SEL],
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stderr == "" and '"value": 17246.637' in r.stdout
+
+
+def test_omni_value_whose_unit_selector_is_absent_is_named(fx):
+    from overhead.parsers import cut_short_of, notes_of
+
+    # omni_tcp_stream_cpu_keyval.txt: LOCAL_SD=0.658 (line 6), REMOTE_SD=0.658 (7), and their
+    # unit SD_UNITS=usec/KB on line 8: the first 7 lines are a -k list without SD_UNITS
+    text = (fx / "omni_tcp_stream_cpu_keyval.txt").read_text()
+    assert notes_of(parse_text(TOOL, text, "k")) == []
+    df = parse_text(TOOL, _head(text, 7), "k")
+    assert cut_short_of(df) is None and "service_demand_local" not in set(df.metric)
+    assert notes_of(df) == ["k:6: netperf omni LOCAL_SD and 1 more not kept: its unit is "
+                            "SD_UNITS's, which is not in the output; select SD_UNITS too"]
+    # THROUGHPUT (line 2) without THROUGHPUT_UNITS: the same output with line 3 deleted
+    lines = text.splitlines(keepends=True)
+    df = parse_text(TOOL, "".join(lines[:2] + lines[3:]), "t")
+    assert notes_of(df)[0].startswith("t:2: netperf omni THROUGHPUT not kept: its unit is "
+                                      "THROUGHPUT_UNITS's")
+    assert "throughput" not in set(df.metric) and "service_demand_local" in set(df.metric)

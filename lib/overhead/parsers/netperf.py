@@ -450,6 +450,7 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None,
     trials: dict[str | None, int] = {}
     dropped: list[tuple[int, str]] = []  # -P 0 rates not kept (line, what): their unit is unknown
     cuts: list[tuple[int, str]] = []  # a result or block that stops before its end (line, what)
+    unitless: list[tuple[int, str, str]] = []  # omni values whose unit selector is absent
     for title_line, title_text, lines, cmd in blocks:
         ctx: dict = {}
         if title_text is not None:
@@ -465,7 +466,7 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None,
             ctx["p_test"] = cmd["test"]
         start = len(rows)
         if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped, cuts,
-                  named):
+                  named, unitless):
             continue  # -P 0 lines: _bare counted the trials of its results
         if len(rows) > start:
             key = ctx.get("p_test")
@@ -491,6 +492,11 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None,
              f"{path} --unit 10^6bits/s' (the unit netperf ran with: Trans/s for request/"
              f"response without -f, 10^6bits/s for streams without -f), or keep the netperf "
              f"command line in the capture (sh -x)")
+    if unitless:
+        n, sel, unit_sel = unitless[0]
+        more = f" and {len(unitless) - 1} more" if len(unitless) > 1 else ""
+        note(df, f"{path}:{n}: netperf omni {sel}{more} not kept: its unit is {unit_sel}'s, "
+             f"which is not in the output; select {unit_sel} too")
     if partial is not None:  # a last line cut while netperf wrote it: its values are not read
         return cut_short(df, path, partial[0], "the last line has no line end (the capture "
                          "stopped mid-line): its values are not kept, the rows before it are")
@@ -545,7 +551,7 @@ def _stray(line: str) -> bool:
 
 def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None,
            trials: dict, banner: bool, given: str | None, dropped: list, cuts: list,
-           named: list[str] | None = None) -> bool:
+           named: list[str] | None = None, unitless: list | None = None) -> bool:
     """Add the rows of one test's output (the lines after its banner, or a part without one).
 
     ``cmd`` is the last command line shown before the part (or None), ``given`` the
@@ -559,6 +565,7 @@ def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None
     content = [(n, ln) for n, ln in body if ln.strip()]
     if not content:
         return False
+    unitless = [] if unitless is None else unitless
     first = content[0][1].strip()
     output = None if cmd is None else cmd["output"]
     # the selectors, in order: the command line's -o/-O/-k list, else --columns (not for a
@@ -574,7 +581,7 @@ def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None
                 shown.append(m.group(1))
             if m and m.group(1) in _SELECTORS:
                 values.setdefault(m.group(1), (m.group(2).strip(), n, f"{m.group(1)}={m.group(2).strip()}"))
-        _omni_rows(rows, values, ctx)
+        _omni_rows(rows, values, ctx, unitless)
         # netperf prints one line per selector of -k, in its order, and nothing after the last:
         # only the list (a command line shown, or --columns) tells a cut from fewer selectors
         missing = [sel for sel in (listed or []) if sel not in shown]
@@ -589,21 +596,21 @@ def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None
     elif first.startswith("Socket") and "Messages" in first:
         _classic(rows, body, ctx, "udp_stream", cuts)
     elif "," in first and any(h.strip() in _HEADERS for h in first.split(",")):
-        _omni_csv(rows, content, ctx, cuts)
+        _omni_csv(rows, content, ctx, cuts, unitless)
     elif not banner and listed is not None:
         # omni -P 0: values without their header, named by the command line or --columns
         letter = (output[0] if output is not None
                   else "o" if any("," in ln for _, ln in content) else "O")
-        _omni_bare(rows, content, ctx, {"output": (letter, listed)}, trials)
+        _omni_bare(rows, content, ctx, {"output": (letter, listed)}, trials, unitless)
         return True
     elif not banner and output is not None:
-        _omni_bare(rows, content, ctx, cmd, trials)  # -o all with -P 0: refused there
+        _omni_bare(rows, content, ctx, cmd, trials, unitless)  # -o all with -P 0: refused there
         return True
     elif not banner:  # -P 0 lines, or a wrapper's text
         _bare(rows, content, ctx, cmd, trials, given, dropped, cuts)
         return True
     else:
-        _omni_human(rows, body, ctx, cuts)
+        _omni_human(rows, body, ctx, cuts, unitless)
     return False
 
 
@@ -1070,7 +1077,7 @@ def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
 
 
 def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
-               trials: dict) -> None:
+               trials: dict, unitless: list) -> None:
     """Add the rows of omni output without its header (``-P 0``), named by the command line.
 
     ``-o SEL`` prints one CSV line of values per test, ``-O SEL`` one line of columns, in the
@@ -1098,7 +1105,7 @@ def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
         picked = {sel: (tok.strip(), n, f"{tok.strip()} ({sel})")
                   for sel, tok in zip(sels, tokens, strict=True) if sel in _SELECTORS}
         start = len(rows)
-        _omni_rows(rows, picked, ctx)
+        _omni_rows(rows, picked, ctx, unitless)
         if len(rows) > start:
             trials[key] = trials.get(key, 0) + 1
             rows.fill("trial", trials[key], start)
@@ -1116,7 +1123,8 @@ def _all_closed(value_line: str) -> bool:
     return bool(_CLOSED_COMMAND.search(value_line))
 
 
-def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list,
+              unitless: list) -> None:
     """Add the rows of omni CSV output (header line, value line; repeated).
 
     ``-o all`` output (its header begins as :data:`_ALL_FIRST`) ends its value line with the
@@ -1141,7 +1149,7 @@ def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list)
             sel = _HEADERS.get(name)
             if sel is not None:
                 picked.setdefault(sel, (tok, vn, f"{tok} ({name})"))
-        _omni_rows(rows, picked, ctx)
+        _omni_rows(rows, picked, ctx, unitless)
         i += 2
 
 
@@ -1158,7 +1166,8 @@ def _columns(lines: list[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in zip(starts, [*starts[1:], width], strict=True)]
 
 
-def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list,
+                unitless: list) -> None:
     """Add the rows of omni column output (``-O``).
 
     Each group of columns is four header lines and a value line; a group cut before its value
@@ -1211,11 +1220,17 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) 
     if not merged and i >= 5:
         raise ParseError(path, body[0][0], "unrecognized netperf output: expected a classic "
                          "result table, omni CSV, omni columns (-O) or key=value lines")
-    _omni_rows(rows, merged, ctx)
+    _omni_rows(rows, merged, ctx, unitless)
 
 
-def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict) -> None:
-    """Add the rows of omni selector values: {SELECTOR: (value text, line, raw)}."""
+def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict,
+               unitless: list) -> None:
+    """Add the rows of omni selector values: {SELECTOR: (value text, line, raw)}.
+
+    THROUGHPUT without THROUGHPUT_UNITS and LOCAL_SD/REMOTE_SD without SD_UNITS cannot be
+    read (their unit is the other selector's): they are appended to ``unitless`` (line,
+    selector, the selector that names the unit), for the note that says so.
+    """
     path = rows.path
 
     def present(sel: str) -> bool:
@@ -1243,6 +1258,11 @@ def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict) -
         if sel == "TRANSACTION_RATE":
             extra = {"p_selector": sel}
         rows.add(n, metric, v * scale, unit, hib, raw, base, **extra)
+    if present("THROUGHPUT") and not present("THROUGHPUT_UNITS"):
+        unitless.append((values["THROUGHPUT"][1], "THROUGHPUT", "THROUGHPUT_UNITS"))
+    if not present("SD_UNITS"):
+        unitless.extend((values[sel][1], sel, "SD_UNITS") for sel in ("LOCAL_SD", "REMOTE_SD")
+                        if present(sel))
     if present("THROUGHPUT") and present("THROUGHPUT_UNITS"):
         tok, n, raw = values["THROUGHPUT"]
         unit = values["THROUGHPUT_UNITS"][0]
