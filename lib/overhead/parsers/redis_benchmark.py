@@ -30,7 +30,8 @@ runs several invocations into one file).
 2. ``--csv`` (redis 6.2 and later): a header ``"test","rps","avg_latency_ms","min_latency_ms",...``
    then one row per test; before 6.2, no header and two columns, ``"SET","452488.69"`` (the
    test and its requests per second). Each header starts a run: runs appended to one file
-   (``--csv >> file`` in a loop) are numbered by ``trial`` = ``p_run`` = 1, 2, ... in order.
+   (``--csv >> file`` in a loop) are numbered by ``trial`` = ``p_run`` = 1, 2, ... in order
+   (a file of one table gives neither, as before).
 3. ``-q``: ``SET: 108342.37 requests per second, p50=0.231 msec`` (7.x) or without the p50
    (older versions). After the suite's tests (``-t``) redis-benchmark prints an empty line
    (redis-benchmark.c, ``if (!config.csv) printf("\n")``); -q lines of those tests without it
@@ -232,6 +233,7 @@ class _Parser:
         self.block: dict | None = None  # the open test block of the state machine
         self.csv_columns: list[str] | None = None
         self.csv_runs = 0  # --csv tables read (each header starts one: runs appended)
+        self.csv_first = 0  # the first row of the first table
         self.error: tuple[int, str] | None = None  # the tool's first error message and its line
         self.quiet: list[tuple[int, str]] = []  # -q lines (line, test) since the last empty line
         self.quiet_titles: set[str] = set()
@@ -462,7 +464,13 @@ class _Parser:
         elif c == '"' and _CSV_HEADER.match(line):
             self.csv_columns = _csv_fields(line.strip())
             self.csv_runs += 1
-            self.run = {"trial": self.csv_runs, "p_run": self.csv_runs}
+            if self.csv_runs == 1:
+                self.csv_first = len(self.rows)  # numbered once a second table shows
+            else:
+                if self.csv_runs == 2:  # runs appended: the first one is run 1
+                    self.rows.fill("trial", 1, self.csv_first)
+                    self.rows.fill("p_run", 1, self.csv_first)
+                self.run = {"trial": self.csv_runs, "p_run": self.csv_runs}
         elif c == '"' and self.csv_columns is not None:
             self.csv_row(line, n)
         elif c == '"':
