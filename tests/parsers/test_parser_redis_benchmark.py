@@ -498,6 +498,9 @@ def test_csv_runs_appended_are_numbered(fixtures):
                                  (2, "SET"): 44642.86, (2, "GET"): 50505.05,
                                  (3, "SET"): 47619.05, (3, "GET"): 50505.05})
     assert (df.trial == df.p_run).all()
+    # one table alone is one run, as before: no run number
+    one = parse_file("redis-benchmark", fixtures / "redis-benchmark" / "csv_c50.txt")
+    assert "p_run" not in one and one.trial.isna().all()
     # run 2's SET row (line 5): "44642.86","0.158","0.024","0.111","0.199","2.759","3.199"
     p99 = df[(df.metric == "latency_percentile") & (df.p_percentile == 99.0) & (df.p_run == 2)
              & (df.p_test == "SET")]
