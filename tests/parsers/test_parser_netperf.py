@@ -657,6 +657,7 @@ def test_p0_omni_without_columns_says_how_to_give_them(fx, name):
     with pytest.raises(ParseError, match=rf"{name}:1: netperf omni (CSV|-O) values without "
                        r"their header .*--columns MIN_LATENCY"):
         parse_file(TOOL, fx / name)
+    assert detect((fx / name).read_text()) == TOOL  # so `overhead parse auto --columns` reads it
 
 
 def test_columns_option_errors(fx):

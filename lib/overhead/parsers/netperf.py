@@ -235,6 +235,8 @@ def detect(text: str) -> float:
         return 0.9  # a shell trace of a netperf command, then -P 0 result lines (or omni's)
     if lines and _headerless_csv(lines[0]) and '"netperf ' in lines[0]:
         return 0.5  # omni -o all -P 0: its last value is the command line
+    if lines and all(_headerless_csv(ln) or _headerless_columns(ln.split()) for ln in lines[:20]):
+        return 0.2  # omni -o/-O values with -P 0 alone: --columns names them
     numeric = [ln.split() for ln in lines if not _stray(ln) and not ln.startswith(_VERBOSE)]
     if numeric and all(_is_numbers(t) for t in numeric[:20]) and any(
             _bare_kind(None, len(t), u) for t, u in zip(numeric, [*numeric[1:], None], strict=True)):
