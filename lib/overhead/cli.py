@@ -117,6 +117,9 @@ def parse_cmd(
         "--unit", help="netperf: the unit of -P 0 result lines' rate when the file does not "
         "show the command line (netperf's -f: 10^6bits/s, KBytes/s, Trans/s, ... or the -f "
         "letter).")] = None,
+    columns: Annotated[str | None, typer.Option(
+        "--columns", help="netperf: the omni selectors of -o/-O/-k (comma-separated, in "
+        "order) when the file has no header and no command line to name them (-P 0).")] = None,
 ) -> None:
     """Parse raw tool output and print one JSON object per tidy row.
 
@@ -138,6 +141,15 @@ def parse_cmd(
             netperf.rate_unit(unit)
         except ValueError as exc:
             raise InputError(f"--unit {unit!r}: {exc}") from None
+    if columns is not None:
+        if tool not in ("netperf", "auto"):
+            raise InputError(f"--columns applies to netperf output only, not {tool}")
+        from overhead.parsers import netperf
+
+        try:
+            netperf.selectors(columns)
+        except ValueError as exc:
+            raise InputError(f"--columns {columns!r}: {exc}") from None
     out = sys.stdout
     for path in files:
         text = _read(path)
@@ -148,7 +160,9 @@ def parse_cmd(
                 typer.echo(f"{path}: detected {name}", err=True)
             if unit is not None and name != "netperf":
                 raise InputError(f"{path}: --unit applies to netperf output only, not {name}")
-            options = {"unit": unit} if unit is not None else {}
+            if columns is not None and name != "netperf":
+                raise InputError(f"{path}: --columns applies to netperf output only, not {name}")
+            options = {k: v for k, v in (("unit", unit), ("columns", columns)) if v is not None}
             df = parsers.parse_text(name, text, str(path), **options)
         except parsers.ParseError as exc:
             if exc.path == "<input>":

@@ -91,6 +91,8 @@ UNITS: dict[str, str] = {
     "%": "percent (0-100)",
     "ratio": "dimensionless ratio",
     "Hz": "per second (frequency)",
+    "s/B": "seconds per byte (CPU time per byte moved: netperf's and qperf's service demand)",
+    "s/tx": "seconds per transaction (CPU time per transaction: netperf's service demand)",
 }
 
 ACCELERATORS = ("kvm", "tcg")

@@ -1,9 +1,11 @@
 """Files that start with a byte-order mark, and UTF-16 files (what Windows PowerShell's ``>``
-writes), read as the text the tool wrote: once, in :func:`overhead.parsers.decode`.
+writes, or ``iconv -t UTF-16LE`` without a byte-order mark), read as the text the tool wrote:
+once, in :func:`overhead.parsers.decode`.
 
 Each encoded fixture was made from the genuine fixture named beside it (the fixture READMEs
-say so): a UTF-8 BOM prepended, or the text re-encoded as UTF-16LE with a BOM and CRLF line
-ends. The rows must be those of the original, value for value and line for line.
+say so): a UTF-8 BOM prepended, the text re-encoded as UTF-16LE with a BOM and CRLF line
+ends, or as UTF-16LE/BE without a BOM (``iconv``). The rows must be those of the original,
+value for value and line for line.
 """
 
 from __future__ import annotations
@@ -28,14 +30,20 @@ CASES = [
     ("hyperfine", "export_scan.bom.csv", "export_scan.csv", "utf-8-sig"),
     ("iperf3", "tcp.utf16le-crlf.json", "tcp.json", "utf-16"),
     ("sysbench", "v1_cpu.utf16le-crlf.txt", "v1_cpu.txt", "utf-16"),
+    ("sysbench", "v1_cpu.utf16le-nobom.txt", "v1_cpu.txt", "utf-16-le"),
+    ("iperf3", "tcp.utf16be-nobom.json", "tcp.json", "utf-16-be"),
 ]
+
+#: the first bytes each encoding's fixture must start with (no BOM: a character, then NUL)
+_START = {"utf-8-sig": b"\xef\xbb\xbf", "utf-16": b"\xff\xfe", "utf-16-le": b"s\x00",
+          "utf-16-be": b"\x00{"}
 
 
 @pytest.mark.parametrize(("tool", "encoded", "original", "encoding"), CASES)
 def test_encoded_file_gives_the_rows_of_the_original(tool, encoded, original, encoding):
     raw = (FIXTURES / tool / encoded).read_bytes()
-    # the fixture really is what its name says: a BOM, then the original's text
-    assert raw[:3] == b"\xef\xbb\xbf" if encoding == "utf-8-sig" else raw[:2] == b"\xff\xfe"
+    # the fixture really is what its name says: a BOM (or none), then the original's text
+    assert raw.startswith(_START[encoding])
     text = raw.decode(encoding)
     assert text.replace("\r\n", "\n") == (FIXTURES / tool / original).read_text()
     got = parsers.parse_file(tool, FIXTURES / tool / encoded, name="x")
@@ -69,3 +77,16 @@ def test_bytes_that_are_not_text_in_their_encoding_name_the_line(data, line, wha
     with pytest.raises(parsers.ParseError) as info:
         parsers.decode(data, "f.txt")
     assert str(info.value) == f"f.txt:{line}: not a text file ({what})"
+
+
+def test_utf16_without_a_bom_that_is_not_utf16_names_its_line():
+    # the genuine UTF-16LE fixture (no BOM) with half a character appended: its NUL bytes say
+    # UTF-16, and the decoding error names the line after its last
+    raw = (FIXTURES / "sysbench" / "v1_cpu.utf16le-nobom.txt").read_bytes()
+    lines = (FIXTURES / "sysbench" / "v1_cpu.txt").read_text().count("\n")
+    with pytest.raises(parsers.ParseError) as info:
+        parsers.decode(raw + b"\x00\xd8", "f.txt")
+    assert str(info.value) == (f"f.txt:{lines + 1}: not a text file (invalid UTF-16LE without a "
+                               "byte-order mark, as its NUL bytes say)")
+    # text with no NUL bytes is UTF-8, as before
+    assert parsers.decode("s\u00fc\n".encode(), "f") == "s\u00fc\n"

@@ -250,3 +250,41 @@ def test_live_hyperfine(tmp_path):
         one(df, "wall_time_mean").value)
     text = parse_text(TOOL, proc.stdout, "stdout")
     assert set(text.p_runs) == {3}
+
+
+@pytest.mark.parametrize(("keep", "line", "what"), [
+    # three_commands_default_style.txt: three benchmarks (lines 1-11), warnings, then the
+    # Summary (line 16), "'true' ran" and two "times faster than" lines (18, 19)
+    (15, 1, "has 3 benchmarks and no 'Summary'"),  # cut before the Summary
+    (18, 16, "the Summary has 1 of its 2 'times faster than' lines"),
+    (6, 5, "'Benchmark 2: sleep 0.02' has its Time line but not its Range line"),
+    (9, 9, "'Benchmark 3: true' has no times"),
+])
+def test_terminal_output_cut_before_its_summary(fixtures, keep, line, what):
+    from overhead.parsers import cut_short_of, parse_text
+
+    text = (fixtures / "hyperfine" / "three_commands_default_style.txt").read_text()
+    whole = parse_text("hyperfine", text, "t")
+    assert cut_short_of(whole) is None
+    # "Time (mean ± σ):  21.3 ms ± 0.0 ms" (line 6), "Range ...: 21.2 ms … 21.3 ms" (line 7)
+    b2 = whole[whole.p_command == "sleep 0.02"].set_index("metric").value
+    assert b2["wall_time_mean"] == pytest.approx(21.3e-3) and b2["wall_time_max"] == pytest.approx(21.3e-3)
+    cut = parse_text("hyperfine", "".join(text.splitlines(keepends=True)[:keep]), "t")
+    assert cut_short_of(cut).startswith(f"t:{line}: the run was cut short: ")
+    assert what in cut_short_of(cut)
+    kept = whole[whole.source.str.rsplit(":", n=1).str[1].astype(int) <= keep]
+    assert sorted(cut.value) == sorted(kept.value)
+
+
+def test_terminal_output_cut_mid_line_and_one_benchmark(fixtures):
+    from overhead.parsers import cut_short_of, parse_text
+
+    text = (fixtures / "hyperfine" / "basic_two_N.txt").read_text()
+    assert cut_short_of(parse_text("hyperfine", text, "b")) is None
+    # the last line "   13.52 ± 5.02 times faster than 'sleep 0.01'" cut in its middle
+    assert "no line end" in cut_short_of(parse_text("hyperfine", text[:-20], "b"))
+    # one benchmark and no Summary: the whole output of a one-command run (nothing tells it
+    # from a two-command run cut after its first benchmark)
+    one = parse_text("hyperfine", "".join(text.splitlines(keepends=True)[:4]), "b")
+    assert cut_short_of(one) is None and set(one.p_command) == {"true"}
+    assert one.set_index("metric").value["wall_time_mean"] == pytest.approx(0.8e-3)

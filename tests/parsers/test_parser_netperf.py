@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 from conftest import free_port, netserver
 
@@ -69,21 +70,29 @@ def test_classic_cpu_and_service_demand(fx):
     rr = by_metric(parse_file(TOOL, fx / "tcp_rr_cpu.txt"))
     # "16384  131072 1       1      2.00    17580.46  27.56  27.56  31.352   31.352"
     assert rr.value["cpu_util_local"] == 27.56 and rr.value["cpu_util_remote"] == 27.56
+    # "31.352" us/Tr: CPU seconds per transaction
     assert rr.value["service_demand_local"] == pytest.approx(31.352e-6)
-    assert rr.p_service_demand_per["service_demand_local"] == "transaction"
-    # netperf's own definition (netlib.c): SD [us/unit] = util% * 10000 / (units/s) * CPUs
-    sd = rr.value["cpu_util_local"] * 1e4 / rr.value["transaction_rate"] * NCPU
-    assert rr.value["service_demand_local"] * 1e6 == pytest.approx(sd, abs=0.001)
+    assert rr.unit["service_demand_local"] == "s/tx" and rr.raw["service_demand_local"] == "31.352 us/Tr"
+    # netperf's own definition (netlib.c): SD = CPU time used / work done, the CPU time being
+    # util% of NCPU CPUs; here in s per transaction
+    sd = rr.value["cpu_util_local"] / 100 * NCPU / rr.value["transaction_rate"]
+    assert rr.value["service_demand_local"] == pytest.approx(sd, abs=1e-9)
     st = by_metric(parse_file(TOOL, fx / "tcp_stream_cpu.txt"))
-    assert st.p_service_demand_per["service_demand_remote"] == "KB"
-    kb_per_s = st.value["throughput"] / 1024  # netperf's KB is 1024 bytes
-    assert st.value["service_demand_local"] * 1e6 == pytest.approx(
-        st.value["cpu_util_local"] * 1e4 / kb_per_s * NCPU, abs=0.0006)
+    # "131072  16384  16384  2.00  17511.28  70.57  70.57  0.660  0.660" (10^6bits/s, us/KB):
+    # netperf's KB is 1024 bytes, so 0.660 us/KB is 0.660e-6 / 1024 s of CPU per byte
+    assert st.unit["service_demand_remote"] == "s/B" and st.unit["throughput"] == "B/s"
+    assert st.value["service_demand_local"] == pytest.approx(0.660e-6 / 1024)
+    # the same quantity from the other columns of the line: CPU seconds per second / bytes per
+    # second (70.57% of 2 CPUs over 17511.28e6 / 8 B/s = 6.448e-10 s/B; netperf rounds to 0.660)
+    assert st.value["service_demand_local"] == pytest.approx(
+        st.value["cpu_util_local"] / 100 * NCPU / st.value["throughput"], rel=1e-3)
     fk = by_metric(parse_file(TOOL, fx / "udp_rr_cpu_fk.txt"))
     # -f k: "Tput 10^3bits per sec" = 3775.47 -> 3775.47e3 / 8 B/s; "4339.589" us/KB
     assert fk.value["throughput"] == pytest.approx(3775.47e3 / 8)
-    assert fk.value["service_demand_local"] * 1e6 == pytest.approx(
-        fk.value["cpu_util_local"] * 1e4 / (fk.value["throughput"] / 1024) * NCPU, abs=0.005)
+    assert fk.value["service_demand_local"] == pytest.approx(4339.589e-6 / 1024)
+    assert fk.unit["service_demand_local"] == "s/B"
+    assert fk.value["service_demand_local"] == pytest.approx(
+        fk.value["cpu_util_local"] / 100 * NCPU / fk.value["throughput"], rel=1e-4)
     assert "transaction_rate" not in fk.index
 
 
@@ -143,8 +152,8 @@ def test_omni_values_read_by_hand(fx):
 def test_omni_stream_cpu_and_columns(fx):
     kv = by_metric(parse_file(TOOL, fx / "omni_tcp_stream_cpu_keyval.txt"))
     assert kv.value["throughput"] == pytest.approx(20672.17e6 / 8)  # THROUGHPUT=20672.17 10^6bits/s
-    assert kv.value["service_demand_local"] == pytest.approx(0.658e-6)
-    assert kv.p_service_demand_per["service_demand_local"] == "KB"
+    assert kv.value["service_demand_local"] == pytest.approx(0.658e-6 / 1024)  # LOCAL_SD=0.658
+    assert kv.unit["service_demand_local"] == "s/B"  # SD_UNITS=usec/KB
     assert kv.p_message_size.iloc[0] == 16384 and kv.p_remote_recv_socket.iloc[0] == 131072
     cols = parse_file(TOOL, fx / "omni_tcp_stream_human_fg.txt")
     m = by_metric(cols)
@@ -239,8 +248,8 @@ def test_p0_without_command_states_only_what_the_numbers_say(fx):
     st = by_metric(parse_file(TOOL, fx / "p0_tcp_stream_cpu.txt"))
     # "131072  16384  16384    2.00       11524.98   100.00   100.00   1.422   1.422": stream
     # service demand is per KB whatever -f is, so it is read
-    assert st.value["service_demand_local"] == pytest.approx(1.422e-6)
-    assert st.p_service_demand_per["service_demand_remote"] == "KB"
+    assert st.value["service_demand_local"] == pytest.approx(1.422e-6 / 1024)
+    assert st.unit["service_demand_remote"] == "s/B"
     assert "throughput" not in st.index and st.p_message_size.iloc[0] == 16384
     assert set(by_metric(parse_file(TOOL, fx / "p0_tcp_stream.txt")).index) == {"elapsed_time"}
 
@@ -257,7 +266,7 @@ def test_p0_with_command_from_a_shell_trace(fx):
     # "212992 212992 1       1      2.00    33753.18   100.00 100.00 59.254  59.254"
     assert rr.value["transaction_rate"] == 33753.18
     assert rr.value["service_demand_local"] == pytest.approx(59.254e-6)
-    assert rr.p_service_demand_per["service_demand_local"] == "transaction"
+    assert rr.unit["service_demand_local"] == "s/tx"
     assert set(rr.p_test) == {"UDP_RR"}
     # netperf's own definition (netlib.c): SD [us/Tr] = util% * 10000 / (Tr/s) * CPUs
     assert 59.254 == pytest.approx(100.00 * 1e4 / 33753.18 * NCPU, abs=0.001)
@@ -466,3 +475,222 @@ def test_p0_omni_columns_named_by_the_command_line(fx):
     m = by_metric(df[df.metric != "latency_percentile"])
     assert m.value.to_dict() == pytest.approx({"latency_min": 12e-6, "latency_mean": 18.03e-6,
                                                "transaction_rate": 55114.116, "elapsed_time": 1.00})
+
+
+# ------------------------------------------------------------------ issue 45: wrapper lines
+
+
+def _without_wrapper_lines(text: str) -> str:
+    """The same capture with the lines the wrapper script printed deleted."""
+    return "".join(ln for ln in text.splitlines(keepends=True)
+                   if ln.strip() not in ("TCP_RR", "UDP_RR", "Experiment completed"))
+
+
+def _values(df) -> list:
+    cols = ["metric", "value", "p_test", "trial"]
+    return sorted(map(tuple, df[cols].astype(str).to_numpy()))
+
+
+@pytest.mark.parametrize(("name", "rates"), [
+    # the test's name on a line of its own before netperf (`echo UDP_RR; netperf ...`):
+    # "23  64.04 ... 15598.581   15598.58   Trans/s ..." under the -O header
+    ("wrap_name_omni_udp_rr_human.txt", {("UDP_RR", 1): 15598.581}),
+    # "Experiment completed" after the run: "14  68.89 ... 14493.521   14493.52   Trans/s ..."
+    ("wrap_done_omni_tcp_rr_human.txt", {("TCP_RR", 1): 14493.521}),
+    # both, around two runs of a loop, in every output form
+    ("wrap_loop_omni_human.txt", {("TCP_RR", 1): 20141.943, ("UDP_RR", 1): 15129.169}),
+    ("wrap_loop_omni_csv.txt", {("TCP_RR", 1): 15239.416, ("UDP_RR", 1): 15690.369}),
+    ("wrap_loop_keyval.txt", {("TCP_RR", 1): 14399.207, ("UDP_RR", 1): 18076.192}),
+    ("wrap_loop_classic.txt", {("TCP_RR", 1): 16122.55, ("UDP_RR", 1): 15965.55}),
+    ("wrap_sh_x_p0_omni_tcp_rr_csv.txt", {("TCP_RR", 1): 14291.043}),
+    ("wrap_sh_x_p0_omni_udp_rr_human.txt", {("UDP_RR", 1): 15461.887}),
+])
+def test_wrapper_lines_around_a_complete_run_never_flag_it(fx, name, rates):
+    from overhead.parsers import cut_short_of, notes_of
+
+    text = (fx / name).read_text()
+    df = parse_text(TOOL, text, name)
+    assert cut_short_of(df) is None and notes_of(df) == []
+    tr = df[df.metric == "transaction_rate"]
+    if "p_selector" in df:  # omni output selecting both: TRANSACTION_RATE's, not THROUGHPUT's
+        tr = tr[tr.p_selector == "TRANSACTION_RATE"]
+    got = {(r.p_test, r.trial): r.value for r in tr.itertuples()}
+    assert got == pytest.approx(rates)
+    # deleting the wrapper's lines changes nothing but the line numbers
+    bare = parse_text(TOOL, _without_wrapper_lines(text), name)
+    assert bare.shape == df.shape and _values(bare) == _values(df)
+    assert cut_short_of(bare) is None
+
+
+def test_wrapper_lines_after_omni_all_columns(fx):
+    from overhead.parsers import cut_short_of
+
+    # -O all closes with its quoted command line; "Experiment completed" after it is the
+    # wrapper's (the genuine -O all output, a wrapper's line appended as the scripts print it)
+    text = (fx / "omni_tcp_rr_human_all.txt").read_text()
+    df = parse_text(TOOL, text + "Experiment completed\n", "all")
+    assert cut_short_of(df) is None and len(df) == len(parse_text(TOOL, text, "all"))
+
+
+# ------------------------------------------------------------------ issue 45: cut captures
+
+
+def _head(text: str, n: int) -> str:
+    return "".join(text.splitlines(keepends=True)[:n])
+
+
+def test_cut_in_a_two_line_result_is_cut_short(fx):
+    from overhead.parsers import cut_short_of
+
+    # tcp_rr.txt line 7 "16384  131072 1 1 2.00 51641.32", line 8 the remote socket sizes
+    rr = parse_text(TOOL, _head((fx / "tcp_rr.txt").read_text(), 7), "rr")
+    assert cut_short_of(rr).startswith("rr:7: the run was cut short: the request/response "
+                                       "result without its second line")
+    assert by_metric(rr).value["transaction_rate"] == 51641.32
+    # udp_stream.txt line 6 the sending side, line 7 the receiving side
+    udp = parse_text(TOOL, _head((fx / "udp_stream.txt").read_text(), 6), "u")
+    assert "UDP_STREAM result without its receiving side" in cut_short_of(udp)
+    assert set(udp.p_side) == {"send"} and by_metric(udp).value["messages"] == 265216
+    # -P 0 with its command line: "212992 212992 1 1 2.00 33753.18 ..." then the remote line
+    p0 = parse_text(TOOL, _head((fx / "sh_x_p0_udp_rr_cpu.txt").read_text(), 2), "p")
+    assert cut_short_of(p0).startswith("p:2: the run was cut short: the -P 0 request/response")
+    assert by_metric(p0).value["transaction_rate"] == 33753.18
+
+
+def test_cut_in_a_verbose_block_is_cut_short(fx):
+    from overhead.parsers import cut_short_of
+
+    # v2_tcp_rr_cpu.txt: lines 9-11 the -v 2 header, line 12 its values
+    text = (fx / "v2_tcp_rr_cpu.txt").read_text()
+    assert cut_short_of(parse_text(TOOL, text, "v")) is None
+    short = parse_text(TOOL, _head(text, 11), "v")
+    assert cut_short_of(short).startswith("v:11: the run was cut short: a -v 2 block's header")
+    assert by_metric(short).value["transaction_rate"] == 23448.66  # line 7, kept
+    assert "rt_latency" not in set(short.metric)
+    # TCP_MAERTS -v 2: the alignment block (line 12 "... 2455310645  67173.09  36552 ...") is
+    # followed by the "Maximum Segment Size" block (line 17 " 32768"); a capture without it
+    maerts = (fx / "v2_tcp_maerts.txt").read_text()
+    whole = by_metric(parse_text(TOOL, maerts, "m"))
+    assert whole.value["mss"] == 32768 and whole.value["recvs"] == 36552
+    assert whole.value["bytes_per_send"] == 16384.00 and whole.value["sends"] == 150194
+    cut = parse_text(TOOL, _head(maerts, 13), "m")
+    assert "without its 'Maximum Segment Size' block" in cut_short_of(cut)
+    assert by_metric(cut).value["bytes_transferred"] == 2455310645
+    # netperf prints no -v 2 block for UDP_RR and UDP_STREAM: their whole output is finished
+    for name in ("v2_udp_rr.txt", "v2_udp_stream.txt", "v2_tcp_crr.txt", "v2_tcp_stream_cpu.txt"):
+        assert cut_short_of(parse_file(TOOL, fx / name)) is None, name
+
+
+def test_last_line_without_its_end(fx):
+    from overhead.parsers import cut_short_of
+
+    # keyval_udp_rr.txt line 9 "TRANSACTION_RATE=12267.166", cut in the middle of it
+    text = (fx / "keyval_udp_rr.txt").read_text()
+    lines = text.splitlines(keepends=True)
+    cut = "".join(lines[:8]) + "TRANSACTION_RATE=122"
+    df = parse_text(TOOL, cut, "k")
+    assert cut_short_of(df).startswith("k:9: the run was cut short: the last line has no line end")
+    assert "transaction_rate" not in set(df.metric)
+    assert by_metric(df[df.metric != "latency_percentile"]).value["latency_max"] == pytest.approx(2066e-6)
+    assert cut_short_of(parse_text(TOOL, "".join(lines[:8]) + "TRANSACT", "k"))  # a key cut
+    # a wrapper's last line printed without its line end is not a cut
+    wrapped = (fx / "wrap_done_omni_tcp_rr_human.txt").read_text().rstrip("\n")
+    assert wrapped.endswith("Experiment completed")
+    assert cut_short_of(parse_text(TOOL, wrapped, "w")) is None
+
+
+def test_keyval_cut_at_a_line_boundary(fx):
+    from overhead.parsers import cut_short_of
+
+    # netperf prints one line per -k selector and nothing after: a capture that stops between
+    # two lines is the whole output of a run with fewer selectors, unless the list is known
+    text = (fx / "keyval_tcp_stream.txt").read_text()
+    head = _head(text, 4)  # banner, THROUGHPUT=..., THROUGHPUT_UNITS=..., ELAPSED_TIME=...
+    assert cut_short_of(parse_text(TOOL, head, "k")) is None
+    sel = "THROUGHPUT,THROUGHPUT_UNITS,ELAPSED_TIME,LSS_SIZE,RSR_SIZE,LOCAL_SEND_SIZE,PROTOCOL,DIRECTION"
+    cut = parse_text(TOOL, head, "k", columns=sel)
+    assert cut_short_of(cut) == ("k:4: the run was cut short: omni -k output without LSS_SIZE, "
+                                 "RSR_SIZE, LOCAL_SEND_SIZE, PROTOCOL, DIRECTION (the -k list "
+                                 "names 8 selectors): the capture ends before them")
+    assert by_metric(cut).value["throughput"] == pytest.approx(23420.24e6 / 8)  # THROUGHPUT=23420.24 10^6bits/s
+    whole = parse_text(TOOL, text, "k", columns=sel)
+    assert cut_short_of(whole) is None and set(whole.p_protocol) == {"TCP"}
+    # a shell trace of the command names the list too
+    traced = f"+ netperf -H 127.0.0.1 -l 1 -t TCP_STREAM -- -k {sel}\n" + head
+    assert "without LSS_SIZE" in cut_short_of(parse_text(TOOL, traced, "k"))
+
+
+# ------------------------------------------------------------------ issue 45: -P 0 omni, --columns
+
+SEL = LAT + ",TRANSACTION_RATE,THROUGHPUT,THROUGHPUT_UNITS,REQUEST_SIZE,RESPONSE_SIZE,ELAPSED_TIME,PROTOCOL,DIRECTION"
+
+
+def test_p0_omni_values_named_by_columns(fx):
+    from overhead.parsers import cut_short_of
+
+    # p0_omni_loop_csv.txt (a loop of -t TCP_RR and -t UDP_RR, -P 0 -- -o SEL):
+    # line 1 "14,57.92,58,71,89,3720,33.08,17246.637,17246.64,Trans/s,1,1,1.00,TCP,Send|Recv"
+    # line 2 "12,55.25,54,74,96,1479,25.79,18075.065,18075.07,Trans/s,1,1,1.00,UDP,Send|Recv"
+    df = parse_text(TOOL, (fx / "p0_omni_loop_csv.txt").read_text(), "loop", columns=SEL)
+    assert cut_short_of(df) is None and df.p_test.isna().all()
+    rate = df[(df.metric == "transaction_rate") & (df.p_selector == "TRANSACTION_RATE")]
+    assert rate.set_index("trial").value.to_dict() == pytest.approx({1: 17246.637, 2: 18075.065})
+    assert rate.set_index("trial").p_protocol.to_dict() == {1: "TCP", 2: "UDP"}
+    first = df[df.trial == 1]
+    pct = first[first.metric == "latency_percentile"].set_index("p_percentile").value.to_dict()
+    assert pct == pytest.approx({50.0: 58e-6, 90.0: 71e-6, 99.0: 89e-6})
+    assert by_metric(first[first.metric.isin(["latency_max", "elapsed_time"])]).value.to_dict() \
+        == pytest.approx({"latency_max": 3720e-6, "elapsed_time": 1.00})
+    # -O columns without header: "23  64.87  59  87  117  2239  29.73  15395.614  15395.61 ..."
+    cols = parse_text(TOOL, (fx / "p0_omni_tcp_rr_human.txt").read_text(), "h", columns=SEL.lower())
+    assert cols[cols.metric == "latency_min"].value.tolist() == pytest.approx([23e-6])
+    assert set(cols.p_data_direction) == {"Send|Recv"} and set(cols.source.str[-2:]) == {":1"}
+    # the same values as the run's own CSV would give them: the command line names them too
+    traced = parse_file(TOOL, fx / "sh_x_p0_omni_tcp_rr_csv.txt")
+    again = parse_text(TOOL, "".join((fx / "sh_x_p0_omni_tcp_rr_csv.txt").read_text()
+                                     .splitlines(keepends=True)[1:]), "x", columns=SEL)
+    assert _values(again) == _values(traced.assign(p_test=pd.NA))
+
+
+@pytest.mark.parametrize("name", ["p0_omni_loop_csv.txt", "p0_omni_tcp_rr_human.txt"])
+def test_p0_omni_without_columns_says_how_to_give_them(fx, name):
+    with pytest.raises(ParseError, match=rf"{name}:1: netperf omni (CSV|-O) values without "
+                       r"their header .*--columns MIN_LATENCY"):
+        parse_file(TOOL, fx / name)
+    assert detect((fx / name).read_text()) == TOOL  # so `overhead parse auto --columns` reads it
+
+
+def test_columns_option_errors(fx):
+    with pytest.raises(ParseError, match=r"c:1: netperf omni -P 0 line has 15 values, the -o "
+                                         r"list \(the command line's or --columns\) names 2"):
+        parse_text(TOOL, (fx / "p0_omni_loop_csv.txt").read_text(), "c",
+                   columns="MIN_LATENCY,MEAN_LATENCY")
+    with pytest.raises(ValueError, match="'all' cannot name the columns"):
+        parse_text(TOOL, (fx / "p0_omni_loop_csv.txt").read_text(), "c", columns="all")
+    r = subprocess.run([sys.executable, "-m", "overhead.cli", "parse", "netperf",
+                        str(fx / "p0_omni_loop_csv.txt"), "--columns", "MIN LATENCY"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("--columns 'MIN LATENCY': not a netperf omni selector")
+    r = subprocess.run([sys.executable, "-m", "overhead.cli", "parse", "netperf",
+                        str(fx / "p0_omni_loop_csv.txt"), "--columns", SEL],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "" and '"value": 17246.637' in r.stdout
+
+
+def test_omni_value_whose_unit_selector_is_absent_is_named(fx):
+    from overhead.parsers import cut_short_of, notes_of
+
+    # omni_tcp_stream_cpu_keyval.txt: LOCAL_SD=0.658 (line 6), REMOTE_SD=0.658 (7), and their
+    # unit SD_UNITS=usec/KB on line 8: the first 7 lines are a -k list without SD_UNITS
+    text = (fx / "omni_tcp_stream_cpu_keyval.txt").read_text()
+    assert notes_of(parse_text(TOOL, text, "k")) == []
+    df = parse_text(TOOL, _head(text, 7), "k")
+    assert cut_short_of(df) is None and "service_demand_local" not in set(df.metric)
+    assert notes_of(df) == ["k:6: netperf omni LOCAL_SD and 1 more not kept: its unit is "
+                            "SD_UNITS's, which is not in the output; select SD_UNITS too"]
+    # THROUGHPUT (line 2) without THROUGHPUT_UNITS: the same output with line 3 deleted
+    lines = text.splitlines(keepends=True)
+    df = parse_text(TOOL, "".join(lines[:2] + lines[3:]), "t")
+    assert notes_of(df)[0].startswith("t:2: netperf omni THROUGHPUT not kept: its unit is "
+                                      "THROUGHPUT_UNITS's")
+    assert "throughput" not in set(df.metric) and "service_demand_local" in set(df.metric)

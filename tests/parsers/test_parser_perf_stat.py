@@ -352,3 +352,38 @@ def test_a_report_cut_before_its_elapsed_line_is_cut_short(d, name):
     assert 0 < len(df) < len(full)
     assert df.value.tolist() == full.value.tolist()[:len(df)]
     assert (df.metric == "elapsed_time").sum() == (full.metric == "elapsed_time").sum() - 1
+
+
+@pytest.mark.parametrize("name", ["json_sleep.txt", "json_sleep_r3.txt", "gzip_json.txt",
+                                  "gzip_csv.txt"])
+def test_default_events_cut_before_branch_misses(fixtures, name):
+    from overhead.parsers import cut_short_of
+
+    # perf's default events, one line each: task-clock, context-switches, cpu-migrations,
+    # page-faults, cycles, instructions, branches, branch-misses (the last four <not supported>)
+    text = (fixtures / "perf-stat" / name).read_text()
+    whole = parse_text(TOOL, text, "j")
+    assert cut_short_of(whole) is None
+    lines = text.splitlines(keepends=True)
+    for keep in range(3, len(lines)):
+        cut = parse_text(TOOL, "".join(lines[:keep]), "j")
+        assert cut_short_of(cut) is not None, keep
+        assert cut_short_of(cut).startswith(f"j:{keep}: the run was cut short: perf's default "
+                                            "events stop at")
+        assert len(cut) == len(whole[whole.source.str.rsplit(":", n=1).str[1].astype(int) <= keep])
+    # two lines (task-clock, context-switches) are also what "-e task-clock,context-switches"
+    # prints: not told apart
+    assert cut_short_of(parse_text(TOOL, "".join(lines[:2]), "j")) is None
+
+
+def test_chosen_events_are_not_a_cut(fixtures):
+    from overhead.parsers import cut_short_of
+
+    # -e task-clock,page-faults,context-switches: '"counter-value" : "77.000000", ...
+    # "event" : "page-faults"' (line 2)
+    df = parse_file(TOOL, fixtures / "perf-stat" / "json_events_sleep.txt")
+    assert cut_short_of(df) is None
+    assert df[df.metric == "page_faults"].value.tolist() == [77.0]
+    # json_sleep.txt line 1: '"counter-value" : "0.905854", "unit" : "msec", "event" : "task-clock"'
+    j = parse_file(TOOL, fixtures / "perf-stat" / "json_sleep.txt")
+    assert j[j.metric == "task_clock"].value.tolist() == pytest.approx([0.905854e-3])

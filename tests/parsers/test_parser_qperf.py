@@ -48,10 +48,15 @@ def test_verbose(fx):
     assert set(df.p_duration) == {2.0}  # the -t 2 qperf shows as "time = 2 sec"
     assert "elapsed_time" not in set(df.metric)
     bw = df[df.p_test == "tcp_bw"]
-    # "send_cost = 834 ms/GB", "recv_cost = 832 ms/GB": CPU seconds per 10**9 bytes
-    assert value(bw, "service_demand", p_side="send") == pytest.approx(0.834)
-    assert value(bw, "service_demand", p_side="recv") == pytest.approx(0.832)
-    assert set(bw[bw.metric == "service_demand"].p_service_demand_per) == {"GB"}
+    # "send_cost = 834 ms/GB", "recv_cost = 832 ms/GB": CPU seconds per 10**9 bytes, stored
+    # per byte (s/B) as netperf's service demand is
+    assert value(bw, "service_demand", p_side="send") == pytest.approx(0.834e-9)
+    assert value(bw, "service_demand", p_side="recv") == pytest.approx(0.832e-9)
+    assert set(bw[bw.metric == "service_demand"].unit) == {"s/B"}
+    # the same from the other lines: "send_cpus_used = 200 % cpus" (2 CPUs busy) over
+    # "bw = 2.41 GB/sec" is 0.83e-9 s of CPU per byte
+    assert value(bw, "service_demand", p_side="send") == pytest.approx(
+        value(bw, "cpu_util", p_side="send") / 100 / value(bw, "throughput"), rel=0.005)
     assert value(bw, "cpu_util", p_side="send") == 200  # "send_cpus_used = 200 % cpus"
     udp = df[df.p_test == "udp_bw"]
     assert value(udp, "throughput", p_side="recv") == pytest.approx(2.61e9)  # "2.61 GB/sec"
@@ -83,7 +88,7 @@ def test_units_are_decimal(fx):
     ub = udp[udp.p_test == "udp_bw"]
     assert value(ub, "throughput", p_side="recv") == pytest.approx(
         value(ub, "message_rate") * 1400, rel=0.005)
-    assert value(ub, "service_demand", p_side="recv") == pytest.approx(4.32)  # "4.32 sec/GB"
+    assert value(ub, "service_demand", p_side="recv") == pytest.approx(4.32e-9)  # "4.32 sec/GB"
 
 
 def test_unified_units_and_bits(fx):
@@ -173,3 +178,25 @@ def test_every_prefix(fx, name):
 
 def test_random_bytes():
     hypothesis_random_bytes(TOOL)()
+
+
+def test_verbose_single_block_cut_before_its_cpu_lines(fx):
+    from overhead.parsers import cut_short_of, parse_text
+
+    # v_udp_lat.txt: "udp_lat:", "latency = 6.49 us", "msg_rate = 154 K/sec", "time = 1 sec",
+    # "loc_cpus_used = 199 % cpus", "rem_cpus_used = 199 % cpus": msg_rate says -v
+    text = (fx / "v_udp_lat.txt").read_text()
+    assert cut_short_of(parse_text(TOOL, text, "v")) is None
+    lines = text.splitlines(keepends=True)
+    cut = parse_text(TOOL, "".join(lines[:4]), "v")
+    assert cut_short_of(cut).startswith("v:4: the run was cut short: the 'udp_lat:' block (-v) "
+                                        "ends before its remote CPU line")
+    assert value(cut, "latency_mean") == pytest.approx(6.49 * US)
+    assert value(cut, "message_rate") == pytest.approx(154e3)
+    # -vu prints the parameters used (time, msg_size) and no CPU lines: not -v, not cut
+    assert cut_short_of(parse_file(TOOL, fx / "loop_msg_size.txt")) is None
+    # tcp_bw cut after its send_cpus_used line (line 7), before recv_cpus_used
+    bw = (fx / "v_tcp_bw_lat.txt").read_text().splitlines(keepends=True)
+    short = parse_text(TOOL, "".join(bw[:7]), "b")
+    assert "'tcp_bw:' block (-v) ends before its remote CPU line" in cut_short_of(short)
+    assert value(short, "throughput") == pytest.approx(2.59e9)  # "bw = 2.59 GB/sec"

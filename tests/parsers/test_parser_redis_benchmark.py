@@ -460,3 +460,48 @@ def test_live_csv_and_default_agree(tmp_path):
         # the two runs agree within an order of magnitude
         ratio = sa[(test, "throughput", None)] / sb[(test, "throughput", None)]
         assert 0.1 < ratio < 10
+
+
+# ------------------------------------------------------------------ issue 45
+
+
+def test_quiet_output_closes_with_an_empty_line(fixtures):
+    from overhead.parsers import cut_short_of
+
+    # quiet_c10_n5000.txt: four -q lines ("GET: 51546.39 requests per second, p50=0.127 msec"
+    # is line 2), then the empty line redis-benchmark prints after its tests (line 5)
+    raw = read_text(fixtures / "redis-benchmark" / "quiet_c10_n5000.txt")
+    whole = parse_text("redis-benchmark", raw, "q")
+    assert cut_short_of(whole) is None
+    thr = whole[whole.metric == "throughput"].set_index("p_test").value
+    assert thr.to_dict() == pytest.approx({"SET": 50000.00, "GET": 51546.39, "INCR": 50505.05,
+                                           "LPUSH": 49504.95})
+    lines = raw.split("\n")
+    assert lines[4] == "" and len(lines) == 6  # the empty line, then nothing after its end
+    for keep in (2, 3, 4):  # the capture stops after the GET, INCR or LPUSH line
+        cut = parse_text("redis-benchmark", "\n".join(lines[:keep]) + "\n", "q")
+        assert cut_short_of(cut).startswith(f"q:{keep}: the run was cut short: the -q line of ")
+        assert len(cut[cut.metric == "throughput"]) == keep
+    # a command given on the command line ends without the empty line: its title is the
+    # command as typed ("GET key: 50000.00 requests per second, p50=0.127 msec")
+    custom = parse_file("redis-benchmark", fixtures / "redis-benchmark" / "quiet_command_get_key.txt")
+    assert cut_short_of(custom) is None and set(custom.p_test) == {"GET key"}
+    assert custom[custom.metric == "throughput"].value.tolist() == pytest.approx([50000.00])
+
+
+def test_csv_runs_appended_are_numbered(fixtures):
+    # three `redis-benchmark --csv >> file` runs: a header row, then SET and GET, three times
+    df = parse_file("redis-benchmark", fixtures / "redis-benchmark" / "csv_three_runs_appended.txt")
+    thr = df[df.metric == "throughput"]
+    got = {(r.p_run, r.p_test): r.value for r in thr.itertuples()}
+    assert got == pytest.approx({(1, "SET"): 48076.92, (1, "GET"): 50505.05,
+                                 (2, "SET"): 44642.86, (2, "GET"): 50505.05,
+                                 (3, "SET"): 47619.05, (3, "GET"): 50505.05})
+    assert (df.trial == df.p_run).all()
+    # one table alone is one run, as before: no run number
+    one = parse_file("redis-benchmark", fixtures / "redis-benchmark" / "csv_c50.txt")
+    assert "p_run" not in one and one.trial.isna().all()
+    # run 2's SET row (line 5): "44642.86","0.158","0.024","0.111","0.199","2.759","3.199"
+    p99 = df[(df.metric == "latency_percentile") & (df.p_percentile == 99.0) & (df.p_run == 2)
+             & (df.p_test == "SET")]
+    assert p99.value.tolist() == pytest.approx([2.759e-3]) and p99.source.iloc[0].endswith(":5")

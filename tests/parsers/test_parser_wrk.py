@@ -188,9 +188,20 @@ def test_wrk2_hdrhistogram_and_spectrum():
     assert m["total_transferred"] == pytest.approx(2.30 * 1024**3)
     assert m["request_rate"] == 104948.68
     assert set(df.p_threads) == {4} and set(df.p_connections) == {50}
-    # no row from the spectrum (lines 22-142)
-    lines = df.source.str.rsplit(":", n=1).str[1].astype(int)
-    assert not ((lines >= 22) & (lines <= 142)).any()
+    # the spectrum (lines 22-142): :26 "       1.049     0.500000      2623291         2.00"
+    spec = df[df.metric == "latency_spectrum"]
+    lines = spec.source.str.rsplit(":", n=1).str[1].astype(int)
+    assert lines.min() == 25 and lines.max() == 139 and len(spec) == 139 - 25 + 1
+    half = spec[spec.source == "g:30"]
+    assert half.value.tolist() == pytest.approx([1.049e-3]) and half.p_percentile.tolist() == [50.0]
+    count = df[(df.metric == "latency_spectrum_count") & (df.source == "g:30")]
+    assert count.value.tolist() == [2623291] and set(spec.p_histogram) == {"recorded"}
+    # :140 "#[Mean    =        1.237, StdDeviation   =        1.077]", :141 "#[Max     =
+    # 30.912, Total count    =      5243600]"
+    assert m["latency_spectrum_mean"] == pytest.approx(1.237e-3)
+    assert m["latency_spectrum_sd"] == pytest.approx(1.077e-3)
+    assert m["latency_spectrum_max"] == pytest.approx(30.912e-3)
+    assert m["latency_spectrum_total_count"] == 5243600
 
 
 def test_wrk2_four_runs_in_a_terminal_log():
@@ -225,3 +236,56 @@ def test_a_wrk2_run_cut_before_transfer_sec_is_cut_short(cut):
     assert cut_short_of(df) == ("c: the run was cut short: the run that starts at line 3 has "
                                 "no 'Transfer/sec:' line: the capture ends before wrk's closing "
                                 "lines; what it printed is kept")
+
+
+@pytest.mark.parametrize("name", ["play_graalvmce1_jsonget_t4_R105000_L.txt",
+                                  "play_four_runs_prompt_log_L.txt"])
+def test_wrk2_spectrum_agrees_with_the_percentiles_wrk2_prints(name):
+    from overhead.parsers import notes_of
+
+    df = parse_file(TOOL, FIXTURES / name, name="s")
+    assert notes_of(df) == []  # the prompts and banners between runs are not a script's lines
+    for trial, run in df.groupby("trial"):
+        spec = run[run.metric == "latency_spectrum"]
+        counts = run[run.metric == "latency_spectrum_count"]
+        total = run[run.metric == "latency_spectrum_total_count"].value.item()
+        assert len(spec) >= 100 and spec.value.is_monotonic_increasing
+        # the total count climbs to the histogram's total (the last line, "inf")
+        assert counts.value.is_monotonic_increasing and counts.value.iloc[-1] == total
+        summary = run[run.metric == "latency_percentile"]
+        assert len(summary) == 8
+        for p, v in zip(summary.p_percentile, summary.value, strict=True):
+            # wrk2 prints the summary percentile with 2 decimals of its unit ("4.49ms", "1.28s"),
+            # the spectrum in ms with 3: the summary value is the spectrum's at that percentile
+            # where the spectrum printed it ("1.049 0.500000" for " 50.000% 1.05ms"; the last
+            # "... 1.000000 ... inf" line for 100%), else between its neighbours
+            tol = 0.005 * (1 if v >= 1 else 1e-3) * (1 + 1e-9)  # half the last printed digit
+            at = spec[spec.p_percentile == p].value
+            if p == 100.0:
+                at = at.iloc[-1:]
+            if len(at):
+                assert (abs(at - v) <= tol).any(), (trial, p, v, at.tolist())
+                continue
+            below = spec[spec.p_percentile < p].value.max()
+            above = spec[spec.p_percentile > p].value.min()
+            assert below - tol <= v <= above + tol, (trial, p, below, v, above)
+        max_ = run[run.metric == "latency_spectrum_max"].value.item()
+        assert spec.value.max() >= max_  # HdrHistogram's buckets round the maximum up
+
+
+def test_lines_after_the_report_are_named_in_a_note():
+    from overhead.parsers import cut_short_of, notes_of
+
+    # t1_c2_d1_latency_done_csv.txt: wrk's report (lines 1-13), then what the -s script's
+    # done() printed: "==CSV==" (line 14) ... "==END==" (line 21)
+    name = "t1_c2_d1_latency_done_csv.txt"
+    df = parse_file(TOOL, FIXTURES / name, name="d")
+    assert cut_short_of(df) is None
+    assert notes_of(df) == ["d:14: '==CSV==' and 7 more after wrk's report not read (not wrk's "
+                            "report: the output of a -s script's done() function or a "
+                            "wrapper's); the report's rows are kept"]
+    m = df[df.p_percentile.isna()].set_index("metric").value
+    assert m["request_rate"] == 1980.48 and m["complete_requests"] == 2178
+    # the script printed latency:percentile(50) in us ("50,880"); wrk's report says 0.88ms
+    p50 = df[(df.metric == "latency_percentile") & (df.p_percentile == 50.0)].value.item()
+    assert p50 == pytest.approx(880e-6)

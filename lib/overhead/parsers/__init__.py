@@ -167,10 +167,31 @@ def parse_text(tool: str, text: str, path: str = "<string>", **options):
 _BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 
 
-def decode(data: bytes, path: str) -> str:
-    """Decode a raw output file's bytes: UTF-8, or UTF-8/UTF-16 after a byte-order mark.
+def _utf16_without_bom(data: bytes) -> str | None:
+    r"""Recognize UTF-16 text without a byte-order mark by its NUL bytes.
 
-    The byte-order mark is dropped, so every parser (JSON, CSV and text alike) sees the text
+    Returns "utf-16-le", "utf-16-be" or None. Every tool output is mostly ASCII, which UTF-16
+    writes as the character and a NUL byte (``s\0y\0s\0`` little-endian, ``\0s\0y\0s``
+    big-endian), so one byte of each pair is NUL; UTF-8 text has no NUL bytes at all. The
+    first 4096 bytes decide: at least 9 in 10 of the bytes on one side of the pairs NUL, and
+    at most 1 in 10 on the other.
+    """
+    head = data[:4096]
+    if len(head) < 4 or len(head) % 2 and len(data) <= 4096:
+        return None
+    even, odd = head[0::2], head[1::2]
+    nul_even, nul_odd = even.count(0) / len(even), odd.count(0) / len(odd)
+    if nul_odd >= 0.9 and nul_even <= 0.1:
+        return "utf-16-le"
+    if nul_even >= 0.9 and nul_odd <= 0.1:
+        return "utf-16-be"
+    return None
+
+
+def decode(data: bytes, path: str) -> str:
+    """Decode a raw output file's bytes: UTF-8, UTF-8/UTF-16 after a byte-order mark, or UTF-16.
+
+    UTF-16 without a byte-order mark is recognized by its NUL bytes. The byte-order mark is dropped, so every parser (JSON, CSV and text alike) sees the text
     the tool wrote; CRLF line ends are left to the parsers (``splitlines`` handles them).
 
     Parameters
@@ -195,12 +216,16 @@ def decode(data: bytes, path: str) -> str:
         if data.startswith(bom):
             encoding, skip = enc, len(bom)
             break
+    bare = None if skip else _utf16_without_bom(data)
+    encoding = bare or encoding
     body = data[skip:]
     try:
         return body.decode(encoding)
     except UnicodeDecodeError as exc:
         before = body[: exc.start].decode(encoding, errors="replace")
-        what = "UTF-8" if encoding == "utf-8" else "UTF-16 after its byte-order mark"
+        what = ("UTF-8" if encoding == "utf-8" else "UTF-16 after its byte-order mark" if skip
+                else f"UTF-16{encoding[-2:].upper()} without a byte-order mark, as its NUL bytes "
+                "say")
         raise ParseError(path, before.count("\n") + 1, f"not a text file (invalid {what})") from None
 
 

@@ -57,6 +57,15 @@ hyperfine warned "Ignoring non-zero exit code" for that benchmark. The ``Summary
 hyperfine aborted (``Error: Command terminated with non-zero exit code``) prints no times and
 gives no rows; text with no Time line at all raises ParseError (quoting hyperfine's error when
 there is one). Other lines (warnings, shell prompts) are skipped.
+
+**Cut short** (text report): each run of hyperfine (its benchmarks numbered from
+``Benchmark 1:``) prints every benchmark's Time line and, after ``Time (mean ± σ)``, its
+Range line; a run of two benchmarks or more closes with its ``Summary``: "'<fastest>' ran"
+and one "... times faster than ..." line per other benchmark. A capture without them (a
+benchmark header without its times and no error, a Time line without its Range line, a
+Summary missing or short of lines) keeps its rows marked cut short, and so does a last line
+without its line end (hyperfine ends every line). A single benchmark cut after its Range
+line is the whole output of a one-command run: nothing tells them apart.
 """
 
 from __future__ import annotations
@@ -73,6 +82,8 @@ from overhead.parsers._common import (
     ParseError,
     Rows,
     RunFailed,
+    cut_short,
+    end_cut_mid_line,
     integer,
     json_line_map,
     number,
@@ -89,6 +100,7 @@ _TIME_MEAN = re.compile(
     rf"^Time \(mean ± σ\):\s+{_Q}\s+±\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
 _CSV_HEADER = "command,mean,stddev,median,user,system,min,max"
 _TIME_ABS = re.compile(rf"^Time \(abs ≡\):\s+{_Q}\s+\[User: {_Q}, System: {_Q}\]$")
+_FASTER = re.compile(r"^\S+(?: ± \S+)? times faster than ")
 _RANGE = re.compile(rf"^Range \(min … max\):\s+{_Q}\s+…\s+{_Q}\s+(\d+) runs?$")
 
 
@@ -251,6 +263,22 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
     ctx: dict = {}
     error: tuple[int, str] | None = None
     seen_time = False
+    # what each run (its benchmarks numbered from 1) showed of its end: [first line, benchmarks
+    # with times, line of its Summary or None, "times faster" lines]; and the benchmark in
+    # progress: [its header's line and text, its Time line's kind ("mean"/"abs"/None), Range?]
+    runs: list[list] = []
+    bench: list | None = None
+    unended: list[tuple[int, str]] = []  # (line, what) of benchmarks that stopped early
+
+    def end_bench() -> None:
+        """Note the benchmark in progress if it stopped before its Range line."""
+        if bench is None:
+            return
+        (hn, header), kind, ranged = bench
+        if kind == "mean" and not ranged:
+            unended.append((hn, f"{header!r} has its Time line but not its Range line"))
+        elif kind is None and error is None:
+            unended.append((hn, f"{header!r} has no times (and hyperfine printed no error)"))
 
     def close() -> None:
         nonlocal block
@@ -266,11 +294,22 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
         b = _BENCH.match(stripped)
         if b:
             close()
+            end_bench()
+            if b.group(1) == "1" or not runs:
+                runs.append([lineno, 0, None, 0])
+            bench = [(lineno, stripped), None, False]
             ctx = {"p_command": b.group(2)} if b.group(2) else {}
             continue
         if stripped == "Summary":
             close()
+            end_bench()
+            bench = None
+            if runs:
+                runs[-1][2] = lineno
             ctx = {}
+            continue
+        if runs and runs[-1][2] is not None and _FASTER.match(stripped):
+            runs[-1][3] += 1
             continue
         if stripped.startswith("Error:") and error is None:
             error = (lineno, stripped)
@@ -287,6 +326,9 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             if len(rows) > block:  # a second Time line without a new "Benchmark" header
                 close()
             seen_time = True
+            if bench is not None:
+                bench[1] = "mean" if m else "abs"
+                runs[-1][1] += 1
             g = (m or a).groups()
             add(lineno, "wall_time_mean", _seconds(g[0], g[1], path, lineno, "mean time"),
                 f"{g[0]} {g[1]}")
@@ -311,14 +353,34 @@ def _parse_text(text: str, path: str) -> pd.DataFrame:
             add(lineno, "wall_time_min", _seconds(g[0], g[1], path, lineno, "min"), f"{g[0]} {g[1]}")
             add(lineno, "wall_time_max", _seconds(g[2], g[3], path, lineno, "max"), f"{g[2]} {g[3]}")
             ctx["p_runs"] = integer(g[4], path, lineno, "runs")
+            if bench is not None:
+                bench[2] = True
             continue
     close()
+    end_bench()
     if not seen_time:
         if error is not None:
             raise RunFailed(path, error[0], f"hyperfine reported an error and no result: {error[1]}")
         raise ParseError(path, None, "no hyperfine result found (no 'Time (mean ± σ):' line and "
                          "not a JSON, CSV or Markdown export)")
-    return rows.frame()
+    df = rows.frame()
+    cut = end_cut_mid_line(df, text, path, always=True)  # hyperfine ends every line
+    if cut is not None:
+        return cut
+    if unended:
+        line, what = unended[0]
+        return cut_short(df, path, line, f"benchmark {what}: the capture ends before it "
+                         "finished; the benchmarks before it are kept")
+    for first, timed, summary, faster in runs:
+        if timed < 2:
+            continue  # one benchmark: hyperfine prints no Summary
+        if summary is None:
+            return cut_short(df, path, first, f"the hyperfine run that starts here has {timed} "
+                             "benchmarks and no 'Summary': the capture ends before it")
+        if faster < timed - 1:
+            return cut_short(df, path, summary, f"the Summary has {faster} of its {timed - 1} "
+                             "'times faster than' lines: the capture ends in it")
+    return df
 
 
 # --------------------------------------------------------------------------- JSON export

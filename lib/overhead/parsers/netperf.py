@@ -37,9 +37,9 @@ Rows (metric, unit):
   RT_LATENCY: round-trip time netperf derives as 1 / transaction rate);
 - ``elapsed_time`` (s);
 - ``cpu_util_local``, ``cpu_util_remote`` (%) and ``service_demand_local``,
-  ``service_demand_remote`` (unit "s": CPU seconds per unit of work, from netperf's usec) with
-  ``p_service_demand_per`` = "KB" (netperf's KB is 1024 bytes: calc_service_demand divides by
-  1024.0) or "transaction", only where -c/-C measured them (netperf prints -1 otherwise);
+  ``service_demand_remote``: CPU seconds per byte (unit "s/B", from netperf's usec per KB,
+  its KB being 1024 bytes: calc_service_demand divides by 1024.0) or per transaction (unit
+  "s/tx", from usec/Tran), only where -c/-C measured them (netperf prints -1 otherwise);
 - ``retransmits_local``, ``retransmits_remote`` (count; LOCAL/REMOTE_TRANSPORT_RETRANS).
 
 Parameters: p_test, p_send_socket and p_recv_socket (socket buffer sizes in bytes: for
@@ -79,9 +79,12 @@ results in a row are trials 1, 2, ...
 
 **Omni with -P 0** prints values without their header: ``-o SEL`` one CSV line, ``-O SEL`` one
 line of columns. With a shell trace of the command before them, its ``-o``/``-O`` list names
-the values (one trial per line). Without one nothing names them: a line of CSV values is a
-ParseError naming it and saying to keep the command line (``sh -x``) or drop -P 0; so is
-``-o all`` with -P 0 (every selector's value, the names in no line).
+the values (one trial per line); without one, ``parse(..., columns="MIN_LATENCY,...")``
+(``overhead parse netperf FILE --columns MIN_LATENCY,...``: the list given to ``-o``/``-O``,
+as ``--unit`` gives ``-f``) names them. With neither, nothing does: a line of CSV values or of
+columns is a ParseError naming it and saying how to give the list (``--columns``, the command
+line kept with ``sh -x``, or no -P 0); so is ``-o all`` with -P 0 (every selector's value,
+the names in no line). ``columns`` also names the selectors of ``-k`` output (see below).
 
 **Closing line of omni "all" output.** ``-O all`` / ``-o all`` end with the COMMAND_LINE
 selector, the quoted command line (``"netperf ... -- -O all"``) as the last column: output
@@ -89,10 +92,24 @@ whose header begins as "all" does (Socket Type, Protocol, Direction, Elapsed Tim
 Throughput Units, Local Send Socket Size Requested) without that closing value, or an -O group
 of columns without its value line, keeps its rows marked cut short.
 
+**Cut short.** netperf ends every line it writes, and prints a request/response result on two
+lines (the remote socket sizes second), a UDP_STREAM result on two (sending, then receiving
+side), a -v 2 block as header lines and a value line, and after a TCP stream test's -v 2
+block its "Maximum Segment Size" block. A capture that stops inside one of these keeps the
+rows read, marked cut short: a last line without its line end (its values dropped), a result
+without its second line (classic or -P 0 with the test known), a -v 2 block without its
+values or the MSS block. ``-k`` prints one line per selector in the order listed and nothing
+after: a capture cut between two of them is the whole output of a run with fewer selectors,
+unless the list is known (a shell trace of the command, or ``columns``), when the missing
+selectors are named and the rows marked cut short. A cut before a -v 2 block begins is
+likewise the whole output of a run without -v 2.
+
 **Stray lines** are skipped: netperf's warnings such as "enable_enobufs failed:
 getprotobyname" (printed after the banner by UDP_STREAM when /etc/protocols is missing, as in
-minimal container images), "!!!" notes, and a wrapper's lines before the output (shell trace
-lines, anything before the banner that is not a result).
+minimal container images), "!!!" notes, and a wrapper's lines around the output (shell trace
+lines, a test's name printed before each run, "Experiment completed" after the last: anything
+before a banner that is not a result, and after a complete result whatever is not netperf's);
+they never mark a complete run cut short.
 
 **Failed runs**: when nothing is a result and netperf printed an error ("establish control:
 are you sure there is a netserver listening on ...", "netperf: ...", "send_omni: ..."),
@@ -113,7 +130,6 @@ from overhead.parsers._common import (
     Rows,
     RunFailed,
     cut_short,
-    end_cut_mid_line,
     note,
     number,
     numbered,
@@ -219,6 +235,8 @@ def detect(text: str) -> float:
         return 0.9  # a shell trace of a netperf command, then -P 0 result lines (or omni's)
     if lines and _headerless_csv(lines[0]) and '"netperf ' in lines[0]:
         return 0.5  # omni -o all -P 0: its last value is the command line
+    if lines and all(_headerless_csv(ln) or _headerless_columns(ln.split()) for ln in lines[:20]):
+        return 0.2  # omni -o/-O values with -P 0 alone: --columns names them
     numeric = [ln.split() for ln in lines if not _stray(ln) and not ln.startswith(_VERBOSE)]
     if numeric and all(_is_numbers(t) for t in numeric[:20]) and any(
             _bare_kind(None, len(t), u) for t, u in zip(numeric, [*numeric[1:], None], strict=True)):
@@ -256,6 +274,29 @@ def throughput_scale(unit: str) -> float | None:
     raise ValueError(unit)
 
 
+def service_demand(usec: float, per: str) -> tuple[float, str]:
+    """Convert netperf's service demand to the canonical units: (value, unit).
+
+    netperf prints microseconds of CPU per KB (1024 bytes: netlib.c calc_service_demand
+    divides the bytes by 1024.0) for streams and with ``-f``, per transaction otherwise.
+
+    Parameters
+    ----------
+    usec : float
+        The value as printed (us/KB or us/Tr).
+    per : str
+        "KB" or "transaction".
+
+    Returns
+    -------
+    (float, str)
+        Seconds of CPU per byte ("s/B") or per transaction ("s/tx").
+    """
+    if per == "KB":
+        return usec * 1e-6 / 1024.0, "s/B"
+    return usec * 1e-6, "s/tx"
+
+
 def rate_unit(unit: str) -> str:
     """Read a ``--unit`` given for -P 0 result lines: netperf's unit text or its ``-f`` letter.
 
@@ -279,7 +320,84 @@ def rate_unit(unit: str) -> str:
     return "Trans/s" if scale is None else re.sub(r"/(?:s|sec)$", "", u)
 
 
-def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.DataFrame:
+def selectors(columns: str) -> list[str]:
+    """Read a ``--columns`` list: the omni selectors netperf's ``-o``/``-O``/``-k`` was given.
+
+    Parameters
+    ----------
+    columns : str
+        The selector list as typed after ``-o`` (``MIN_LATENCY,MEAN_LATENCY,...``; any case).
+
+    Returns
+    -------
+    list[str]
+        The selector names, upper case, in order.
+
+    Raises
+    ------
+    ValueError
+        For an empty name, a name that is not a selector's (letters, digits, ``_``) or
+        ``all`` (its list is netperf's own and not known here).
+    """
+    names = [c.strip().upper() for c in columns.split(",")]
+    if names == ["ALL"]:
+        raise ValueError("'all' cannot name the columns: give the selectors netperf's -o "
+                         "listed, or run without -P 0 to keep the header")
+    bad = [c for c in names if not re.fullmatch(r"[A-Z][A-Z0-9_]*", c)]
+    if bad:
+        raise ValueError(f"not a netperf omni selector: {bad[0]!r} (give the comma-separated "
+                         "list netperf's -o was given, e.g. MIN_LATENCY,THROUGHPUT,"
+                         "THROUGHPUT_UNITS)")
+    return names
+
+
+#: The words of netperf 2.7.0's omni -O column headers (every selector's, from the header lines
+#: of ``-O all`` in tests/fixtures/netperf/omni_tcp_rr_human_all.txt and the other -O
+#: fixtures): a line made of them is a header line of an -O group, not a wrapper's line.
+_HEADER_WORDS = frozenset("""
+% (%) (sec) 50th 90th 99th Address Algorithm Alignment Bind Burst Bus Bytes CPU Calls Clean
+Command Confidence Congestion Control Cork Count Demand Destination Device Direction Dirty
+Driver Elapsed Enabled Family File Fill Final Firmware Frequency I/O ID IRQ Initial Interface
+Interval Iterations Latency Level Line Local MHz MSS Machine Maximum Mean Method Microseconds
+Minimum Model NODELAY Name Num OS Offset Peak Per Percent Percentile Port Priority Protocol
+Rate Received Recv Release Remote Request Requested Requests Response Result Retransmissions
+Round Run Security Send Sent Service Size Slot Socket Source Specific Stddev Subdevice
+Subvendor Sysname System TOS Tag Target Test Throughput Time Tran/s Transaction Transport Trip
+Type UUID Units Usecs User Util Vendor Version Width Xferred bytes swintr usec/tran
+""".split())
+
+
+def _header_line(line: str) -> bool:
+    """Tell whether ``line`` is made of omni -O header words (a group's header line)."""
+    words = line.split()
+    return bool(words) and all(w in _HEADER_WORDS for w in words)
+
+
+def _split_partial(text: str) -> tuple[str, tuple[int, str] | None]:
+    """Split off a last line without its line end when netperf was writing it.
+
+    netperf ends every line it writes; a capture whose last line has none stopped in it, and
+    a number there may have lost digits. Returns the text without that line and (its number,
+    its text), or the text unchanged and None when the line is whole or a wrapper's words
+    ("Experiment completed" printed without a line end is not a cut).
+    """
+    if not text or text.endswith(("\n", "\r")):
+        return text, None
+    at = max(text.rfind("\n"), text.rfind("\r")) + 1
+    last = text[at:].strip()
+    before = text[:at].rstrip("\r\n")
+    prev = before[max(before.rfind("\n"), before.rfind("\r")) + 1:].strip()
+    netperf = bool(last) and (
+        any(c.isdigit() for c in last) or "=" in last or "," in last
+        or last.startswith(("MIGRATED", "Alignment", "Maximum")) or _header_line(last)
+        or (bool(_KEYVAL.match(prev)) and bool(re.fullmatch(r"[A-Z][A-Z0-9_]*", last))))
+    if not netperf:
+        return text, None
+    return text[:at], (len(text.splitlines()), last)
+
+
+def parse(text: str, path: str = "<string>", *, unit: str | None = None,
+          columns: str | None = None) -> pd.DataFrame:
     """Parse netperf output (classic tables, ``-P 0`` lines or omni selectors) into tidy rows.
 
     Follows the parser contract of :mod:`overhead.parsers` (text and path in, conformed
@@ -299,6 +417,8 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
     named in a note (:func:`overhead.parsers._common.note`), not kept.
     """
     given = None if unit is None else rate_unit(unit)
+    named = None if columns is None else selectors(columns)
+    text, partial = _split_partial(text)
     blocks: list[tuple[int | None, str | None, list[tuple[int, str]], dict | None]] = []
     current: list[tuple[int, str]] = []
     title: tuple[int | None, str | None] = (None, None)
@@ -331,7 +451,8 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
                 dtypes={"p_percentile": "Float64", "p_test": "string"})
     trials: dict[str | None, int] = {}
     dropped: list[tuple[int, str]] = []  # -P 0 rates not kept (line, what): their unit is unknown
-    cuts: list[tuple[int, str]] = []  # omni "all" output without its closing command line
+    cuts: list[tuple[int, str]] = []  # a result or block that stops before its end (line, what)
+    unitless: list[tuple[int, str, str]] = []  # omni values whose unit selector is absent
     for title_line, title_text, lines, cmd in blocks:
         ctx: dict = {}
         if title_text is not None:
@@ -346,7 +467,8 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
         elif cmd is not None:
             ctx["p_test"] = cmd["test"]
         start = len(rows)
-        if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped, cuts):
+        if _block(rows, lines, ctx, cmd, trials, title_text is not None, given, dropped, cuts,
+                  named, unitless):
             continue  # -P 0 lines: _bare counted the trials of its results
         if len(rows) > start:
             key = ctx.get("p_test")
@@ -355,6 +477,9 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
     if not len(rows):
         if error is not None:
             raise RunFailed(path, error[0], error[1])
+        if partial is not None and seen is None:
+            raise ParseError(path, partial[0], "no netperf result: the only netperf line has "
+                             "no line end (the capture stopped in it)")
         if seen is not None:
             raise RunFailed(path, None, f"netperf printed no result after {seen[1]!r} (line "
                             f"{seen[0]})")
@@ -369,10 +494,15 @@ def parse(text: str, path: str = "<string>", *, unit: str | None = None) -> pd.D
              f"{path} --unit 10^6bits/s' (the unit netperf ran with: Trans/s for request/"
              f"response without -f, 10^6bits/s for streams without -f), or keep the netperf "
              f"command line in the capture (sh -x)")
-    cut = end_cut_mid_line(df, text, path)  # a last line cut while it was written
-    if cut is None and cuts:
-        cut = cut_short(df, path, *cuts[0])
-    return df if cut is None else cut
+    if unitless:
+        n, sel, unit_sel = unitless[0]
+        more = f" and {len(unitless) - 1} more" if len(unitless) > 1 else ""
+        note(df, f"{path}:{n}: netperf omni {sel}{more} not kept: its unit is {unit_sel}'s, "
+             f"which is not in the output; select {unit_sel} too")
+    if partial is not None:  # a last line cut while netperf wrote it: its values are not read
+        return cut_short(df, path, partial[0], "the last line has no line end (the capture "
+                         "stopped mid-line): its values are not kept, the rows before it are")
+    return df if not cuts else cut_short(df, path, *cuts[0])
 
 
 def _command(line: str) -> dict | None:
@@ -422,42 +552,67 @@ def _stray(line: str) -> bool:
 
 
 def _block(rows: Rows, lines: list[tuple[int, str]], ctx: dict, cmd: dict | None,
-           trials: dict, banner: bool, given: str | None, dropped: list, cuts: list) -> bool:
+           trials: dict, banner: bool, given: str | None, dropped: list, cuts: list,
+           named: list[str] | None = None, unitless: list | None = None) -> bool:
     """Add the rows of one test's output (the lines after its banner, or a part without one).
 
     ``cmd`` is the last command line shown before the part (or None), ``given`` the
-    ``--unit`` (or None); -P 0 rates not kept are appended to ``dropped``, an omni ``all``
-    output without its closing command line to ``cuts`` (line, what). Returns True when
-    the part was read as ``-P 0`` lines, whose trials are counted here.
+    ``--unit`` (or None), ``named`` the ``--columns`` selectors (or None); -P 0 rates not
+    kept are appended to ``dropped``, a result or block that stops before its end (an omni
+    ``all`` output without its closing command line, a request/response table without its
+    remote line, a -v 2 block without its values...) to ``cuts`` (line, what). Returns True
+    when the part was read as ``-P 0`` lines, whose trials are counted here.
     """
     body = [(n, ln) for n, ln in lines if not _stray(ln)]
     content = [(n, ln) for n, ln in body if ln.strip()]
     if not content:
         return False
+    unitless = [] if unitless is None else unitless
     first = content[0][1].strip()
+    output = None if cmd is None else cmd["output"]
+    # the selectors, in order: the command line's -o/-O/-k list, else --columns (not for a
+    # command line shown without one: a classic test)
+    listed = (output[1] if output is not None and output[1] != "all"
+              else named if cmd is None or output is not None else None)
     if any(_KEYVAL.match(ln.strip()) for _, ln in content):  # -k output
         values = {}
+        shown: list[str] = []
         for n, ln in content:
             m = _KEYVAL.match(ln.strip())
+            if m:
+                shown.append(m.group(1))
             if m and m.group(1) in _SELECTORS:
                 values.setdefault(m.group(1), (m.group(2).strip(), n, f"{m.group(1)}={m.group(2).strip()}"))
-        _omni_rows(rows, values, ctx)
+        _omni_rows(rows, values, ctx, unitless)
+        # netperf prints one line per selector of -k, in its order, and nothing after the last:
+        # only the list (a command line shown, or --columns) tells a cut from fewer selectors
+        missing = [sel for sel in (listed or []) if sel not in shown]
+        if missing:
+            last = max(n for n, ln in content if _KEYVAL.match(ln.strip()))
+            cuts.append((last, f"omni -k output without {', '.join(missing)} (the -k list "
+                         f"names {len(listed)} selectors): the capture ends before them"))
     elif first.startswith("Local /Remote"):
-        _classic(rows, body, ctx, "rr")
+        _classic(rows, body, ctx, "rr", cuts)
     elif first.startswith("Recv") and "Send" in first:
-        _classic(rows, body, ctx, "stream")
+        _classic(rows, body, ctx, "stream", cuts)
     elif first.startswith("Socket") and "Messages" in first:
-        _classic(rows, body, ctx, "udp_stream")
+        _classic(rows, body, ctx, "udp_stream", cuts)
     elif "," in first and any(h.strip() in _HEADERS for h in first.split(",")):
-        _omni_csv(rows, content, ctx, cuts)
-    elif not banner and cmd is not None and cmd["output"] is not None:
-        _omni_bare(rows, content, ctx, cmd, trials)  # omni -P 0: values without their header
+        _omni_csv(rows, content, ctx, cuts, unitless)
+    elif not banner and listed is not None:
+        # omni -P 0: values without their header, named by the command line or --columns
+        letter = (output[0] if output is not None
+                  else "o" if any("," in ln for _, ln in content) else "O")
+        _omni_bare(rows, content, ctx, {"output": (letter, listed)}, trials, unitless)
+        return True
+    elif not banner and output is not None:
+        _omni_bare(rows, content, ctx, cmd, trials, unitless)  # -o all with -P 0: refused there
         return True
     elif not banner:  # -P 0 lines, or a wrapper's text
-        _bare(rows, content, ctx, cmd, trials, given, dropped)
+        _bare(rows, content, ctx, cmd, trials, given, dropped, cuts)
         return True
     else:
-        _omni_human(rows, body, ctx, cuts)
+        _omni_human(rows, body, ctx, cuts, unitless)
     return False
 
 
@@ -500,8 +655,13 @@ def _unit_scale(unit: str, path: str, lineno: int) -> float | None:
         raise ParseError(path, lineno, f"unknown netperf throughput unit {unit!r}") from None
 
 
-def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> None:
-    """Add the rows of a classic result table (``kind``: rr, stream or udp_stream)."""
+def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str, cuts: list) -> None:
+    """Add the rows of a classic result table (``kind``: rr, stream or udp_stream).
+
+    netperf prints a request/response result on two lines (the second: the remote socket
+    sizes) and a UDP_STREAM result on two (sending, then receiving side); a table without
+    its second line, or a -v 2 block without its values, is appended to ``cuts``.
+    """
     path = rows.path
     header, data = _split_table(body)
     if not data:
@@ -541,8 +701,8 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         for side, v, tok in zip(sides, values[k:2 * k], tokens[k:2 * k], strict=True):
             if v >= 0 and sd_per is not None:
                 unit = "us/KB" if sd_per == "KB" else "us/Tr"
-                rows.add(lineno, f"service_demand_{side}", v * 1e-6, "s", False, f"{tok} {unit}",
-                         base, p_service_demand_per=sd_per)
+                rows.add(lineno, f"service_demand_{side}", *service_demand(v, sd_per), False,
+                         f"{tok} {unit}", base)
 
     lineno, tokens = data[0]
     if kind == "rr":
@@ -553,6 +713,9 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
             rn, rtok = data[1]
             rv = nums(rtok, 2, "remote socket sizes", rn)
             params.update(p_remote_send_socket=int(rv[0]), p_remote_recv_socket=int(rv[1]))
+        else:
+            cuts.append((lineno, "the request/response result without its second line (the "
+                         "remote socket sizes): the capture ends in the result"))
         base = {**ctx, **params}
         rows.add(lineno, "elapsed_time", v[4], "s", None, f"{tokens[4]} secs.", base)
         if "Trans." in header_text:
@@ -563,7 +726,7 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         if has_cpu:
             cpu(v[6:], tokens[6:], lineno, ("local", "remote"), base)
         _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base,
-                 "Trans." in header_text)
+                 "Trans." in header_text, cuts)
         return
 
     if kind == "stream":
@@ -575,7 +738,8 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         rate(v[4], tokens[4], unit, scale, lineno, base)
         if has_cpu:
             cpu(v[5:], tokens[5:], lineno, ("local", "remote"), base)
-        _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base, False)
+        _verbose(rows, [(n, ln) for n, ln in body if n > lineno and ln.strip()], base, False,
+                 cuts)
         return
 
     # UDP_STREAM: sending side line, then receiving side line
@@ -590,6 +754,9 @@ def _classic(rows: Rows, body: list[tuple[int, str]], ctx: dict, kind: str) -> N
         rv = nums(rtok, 6 if has_cpu else 4, "UDP_STREAM receive-side", rn)
         params["p_recv_socket"] = int(rv[0])
         second = (rn, rtok, rv)
+    else:
+        cuts.append((lineno, "the UDP_STREAM result without its receiving side's line: the "
+                     "capture ends in the result"))
     send = {**ctx, **params, "p_side": "send"}
     rows.add(lineno, "elapsed_time", v[2], "s", None, f"{tokens[2]} secs", send)
     rows.add(lineno, "messages", v[3], "count", None, f"{tokens[3]} #", send)
@@ -650,8 +817,21 @@ def _headerless_csv(line: str) -> bool:
             and any(_DECIMAL.match(f) for f in fields))
 
 
+_UNIT_WORDS = re.compile(r"^(?:Trans/s|10\^[0369]bits/s|[KMG]?Bytes/s|Send\|Recv|Recv\|Send|"
+                         r"TCP|UDP|SCTP|Stream|Datagram)$")
+
+
+def _headerless_columns(tokens: list[str]) -> bool:
+    """Tell whether ``tokens`` are omni ``-O`` values without their header (``-P 0``).
+
+    They hold numbers and a unit, protocol or direction as netperf prints them.
+    """
+    return (sum(bool(_DECIMAL.match(t)) for t in tokens) >= 2
+            and any(_UNIT_WORDS.match(t) for t in tokens))
+
+
 def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | None,
-          trials: dict, given: str | None, dropped: list) -> None:
+          trials: dict, given: str | None, dropped: list, cuts: list) -> None:
     """Add the rows of ``-P 0`` result lines (no banner, no header lines).
 
     Which number is which follows from the test kind (the shape of the lines, or ``-t`` of a
@@ -677,14 +857,21 @@ def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | Non
             if last is None:
                 i += 1
                 continue
-            i = _verbose_at(rows, content, i, *last)
+            i = _verbose_at(rows, content, i, *last, cuts)
             continue
         if not _is_numbers(tokens):
             if _headerless_csv(line):
                 raise ParseError(path, n, "netperf omni CSV values without their header "
                                  "(-P 0 with -o): which value is which is set by -o, which "
-                                 "is not in the file; keep the netperf command line in the "
-                                 "capture (sh -x) or run without -P 0")
+                                 "is not in the file; give -o's list with 'overhead parse "
+                                 f"netperf {path} --columns MIN_LATENCY,...', keep the netperf "
+                                 "command line in the capture (sh -x) or run without -P 0")
+            if _headerless_columns(tokens):
+                raise ParseError(path, n, "netperf omni -O values without their header (-P 0 "
+                                 "with -O): which value is which is set by -O, which is not in "
+                                 "the file; give -O's list with 'overhead parse netperf "
+                                 f"{path} --columns MIN_LATENCY,...', keep the netperf command "
+                                 "line in the capture (sh -x) or run without -P 0")
             i += 1  # a wrapper's line
             continue
         nxt = content[i + 1][1].split() if i + 1 < len(content) else None
@@ -721,6 +908,10 @@ def _bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict | Non
                              f"shown before this result (its rate is in {shown})")
         i, last = _bare_result(rows, content, i, kind, ctx, unit, following)
         begun.append(start)
+        if kind in ("rr", "udp_stream") and (following is None or len(following) != (
+                2 if kind == "rr" else len(tokens) - 2)):
+            cuts.append((n, f"the -P 0 {'request/response' if kind == 'rr' else 'UDP_STREAM'} "
+                         "result without its second line: the capture ends in the result"))
     number_trials()
 
 
@@ -752,9 +943,8 @@ def _bare_result(rows: Rows, content: list[tuple[int, str]], i: int, kind: str, 
         if util >= 0:
             rows.add(lineno, f"cpu_util_{side}", util, "%", False, f"{toks[0]} %", base)
         if sd >= 0 and per is not None:
-            rows.add(lineno, f"service_demand_{side}", sd * 1e-6, "s", False,
-                     f"{toks[1]} us/{'KB' if per == 'KB' else 'Tr'}", base,
-                     p_service_demand_per=per)
+            rows.add(lineno, f"service_demand_{side}", *service_demand(sd, per), False,
+                     f"{toks[1]} us/{'KB' if per == 'KB' else 'Tr'}", base)
 
     if kind == "rr":
         base = {**ctx, "p_send_socket": int(v[0]), "p_recv_socket": int(v[1]),
@@ -807,18 +997,32 @@ def _bare_result(rows: Rows, content: list[tuple[int, str]], i: int, kind: str, 
     return i + 2, (recv, False)
 
 
-def _verbose(rows: Rows, content: list[tuple[int, str]], base: dict, have_rate: bool) -> None:
-    """Add the rows of the -v 2 blocks among ``content`` (non-blank lines after a result)."""
+def _verbose(rows: Rows, content: list[tuple[int, str]], base: dict, have_rate: bool,
+             cuts: list) -> None:
+    """Add the rows of the -v 2 blocks among ``content`` (non-blank lines after a result).
+
+    A block cut before its value line, and a TCP stream test's alignment block without the
+    "Maximum Segment Size" block netperf prints after it, are appended to ``cuts``.
+    """
     i = 0
+    stream_block = mss = False
     while i < len(content):
-        if content[i][1].strip().startswith(_VERBOSE):
-            i = _verbose_at(rows, content, i, base, have_rate)
+        line = content[i][1].strip()
+        if line.startswith(_VERBOSE):
+            stream_block = stream_block or (line.startswith("Alignment") and i + 1 < len(
+                content) and "Xfered" in content[i + 1][1])
+            mss = mss or line.startswith("Maximum")
+            i = _verbose_at(rows, content, i, base, have_rate, cuts)
         else:
             i += 1
+    if stream_block and not mss and base.get("p_test") in ("TCP_STREAM", "TCP_MAERTS") \
+            and not cuts:
+        cuts.append((content[-1][0], "a TCP stream test's -v 2 output without its "
+                     "'Maximum Segment Size' block: the capture ends before it"))
 
 
 def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
-                have_rate: bool) -> int:
+                have_rate: bool, cuts: list) -> int:
     """Read the -v 2 block whose first header line is ``content[i]``; return the next index.
 
     Request/response: alignments and offsets, round-trip latency (usec/Tran), the transaction
@@ -828,8 +1032,10 @@ def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
     (TCP_MAERTS swaps them). "Maximum Segment Size (bytes)": the MSS.
     """
     path = rows.path
-    if i + 3 >= len(content):
-        return len(content)  # cut off before its value line
+    if i + 3 >= len(content):  # cut off before its value line
+        cuts.append((content[-1][0], "a -v 2 block's header lines without their values: the "
+                     "capture ends in the block"))
+        return len(content)
     head = [ln for _, ln in content[i:i + 3]]
     vn, vline = content[i + 3]
     tok = vline.split()
@@ -873,12 +1079,13 @@ def _verbose_at(rows: Rows, content: list[tuple[int, str]], i: int, base: dict,
 
 
 def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
-               trials: dict) -> None:
+               trials: dict, unitless: list) -> None:
     """Add the rows of omni output without its header (``-P 0``), named by the command line.
 
     ``-o SEL`` prints one CSV line of values per test, ``-O SEL`` one line of columns, in the
-    order of the selectors the command line (a shell trace before them) lists. Each line is
-    a trial.
+    order of the selectors the command line (a shell trace before them) or ``--columns``
+    lists (``cmd["output"]``). Each line is a trial. A line without a digit whose fields do
+    not match the list is a wrapper's ("Experiment completed", a test's name): skipped.
     """
     path = rows.path
     letter, sels = cmd["output"]
@@ -892,12 +1099,15 @@ def _omni_bare(rows: Rows, content: list[tuple[int, str]], ctx: dict, cmd: dict,
             continue
         tokens = (next(csv.reader([line.strip()])) if letter == "o" else line.split())
         if len(tokens) != len(sels):
+            if not any(c.isdigit() for c in line):
+                continue  # a wrapper's line, not values
             raise ParseError(path, n, f"netperf omni -P 0 line has {len(tokens)} values, the "
-                             f"command line's -{letter} names {len(sels)} selectors")
+                             f"-{letter} list (the command line's or --columns) names "
+                             f"{len(sels)} selectors")
         picked = {sel: (tok.strip(), n, f"{tok.strip()} ({sel})")
                   for sel, tok in zip(sels, tokens, strict=True) if sel in _SELECTORS}
         start = len(rows)
-        _omni_rows(rows, picked, ctx)
+        _omni_rows(rows, picked, ctx, unitless)
         if len(rows) > start:
             trials[key] = trials.get(key, 0) + 1
             rows.fill("trial", trials[key], start)
@@ -915,7 +1125,8 @@ def _all_closed(value_line: str) -> bool:
     return bool(_CLOSED_COMMAND.search(value_line))
 
 
-def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list,
+              unitless: list) -> None:
     """Add the rows of omni CSV output (header line, value line; repeated).
 
     ``-o all`` output (its header begins as :data:`_ALL_FIRST`) ends its value line with the
@@ -940,7 +1151,7 @@ def _omni_csv(rows: Rows, content: list[tuple[int, str]], ctx: dict, cuts: list)
             sel = _HEADERS.get(name)
             if sel is not None:
                 picked.setdefault(sel, (tok, vn, f"{tok} ({name})"))
-        _omni_rows(rows, picked, ctx)
+        _omni_rows(rows, picked, ctx, unitless)
         i += 2
 
 
@@ -957,7 +1168,8 @@ def _columns(lines: list[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in zip(starts, [*starts[1:], width], strict=True)]
 
 
-def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) -> None:
+def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list,
+                unitless: list) -> None:
     """Add the rows of omni column output (``-O``).
 
     Each group of columns is four header lines and a value line; a group cut before its value
@@ -971,6 +1183,7 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) 
         "Socket", "Protocol", "Direction", "Elapsed", "Throughput", "Throughput"] \
         and "Requested" in filled[3]
     merged: dict = {}  # selector -> value over all groups (-O prints wide output in groups)
+    last_values: str | None = None  # the value line of the last whole group
     i = 0
     while i < len(body):
         if not body[i][1].strip():
@@ -978,8 +1191,11 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) 
             continue
         group = body[i:i + 5]
         if len(group) < 5 or not all(ln.strip() for _, ln in group):
-            cuts.append((group[-1][0], "an omni -O group of columns without its value line"))
-            break  # cut off before the value line
+            # a group's header lines without their value line (a capture cut), or what a
+            # wrapper printed after netperf ("Experiment completed", the next test's name)
+            if _header_line(group[0][1]):
+                cuts.append((group[-1][0], "an omni -O group of columns without its value line"))
+            break
         texts = [ln for _, ln in group]
         spans = _columns(texts)
         vn = group[4][0]
@@ -998,19 +1214,25 @@ def _omni_human(rows: Rows, body: list[tuple[int, str]], ctx: dict, cuts: list) 
                 k += 1
         for sel, val in picked.items():
             merged.setdefault(sel, val)
+        last_values = texts[4]
         i += 5
-    if everything and not cuts and not (body and _all_closed(
-            next(ln for _, ln in reversed(body) if ln.strip()))):
+    if everything and not cuts and not (last_values is not None and _all_closed(last_values)):
         last = next(n for n, ln in reversed(body) if ln.strip())
         cuts.append((last, "omni -O all output without its closing command line"))
     if not merged and i >= 5:
         raise ParseError(path, body[0][0], "unrecognized netperf output: expected a classic "
                          "result table, omni CSV, omni columns (-O) or key=value lines")
-    _omni_rows(rows, merged, ctx)
+    _omni_rows(rows, merged, ctx, unitless)
 
 
-def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict) -> None:
-    """Add the rows of omni selector values: {SELECTOR: (value text, line, raw)}."""
+def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict,
+               unitless: list) -> None:
+    """Add the rows of omni selector values: {SELECTOR: (value text, line, raw)}.
+
+    THROUGHPUT without THROUGHPUT_UNITS and LOCAL_SD/REMOTE_SD without SD_UNITS cannot be
+    read (their unit is the other selector's): they are appended to ``unitless`` (line,
+    selector, the selector that names the unit), for the note that says so.
+    """
     path = rows.path
 
     def present(sel: str) -> bool:
@@ -1038,6 +1260,11 @@ def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict) -
         if sel == "TRANSACTION_RATE":
             extra = {"p_selector": sel}
         rows.add(n, metric, v * scale, unit, hib, raw, base, **extra)
+    if present("THROUGHPUT") and not present("THROUGHPUT_UNITS"):
+        unitless.append((values["THROUGHPUT"][1], "THROUGHPUT", "THROUGHPUT_UNITS"))
+    if not present("SD_UNITS"):
+        unitless.extend((values[sel][1], sel, "SD_UNITS") for sel in ("LOCAL_SD", "REMOTE_SD")
+                        if present(sel))
     if present("THROUGHPUT") and present("THROUGHPUT_UNITS"):
         tok, n, raw = values["THROUGHPUT"]
         unit = values["THROUGHPUT_UNITS"][0]
@@ -1059,5 +1286,5 @@ def _omni_rows(rows: Rows, values: dict[str, tuple[str, int, str]], ctx: dict) -
                 tok, n, raw = values[sel]
                 v = number(tok, path, n, sel)
                 if v >= 0:
-                    rows.add(n, f"service_demand_{side}", v * 1e-6, "s", False,
-                             f"{raw} {sd_units}", base, p_service_demand_per=per)
+                    rows.add(n, f"service_demand_{side}", *service_demand(v, per), False,
+                             f"{raw} {sd_units}", base)

@@ -79,7 +79,13 @@ is interrupted), followed by "seconds user" and "seconds sys" when it ran a comm
 short: the counters read are kept and the frame is marked cut short
 (:func:`~overhead.parsers._common.cut_short`), never returned as a complete run. A report
 with a header and nothing after it (perf failed to start the command) gives no rows.
-CSV and -j output have no closing line, so a cut there can only be seen when it breaks a line.
+CSV and -j output have no closing line: a cut there is seen when it breaks a line, and in a
+run of perf's default events, which perf 6.1 prints in a fixed order (task-clock,
+context-switches, cpu-migrations, page-faults, cycles, [stalled-cycles-frontend,
+stalled-cycles-backend,] instructions, branches, branch-misses; builtin-stat.c
+default_attrs0/1): a report whose events begin as that list does (its first three) and stop
+before branch-misses is cut short. Events chosen with ``-e`` in exactly that order and
+stopping early would be taken for such a cut; any other choice is read as given.
 
 Interval mode (``-I``) and per-CPU/per-core aggregation (``-A``, ``--per-core``) are not
 supported: ParseError. Text that is not perf stat output raises ParseError; a header without
@@ -528,10 +534,42 @@ def _counter_rows(rows: Rows, value: str, unit: str, event: str, rest: str,
     return extra
 
 
+#: perf 6.1's default events, in the order perf stat prints them (builtin-stat.c
+#: default_attrs0, frontend_attrs, backend_attrs, default_attrs1)
+_DEFAULT_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults", "cycles",
+                   "stalled-cycles-frontend", "stalled-cycles-backend", "instructions",
+                   "branches", "branch-misses")
+
+
+def _default_events_cut(events: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """Find a -x/-j report of perf's default events that stops before its last one.
+
+    ``events`` are (line, event as printed) of every counter line, ``<not supported>`` ones
+    included. The last report (from the last ``task-clock``) is a default one when its first
+    three events are perf's first three; it is whole when it reaches ``branch-misses`` (of
+    every core type). Returns (line, what) of a cut one, or None.
+    """
+    names = [(n, e.split("/")[1] if e.count("/") >= 2 else e) for n, e in events]
+    starts = [i for i, (_, e) in enumerate(names) if e == "task-clock"]
+    if not starts:
+        return None
+    tail = names[starts[-1]:]
+    if [e for _, e in tail[:3]] != list(_DEFAULT_EVENTS[:3]):
+        return None
+    if any(e == "branch-misses" for _, e in tail):
+        return None
+    order = [e for _, e in tail if e in _DEFAULT_EVENTS]
+    if order != sorted(order, key=_DEFAULT_EVENTS.index):
+        return None  # not perf's order: events chosen with -e
+    return tail[-1][0], (f"perf's default events stop at {tail[-1][1]!r}, before "
+                         "branch-misses: the capture ends before the report does")
+
+
 def _parse_csv(text: str, path: str) -> pd.DataFrame:
     """Parse ``-x,`` or ``-x;`` CSV output, with a decimal point or a decimal comma."""
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     layout = None
+    events: list[tuple[int, str]] = []
     for lineno, line in numbered(text):
         if not line.strip() or line.startswith("#"):
             continue
@@ -548,12 +586,19 @@ def _parse_csv(text: str, path: str) -> pd.DataFrame:
         # ("0;CPUs utilized" for 0.99): it is not read
         note = (f[6], f[7]) if mark == "." and len(f) >= 8 and f[6] and f[7] else None
         value, unit, event, variance, _runtime, pct = f[:6]
+        events.append((lineno, event))
         if value.startswith("<"):
             continue
         running = pct if pct and pct not in ("100.00", "100,00") else None
         _counter_rows(rows, value, unit, event, "", variance, lineno, {}, running=running,
                       note=note, style=mark)
-    return rows.frame()
+    return _closed(rows.frame(), path, events)
+
+
+def _closed(df: pd.DataFrame, path: str, events: list[tuple[int, str]]) -> pd.DataFrame:
+    """Mark -x/-j rows cut short when their default events stop early."""
+    cut = _default_events_cut(events)
+    return df if cut is None or df.empty else cut_short(df, path, *cut)
 
 
 def _parse_json(text: str, path: str) -> pd.DataFrame:
@@ -565,6 +610,7 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
     """
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL)
     style: tuple[int, str] | None = None
+    events: list[tuple[int, str]] = []
     for lineno, line in numbered(text):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -577,6 +623,7 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
         value, event = obj.get("counter-value"), obj.get("event")
         if not isinstance(value, str) or not isinstance(event, str):
             raise ParseError(path, lineno, "perf stat -j line without \"counter-value\" and \"event\"")
+        events.append((lineno, event))
         if value.startswith("<"):
             continue
         mark = _mark(value)
@@ -595,7 +642,7 @@ def _parse_json(text: str, path: str) -> pd.DataFrame:
         # the counter is printed "%f" (6 decimals) even for counts: read it as a decimal
         _counter_rows(rows, value, unit or "", event, "", f"{variance}%" if variance else None,
                       lineno, {}, running=running, style=dec, whole=False)
-    return rows.frame()
+    return _closed(rows.frame(), path, events)
 
 
 def _json_object(line: str, path: str, lineno: int) -> dict[str, str]:

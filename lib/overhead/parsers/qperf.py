@@ -38,7 +38,7 @@ Rows (``p_test`` = the block's test name):
   ``message_rate`` (op/s: messages per second, ``msg_rate``);
 - ``throughput`` (B/s): ``bw`` (qperf shows its receive bandwidth there) without ``p_side``,
   ``send_bw`` and ``recv_bw`` with ``p_side`` "send" and "recv";
-- ``service_demand`` (s of CPU time per 10**9 bytes, ``p_service_demand_per`` = "GB",
+- ``service_demand`` (s/B: seconds of CPU time per byte, from qperf's per 10**9 bytes;
   ``p_side`` send/recv), from ``send_cost`` and ``recv_cost``;
 - per side (``p_side`` "local", "remote", "send" or "recv" for qperf's ``loc_``, ``rem_``,
   ``send_``, ``recv_`` prefixes): ``cpu_util`` (``*_cpus_used``; %, of one CPU: 200 is two
@@ -106,7 +106,7 @@ _BAND = {"bytes/sec": 1.0, "KB/sec": 1e3, "MB/sec": 1e6, "GB/sec": 1e9, "TB/sec"
          "Tb/sec": 1e12 / 8}
 _SIZE = {"bytes": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 1024.0,
          "MiB": 1024.0**2, "GiB": 1024.0**3, "TiB": 1024.0**4}
-_COST = {"ns/GB": 1e-9, "us/GB": 1e-6, "ms/GB": 1e-3, "sec/GB": 1.0}
+_COST = {"ns/GB": 1e-18, "us/GB": 1e-15, "ms/GB": 1e-12, "sec/GB": 1e-9}  # -> s per byte
 _CPUS = {"% cpus": 1.0}
 _LONG = {None: 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
@@ -120,7 +120,7 @@ _SIDES = {"loc": "local", "rem": "remote", "send": "send", "recv": "recv"}
 # the rest of a side-prefixed name -> (units, metric, unit, higher_is_better)
 _SIDED = {
     "bw": (_BAND, "throughput", "B/s", True),
-    "cost": (_COST, "service_demand", "s", False),
+    "cost": (_COST, "service_demand", "s/B", False),
     "cpus_used": (_CPUS, "cpu_util", "%", False),
     "cpus_user": (_CPUS, "cpu_user", "%", False),
     "cpus_intr": (_CPUS, "cpu_intr", "%", False),
@@ -283,8 +283,6 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
         side, (units, metric, unit, hib) = kind
         value, raw = _value(data, units, path, lineno, name)
         extra = {} if side is None else {"p_side": side}
-        if metric == "service_demand":
-            extra["p_service_demand_per"] = "GB"
         block.rows.append((lineno, metric, value, unit, hib, f"{name} = {raw}", extra))
 
     rows = Rows(path, benchmark=BENCHMARK, tool=TOOL, tool_version=version,
@@ -323,10 +321,14 @@ def _unended(blocks: list[_Block]) -> tuple[int, str] | None:
     qperf prints a test's name when it starts and its block when it ends; a name without any
     value after it is a test that never finished. With -v (or -vv) every block prints both
     sides' CPU use, the remote one last (-v) or before its message counts (-vv): a verbose
-    output's block without "rem_cpus_used"/"recv_cpus_used" was cut. Without -v the blocks have
-    no fixed last line, and a cut between two values cannot be told.
+    output's block without "rem_cpus_used"/"recv_cpus_used" was cut. -v shows in any block's
+    ``msg_rate`` or CPU line (without it a block holds only its latency or bandwidths, and
+    ``-vu`` adds only the parameters used, such as ``time``), so a single block cut before its
+    CPU lines is seen too. Without -v the blocks have no fixed last line, and a cut between two
+    values cannot be told.
     """
-    verbose = any(n.endswith("_cpus_used") for b in blocks for n in b.names)
+    verbose = any(n.endswith("_cpus_used") or n == "msg_rate"
+                  for b in blocks if b.test != "conf" for n in b.names)
     for b in blocks:
         if b.test == "conf":
             continue

@@ -29,9 +29,15 @@ runs several invocations into one file).
    statement of the ``-c`` it passed; it always equals ``p_clients`` in the IBM files).
 2. ``--csv`` (redis 6.2 and later): a header ``"test","rps","avg_latency_ms","min_latency_ms",...``
    then one row per test; before 6.2, no header and two columns, ``"SET","452488.69"`` (the
-   test and its requests per second).
+   test and its requests per second). Each header starts a run: runs appended to one file
+   (``--csv >> file`` in a loop) are numbered by ``trial`` = ``p_run`` = 1, 2, ... in order
+   (a file of one table gives neither, as before).
 3. ``-q``: ``SET: 108342.37 requests per second, p50=0.231 msec`` (7.x) or without the p50
-   (older versions).
+   (older versions). After the suite's tests (``-t``) redis-benchmark prints an empty line
+   (redis-benchmark.c, ``if (!config.csv) printf("\n")``); -q lines of those tests without it
+   after the last one are a capture cut short (the rows read are kept, marked). A command
+   given on the command line (its title is the command as typed, ``GET key``) ends without
+   that line.
 
 Rows per test (``benchmark`` = "redis"):
 
@@ -151,6 +157,15 @@ _SECTIONS = {"Latency by percentile distribution:": "percentile_distribution",
              "Cumulative distribution of latencies:": "cumulative_distribution",
              "Summary:": "summary"}
 _SUMMARY = {"p_section": "summary"}
+#: The titles of redis-benchmark's own tests (6.x/7.x, ``-t``). After them it prints an empty
+#: line (redis-benchmark.c: ``if (!config.csv) printf("\n");`` at the end of the suite); a
+#: command given on the command line (its title, the command as typed) ends without it.
+_SUITE = frozenset((
+    "PING_INLINE", "PING_BULK", "PING_MBULK", "SET", "GET", "INCR", "LPUSH", "RPUSH", "LPOP",
+    "RPOP", "SADD", "HSET", "SPOP", "ZADD", "ZPOPMIN", "LPUSH (needed to benchmark LRANGE)",
+    "LRANGE_100 (first 100 elements)", "LRANGE_300 (first 300 elements)",
+    "LRANGE_500 (first 500 elements)", "LRANGE_600 (first 600 elements)", "MSET (10 keys)",
+    "XADD", "FCALL"))
 _NO_EXTRA: dict = {}
 
 
@@ -217,7 +232,11 @@ class _Parser:
         self.date: pd.Timestamp | None = None
         self.block: dict | None = None  # the open test block of the state machine
         self.csv_columns: list[str] | None = None
+        self.csv_runs = 0  # --csv tables read (each header starts one: runs appended)
+        self.csv_first = 0  # the first row of the first table
         self.error: tuple[int, str] | None = None  # the tool's first error message and its line
+        self.quiet: list[tuple[int, str]] = []  # -q lines (line, test) since the last empty line
+        self.quiet_titles: set[str] = set()
 
     def test_params(self, test: str) -> dict:
         """Start the parameters of test ``test``: the run's, its title and its command."""
@@ -402,9 +421,14 @@ class _Parser:
         if m.group(3) is not None:
             self.latency(pending, "p50", m.group(3), n, f"p50={m.group(3)} msec")
         self.emit(pending, self.test_params(m.group(1)))
+        self.quiet.append((n, m.group(1)))
+        self.quiet_titles.add(m.group(1))
 
     def line(self, line: str, n: int) -> None:
         """Read one line (the text after its last carriage return), numbered ``n``."""
+        if not line:
+            self.quiet = []  # the empty line redis-benchmark prints after its suite (not the
+            # spaces that clear a progress update: a capture can stop after those)
         if line[:1] in ("C", "E") and _ERROR.match(line):
             if self.error is None:
                 self.error = (n, line.strip())
@@ -439,6 +463,14 @@ class _Parser:
                 self.date = started_at(m.group(1))
         elif c == '"' and _CSV_HEADER.match(line):
             self.csv_columns = _csv_fields(line.strip())
+            self.csv_runs += 1
+            if self.csv_runs == 1:
+                self.csv_first = len(self.rows)  # numbered once a second table shows
+            else:
+                if self.csv_runs == 2:  # runs appended: the first one is run 1
+                    self.rows.fill("trial", 1, self.csv_first)
+                    self.rows.fill("p_run", 1, self.csv_first)
+                self.run = {"trial": self.csv_runs, "p_run": self.csv_runs}
         elif c == '"' and self.csv_columns is not None:
             self.csv_row(line, n)
         elif c == '"':
@@ -459,8 +491,8 @@ class _Parser:
         return, which is never read.
         """
         parts = text.split("\n")
-        if before_header:
-            parts.pop()
+        if before_header or parts[-1] == "":
+            parts.pop()  # the header's piece, or the nothing after a last line end
         for n, line in enumerate(parts, start=first):
             if "\r" in line:  # keep what follows the last carriage return (CRLF endings too)
                 line = line.rstrip("\r")
@@ -518,4 +550,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     cut = end_cut_mid_line(df, text, path)
     if cut is not None:
         return cut
+    if p.quiet and p.quiet_titles <= _SUITE:
+        n, test = p.quiet[-1]
+        return cut_short(df, path, n, f"the -q line of {test!r} is not followed by the empty "
+                         "line redis-benchmark prints after its tests: the capture ends before "
+                         "the run did; the tests read are kept")
     return df

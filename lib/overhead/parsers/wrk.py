@@ -57,10 +57,17 @@ too. wrk does not print its version: ``tool_version`` stays empty (the runner re
 **wrk2** (giltene/wrk2, which reports itself as "wrk 4.0.0") prints the same report with an
 HdrHistogram: "Latency Distribution (HdrHistogram - Recorded Latency)" with percentiles from
 50.000% to 100.000% (rows as above, with ``p_histogram`` = "recorded"; "uncorrected" for
-``-U``'s second histogram), then a "Detailed Percentile spectrum" (value, percentile, total
-count, 1/(1-percentile) per line, then "#[Mean ...]", "#[Max ...]", "#[Buckets ...]" and a
-line of dashes): the spectrum repeats the distribution in finer steps, so its lines are
-checked but give no rows. wrk2's "Thread calibration" lines are skipped.
+``-U``'s second histogram), then a "Detailed Percentile spectrum" (HdrHistogram's percentile
+iteration: value in ms, percentile as a fraction, total count, 1/(1-percentile) per line,
+then "#[Mean ...]", "#[Max ...]", "#[Buckets ...]" and a line of dashes). Each spectrum line
+gives ``latency_spectrum`` (s: the latency at that percentile) and ``latency_spectrum_count``
+(count: the requests at or below it), both with ``p_percentile`` (0-100, as printed: 6
+decimals of a fraction, so the tail repeats a percentile on lines whose 1/(1-percentile)
+differ; ``source`` tells them apart) and ``p_histogram``; the "#[...]" lines give
+``latency_spectrum_mean``, ``latency_spectrum_sd``, ``latency_spectrum_max`` (s) and
+``latency_spectrum_total_count`` (count). The distribution's percentiles above are the
+spectrum's values at those percentiles (rounded as wrk prints times); the tests check that.
+wrk2's "Thread calibration" lines are skipped.
 
 **Cut short.** wrk ends every report with "Transfer/sec:". A run whose "Running" line was read
 but whose "Transfer/sec:" line was not is a capture cut short: the rows read are kept and the
@@ -73,7 +80,11 @@ result: "unable to connect to 127.0.0.1:45929 Connection refused" (wrk's message
 answers; it then exits 1 with nothing on stdout), "0 requests in 3.01s, 0.00B read" (no
 request completed: a server that never answered), or only the "Running" header (wrk stopped
 before its report). ``-s`` Lua scripts' own output is not read (lines wrk's report does not
-have are skipped); a malformed report line raises ParseError naming its line.
+have are skipped); lines after a report's "Transfer/sec:" that are not the next run's (wrk's
+banner, a shell prompt with its wrk command), such as what a script's ``done()`` prints
+(PerfKitBenchmarker's "==CSV==" section and the like), are named in a note
+(:func:`~overhead.parsers._common.note`: ``path:line``, how many lines, the first one), not
+dropped silently. A malformed report line raises ParseError naming its line.
 """
 
 from __future__ import annotations
@@ -82,7 +93,15 @@ import re
 
 import pandas as pd
 
-from overhead.parsers._common import ParseError, Rows, RunFailed, cut_short, integer, number
+from overhead.parsers._common import (
+    ParseError,
+    Rows,
+    RunFailed,
+    cut_short,
+    integer,
+    note,
+    number,
+)
 
 TOOL = "wrk"
 BENCHMARK = "wrk"
@@ -95,8 +114,16 @@ _STAT = re.compile(r"^\s*(Latency|Req/Sec)\s+(.*)$")
 _DIST = re.compile(r"^\s*Latency Distribution(?:\s+\(HdrHistogram - (?P<kind>Recorded|Uncorrected) Latency\b.*\))?\s*$")
 _SPECTRUM = re.compile(r"^\s*Detailed Percentile spectrum:\s*$")
 _SPECTRUM_HEAD = re.compile(r"^\s*Value\s+Percentile\s+TotalCount\s+1/\(1-Percentile\)\s*$")
-_SPECTRUM_ROW = re.compile(r"^\s*\d+\.\d+\s+\d\.\d+\s+\d+\s+(?:\d+\.\d+|inf)\s*$")
-_SPECTRUM_SUM = re.compile(r"^#\[(?:Mean|Max|Buckets)\s+=.*\]\s*$")
+_SPECTRUM_ROW = re.compile(r"^\s*(\d+\.\d+)\s+(\d\.\d+)\s+(\d+)\s+(?:\d+\.\d+|inf)\s*$")
+_SPECTRUM_SUM = re.compile(r"^#\[(Mean|Max|Buckets)\s+=\s*(\S+),\s+(StdDeviation|Total count|SubBuckets)"
+                           r"\s+=\s*(\S+)\]\s*$")
+#: "#[Mean = ..., StdDeviation = ...]" and "#[Max = ..., Total count = ...]": name -> (metric,
+#: unit); the values in ms like the spectrum's (Buckets/SubBuckets: the histogram's layout)
+_SPECTRUM_STATS = {"Mean": ("latency_spectrum_mean", "s"), "StdDeviation": ("latency_spectrum_sd", "s"),
+                   "Max": ("latency_spectrum_max", "s"),
+                   "Total count": ("latency_spectrum_total_count", "count")}
+#: lines after a report that belong to the next run: wrk's banner, a shell prompt and command
+_NEXT_RUN = re.compile(r"^wrk \S+ \[\w+\] Copyright|[$#>] +(?:\S*/)?wrk\b")
 _SPECTRUM_END = re.compile(r"^-{20,}\s*$")
 _PCT = re.compile(rf"^\s*({_NUM})%\s+(\S+)\s*$")
 _DONE = re.compile(r"^\s*(\d+) requests in (\S+), (\S+) read\s*$")
@@ -196,6 +223,7 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
     empty: tuple[int, str] | None = None  # the first "0 requests in" line
     header: tuple[int, str] | None = None
     runs: list[_Run] = []
+    after: list[tuple[int, str]] = []  # lines after a finished report that are not wrk's
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         stripped = line.strip()
@@ -230,14 +258,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             run.dist_kind = m.group("kind") and m.group("kind").lower()
             continue
         if run.spectrum is not None:
-            # wrk2's HdrHistogram spectrum: its percentiles are the distribution above, in
-            # finer steps; its lines are checked, not read
+            # wrk2's HdrHistogram spectrum: the latency at each percentile of its iteration
             if _SPECTRUM_END.match(stripped):
                 run.spectrum = None
-            elif not (_SPECTRUM_HEAD.match(line) or _SPECTRUM_ROW.match(line)
-                      or _SPECTRUM_SUM.match(stripped)):
-                raise ParseError(path, lineno, "expected a line of wrk2's Detailed Percentile "
-                                 f"spectrum (from line {run.spectrum}), found {stripped!r}")
+            elif not _SPECTRUM_HEAD.match(line):
+                _spectrum_line(line, stripped, lineno, path, run)
             continue
         if _SPECTRUM.match(line):
             run.in_dist = False
@@ -281,7 +306,9 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             run.finished = run.finished or stripped.startswith("Transfer/sec:")
             continue
         # anything else (a shell prompt, a -s script's own lines, wrk2's "Thread calibration")
-        # is not wrk's report
+        # is not wrk's report; after a finished report it is said (a script's done() output)
+        if run.finished and not _NEXT_RUN.search(stripped):
+            after.append((lineno, stripped))
     if not len(rows):
         if errors:
             raise RunFailed(path, errors[0][0], errors[0][1])
@@ -293,6 +320,11 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             raise ParseError(path, 1, "no wrk output found (no 'Running ... test @' line and no "
                              "'N requests in' line)")
     df = rows.frame()
+    if after:
+        more = f" and {len(after) - 1} more" if len(after) > 1 else ""
+        note(df, f"{path}:{after[0][0]}: {after[0][1]!r}{more} after wrk's report not read (not "
+             "wrk's report: the output of a -s script's done() function or a wrapper's); the "
+             "report's rows are kept")
     # wrk ends every report with "Transfer/sec:"; a run without it (whose header was read) is a
     # capture cut short: the complete runs' rows are kept, never a complete file
     cut = next((r for r in runs if not r.finished and r.requests != 0), None)
@@ -302,6 +334,38 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
                          + ("the runs before it are kept" if cut.requests is None else
                             "what it printed is kept"))
     return df
+
+
+def _spectrum_line(line: str, stripped: str, lineno: int, path: str, run: _Run) -> None:
+    """Hold the rows of one line of wrk2's Detailed Percentile spectrum for its run.
+
+    Raises ParseError for a line that is none of the spectrum's (naming where it began).
+    """
+    extra = {"p_histogram": run.dist_kind} if run.dist_kind else {}
+    m = _SPECTRUM_ROW.match(line)
+    if m:
+        value, fraction, count = m.groups()
+        pct = round(number(fraction, path, lineno, "spectrum percentile") * 100, 4)
+        ms = number(value, path, lineno, "spectrum value")
+        run.pending.append((lineno, "latency_spectrum", ms * 1e-3, "s", False, f"{value} ms",
+                            {**extra, "p_percentile": pct}))
+        run.pending.append((lineno, "latency_spectrum_count", float(integer(
+            count, path, lineno, "spectrum total count")), "count", None, count,
+            {**extra, "p_percentile": pct}))
+        return
+    m = _SPECTRUM_SUM.match(stripped)
+    if m:
+        for name, tok in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
+            if name not in _SPECTRUM_STATS:
+                continue  # Buckets, SubBuckets: the histogram's layout
+            metric, unit = _SPECTRUM_STATS[name]
+            v = number(tok, path, lineno, f"spectrum {name}")
+            run.pending.append((lineno, metric, v * 1e-3 if unit == "s" else v, unit,
+                                None if name == "StdDeviation" or unit == "count" else False,
+                                f"{tok} ms" if unit == "s" else tok, extra))
+        return
+    raise ParseError(path, lineno, "expected a line of wrk2's Detailed Percentile "
+                     f"spectrum (from line {run.spectrum}), found {stripped!r}")
 
 
 def _stat_row(name: str, rest: str, lineno: int, path: str, run: _Run) -> None:
