@@ -99,6 +99,7 @@ bench: data setup hosts-up
 	$(BIN)/python scripts/bench_campaign.py
 	$(BIN)/python scripts/bench_store.py
 	$(BIN)/python scripts/bench_fleet.py
+	$(BIN)/python scripts/bench_design.py
 
 # JupyterLab on notebooks/ (root needs --allow-root); more options in LAB_ARGS, e.g.
 # make lab LAB_ARGS="--no-browser --ServerApp.port=8899"

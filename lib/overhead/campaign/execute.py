@@ -509,7 +509,8 @@ class _Worker:
         outside = seen.get("outside_s")
         if outside is None:  # no cgroup accounting: the host's busy time
             outside = seen.get("busy_s")
-        share = None if outside is None else max(outside, 0.0) / (cores * seconds)
+        # CPU-seconds in clock ticks: a full host can read a tick over its wall time
+        share = None if outside is None else min(max(outside, 0.0) / (cores * seconds), 1.0)
         return share, _top_processes(parts[1], parts[3], seconds, tck)
 
     def start(self, trials: list[PlannedTrial]) -> None:

@@ -223,10 +223,15 @@ def analyse(campaign: Campaign, pilot: Campaign, tidy: Path) -> PilotResult:
             envs_here = sorted({c.environment for c in cells_of(campaign).values()
                                 if c.benchmark == bname})
             key = f"{bname}#{judge.label}"
+            # the point's share of the campaign's time budget (its cells among all)
+            budget = None
+            if rule is not None and getattr(rule.spec, "max_minutes", None):
+                budget = float(rule.spec.max_minutes) * len(envs_here) / max(len(cells_of(campaign)), 1)
             if spec is not None and len(by_size) >= 2:
                 model = size_model(by_size, spec.param)
                 lo, hi = spec.range if spec.range else (None, None)
-                d = choose_design(model, margin, looks, cells=len(envs_here), lo=lo, hi=hi)
+                d = choose_design(model, margin, looks, cells=len(envs_here), lo=lo, hi=hi,
+                                  budget_minutes=budget)
                 designs[key] = {**d.to_json(), "model": model.to_json(), "cells": len(envs_here),
                                 "margin": margin.words(), "looks": list(looks.looks)}
             else:

@@ -281,7 +281,7 @@ class TrialDesign:
 
 def choose_design(model: SizeModel, margin: Margin, looks: Design, *, cells: int = 2,
                   sizes: Sequence[float] | None = None, lo: float | None = None,
-                  hi: float | None = None) -> TrialDesign:
+                  hi: float | None = None, budget_minutes: float | None = None) -> TrialDesign:
     """Choose the size and pairing that reach a decision in the fewest seconds.
 
     For each candidate size (``sizes``, else 25 points spaced by ratio between ``lo`` and
@@ -306,6 +306,9 @@ def choose_design(model: SizeModel, margin: Margin, looks: Design, *, cells: int
         Candidate sizes.
     lo, hi : float, optional
         The sane range of the size.
+    budget_minutes : float, optional
+        The minutes the campaign can give this point: a design that needs more does not
+        count as deciding (the budget cannot buy it).
 
     Returns
     -------
@@ -328,6 +331,8 @@ def choose_design(model: SizeModel, margin: Margin, looks: Design, *, cells: int
             tried += 1
             n_eff = n if n is not None else math.inf
             minutes = n_eff * cells * secs / 60.0
+            if budget_minutes is not None and minutes > budget_minutes:
+                n, minutes = None, math.inf
             last = len(d.looks) - 1
             hw = expected_half_width(sd, d.n_max, d.level(last), pairing=pairing)
             per_min = 100.0 * hw * math.sqrt(d.n_max * cells * secs / 60.0) if secs > 0 else math.nan
@@ -339,10 +344,12 @@ def choose_design(model: SizeModel, margin: Margin, looks: Design, *, cells: int
                 best = cand
     assert best is not None
     if best.n is None:
+        within = f" and {budget_minutes:.1f} min for the point" if budget_minutes is not None else ""
         why = (f"no size from {min(sizes):g} to {max(sizes):g} {model.param} and no pairing "
-               f"decides {margin.words()} within {looks.n_max} trials a side: at best "
-               f"{100 * best.sd:.1f}% per trial (the fixed part of the spread, "
-               f"{100 * math.sqrt(model.fixed):.1f}%, no trial length removes)")
+               f"decides {margin.words()} within {looks.n_max} trials a side{within}: the "
+               f"cheapest precision is {model.param}={best.size:.4g}, {100 * best.sd:.1f}% per "
+               f"trial (the fixed part of the spread, {100 * math.sqrt(model.fixed):.1f}%, no "
+               "trial length removes)")
     else:
         why = (f"{model.param}={best.size:g}, {'paired by round' if best.pairing == 'rounds' else 'unpaired'}: "
                f"{100 * best.sd:.1f}% per trial, the look at {best.n} trials a side expected to "
