@@ -30,8 +30,10 @@ def _sequential_designs():
     return {
         "old: every round 2-10 at 95%": coverage.naive_design(range(2, 11)),
         "looks 3, 6, 12 (unpaired)": Design((3, 6, 12)),
-        "looks 3, 6, 12 (paired)": Design((3, 6, 12), pairing="rounds"),
-        "looks 3, 6, 12 (pairing auto)": Design((3, 6, 12), pairing="auto"),
+        "looks 3, 8 (unpaired: local-quick's containers)": Design((3, 8)),
+        "looks 3, 8 (paired by round: local-quick's containers)": Design((3, 8), pairing="rounds"),
+        "looks 3, 8 (pairing chosen at the first look: rejected)": Design((3, 8), pairing="auto"),
+        "one look at 3 (local-quick's emulated VM)": Design((3,)),
     }
 
 

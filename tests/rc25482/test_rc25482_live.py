@@ -105,6 +105,47 @@ def test_cpu_bound_truth_is_an_equivalence_test_at_its_margin(tmp_path):
     assert (lo, hi) == pytest.approx((100 * (v.interval.low - 1), 100 * (v.interval.high - 1)), abs=0.006)
 
 
+def _sequential(rows: list[dict], design: dict) -> list[dict]:
+    """The rows as a sequential campaign's: each trial's round, and its cell's design."""
+    import json
+
+    seen: dict[str, int] = {}
+    out = []
+    for r in rows:
+        key = f"{r['env_name']}/{r['benchmark']}/{r['metric']}/{r.get('p_section')}/{r.get('p_test')}"
+        seen[key] = seen.get(key, 0) + 1
+        out.append({**r, "round": seen[key], "cell": f"c-{r['env_name']}-{r['benchmark']}",
+                    "design": None if r["env_name"] == "native" else json.dumps(design)})
+    return out
+
+
+def test_a_sequential_campaign_s_tables_read_each_verdict_at_its_look(tmp_path):
+    """A campaign whose stopping rule decided sequentially: every live row replays its cell's
+    looks (the verdict, n and interval of the look it stopped at, at that look's level), the
+    known truths say the level and that it is sequential, and no row contradicts its interval."""
+    from overhead.stats.sequential import Design
+
+    design = Design((3, 6)).to_json()
+    # Linpack: Docker 13% slower, decided at the first look (3 a side) of two
+    native = [4.6e9, 4.61e9, 4.59e9, 4.6e9, 4.62e9, 4.58e9]
+    docker = [4.0e9, 4.01e9, 3.99e9, 4.0e9, 4.02e9, 3.98e9]
+    lv = _live(tmp_path, _sequential(_hpcc(native, docker), design))
+    t1 = compute.live_table1(lv)
+    row = t1[(t1["item"] == "Linpack") & (t1["environment"] == "Docker net=host volume")].iloc[0]
+    first = 1 - 0.05 * (3 / 6) ** 2
+    assert row["verdict"] == "slower" and row["n_verdict"] == 3 and row["n"] == 6
+    assert row["ratio_level"] == pytest.approx(first)
+    iv = stats.ratio_interval(docker[:3], native[:3], first)
+    assert row["ratio_low"] == pytest.approx(iv.low)
+    truths = live.known_truths({"table1": t1}, lv)
+    lin = truths[(truths["item"] == "Linpack") & truths["truth"].str.startswith("CPU-bound")].iloc[0]
+    assert lin["n"] == "3/3" and "98.75%, sequential" in lin["interval"]
+    v = live.verdicts_table({"table1": t1}, lv)
+    assert stats.check_verdicts(v, low="pct_low", high="pct_high", pct=True) == []
+    shown = live.verdicts_shown(v)
+    assert any("98.75% sequential" in c for c in shown["vs Native [interval decided on]"])
+
+
 def test_nat_latency_truth_is_a_one_sided_test(tmp_path):
     rows = _rows({"docker-host": [100e-6, 101e-6, 99e-6], "docker-nat": [130e-6, 131e-6, 129e-6]},
                  "netperf", "latency_mean", p_test="TCP_RR")

@@ -258,7 +258,7 @@ class Benchmark(_Model):
     #: round a block, the paired interval of the log ratios: where the environments' trials of
     #: a round share the machine's state, as a pilot shows) or ``none`` (independent samples);
     #: unset: the rule's ``pairing``.
-    pairing: Literal["none", "rounds", "auto"] | None = None
+    pairing: Literal["none", "rounds"] | None = None
     #: The parameter that sizes a trial and the sizes a pilot measures (``overhead pilot``).
     size: SizeSpec | None = None
     #: Why this benchmark's own work runs outside its trial's cgroup (``docker run`` hands

@@ -9,7 +9,10 @@ the margin of ``data/reference/margins.yml``. The comparisons are sequential
 equivalence each stay at or below ``alpha`` (5%). A comparison stops at its first deciding look
 and its verdict is the one read there; one whose last look is undecided stops
 ``inconclusive``. ``pairing: rounds`` reads the paired interval of the rounds (a benchmark's
-``pairing`` or an environment's under ``environments:`` says otherwise for its cells);
+``pairing`` or an environment's under ``environments:`` says otherwise for its cells; a pilot,
+:mod:`overhead.campaign.pilot`, says which is narrower from data of its own: choosing it from
+the comparison's own first look was simulated and spends more than its share of the error rate,
+5.8% false differences at a nominal 5%, so a campaign cannot ask for that);
 ``environments: {vm: {looks: [2]}}`` gives an environment its own looks (an emulated VM whose
 every comparison is decided at 2 trials does not need the containers' looks).
 
@@ -50,7 +53,7 @@ class EnvironmentDesign(Strict):
     """An environment's own looks or pairing (the rule's are used where not given)."""
 
     looks: tuple[Int, ...] | None = None
-    pairing: Literal["none", "rounds", "auto"] | None = None
+    pairing: Literal["none", "rounds"] | None = None
 
 
 def default_looks(first: int, last: int) -> tuple[int, ...]:
@@ -93,7 +96,7 @@ class VerdictsSpec(StoppingSpec):
     max_rounds: Int | None = Field(None, ge=2, le=MAX_RULE_ROUNDS)  # type: ignore[assignment]
     alpha: Number = Field(0.05, gt=0, lt=0.5)
     spending: SpendingSpec = Field(default_factory=SpendingSpec)
-    pairing: Literal["none", "rounds", "auto"] = "none"
+    pairing: Literal["none", "rounds"] = "none"
     max_minutes: Number | None = Field(None, gt=0, le=7 * 24 * 60)
     environments: dict[str, EnvironmentDesign] = Field(default_factory=dict)
 
@@ -296,11 +299,6 @@ class VerdictsRule(StoppingRule):
         for key, cid, bid, rec in open_:
             cell = plan.cells[cid]
             design = self.design_of(cell)
-            if design.pairing == "auto":  # as the replay chose it at the first look
-                from overhead.stats.sequential import Design
-
-                design = Design(design.looks, design.alpha, design.spending,
-                                rec.get("pairing") or "none")
             margin = Margin(float(rec["margin_low_pct"]), float(rec["margin_high_pct"]))
             n_now = n_of.get(cid, 0)
             # its own spread; pooled over its benchmark's points in the same environment only
