@@ -176,7 +176,8 @@ def open_results(campaign: str | os.PathLike[str], *,
         # the sequential design each row's comparison was decided with (its cell's), so that
         # every table replays the stopping rule's looks (compare)
         text = {cid: json.dumps(d, sort_keys=True) for cid, d in designs.items()}
-        rows["design"] = rows["cell"].map(text).astype("string")
+        # "" for a cell without one (the baseline's): a grouping key, never NaN
+        rows["design"] = rows["cell"].map(text).fillna("").astype("string")
     pairs = rows[["environment", "variant"]].drop_duplicates()
     names = {(e, v if isinstance(v, str) else None): display_label(e, v)
              for e, v in pairs.itertuples(index=False)}
@@ -462,7 +463,7 @@ def _designs(d: pd.DataFrame, rows: pd.DataFrame):
 
     found: dict[tuple, set] = {}
     for env, xv, text in zip(d["environment"], d["x"], rows["design"], strict=True):
-        if isinstance(text, str):
+        if isinstance(text, str) and text:
             found.setdefault((env, xv), set()).add(text)
     designs = {k: Design.from_json(json.loads(next(iter(v)))) for k, v in found.items()
                if len(v) == 1}
@@ -533,7 +534,7 @@ def compare(rows: pd.DataFrame, item: str, unit: str, scale: float = 1.0, *, x: 
         margin = margin_file.load().with_fields(**fields)
     base = baseline if (d["environment"] == baseline).any() else None
     sequential = None
-    if "design" in rows and "round" in rows and rows["design"].notna().any():
+    if "design" in rows and "round" in rows and rows["design"].fillna("").ne("").any():
         sequential, d["round"] = _designs(d, rows), rows["round"].to_numpy()
     table = stats.curve(d, "x", base, margin=margin, by=["item"],
                         higher_is_better=higher_is_better,

@@ -261,7 +261,7 @@ def _design_of(rows: pd.DataFrame):
     """Return the sequential design a campaign's rows were decided with (None: a fixed count)."""
     if "design" not in rows:
         return None
-    texts = rows["design"].dropna().unique()
+    texts = [t for t in rows["design"].dropna().unique() if t]
     if len(texts) != 1:
         return None
     import json

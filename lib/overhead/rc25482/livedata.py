@@ -215,8 +215,13 @@ def compare(rows: pd.DataFrame, figure: str, item: str, unit: str, scale: float 
 
 
 def keys(rows: pd.DataFrame, *keys: str) -> list[str]:
-    """Group keys of per-run frames, with the run's campaign cell when the rows know it."""
-    return [*keys, *(["cell"] if "cell" in rows.columns else [])]
+    """Group keys of per-run frames, with what the rows know of the run's campaign.
+
+    Its cell, and in a sequential campaign its round and its cell's design (each the same for
+    every row of a run), so that a per-run frame's comparisons replay the stopping rule's
+    looks as the rows' own do.
+    """
+    return [*keys, *[c for c in ("cell", "round", "design") if c in rows.columns]]
 
 
 def finish(parts: list[pd.DataFrame]) -> pd.DataFrame:
