@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import free_port
+from conftest import SHARED_MACHINE, free_port
 from sshd_helper import keygen, make_sshd, require_sshd
 
 from overhead.paths import ROOT
@@ -53,7 +53,7 @@ def test_run_refuses_an_unknown_host_key_naming_host_and_fix(tmp_path):
         path.write_text(f"""\
 name: keys
 seed: 1
-hosts:
+{SHARED_MACHINE}hosts:
   h: {{address: 127.0.0.1, port: {sshd.port}, key_file: {sshd.client_key}, known_hosts: {stranger}}}
 environments:
   native: {{kind: native, host: h}}

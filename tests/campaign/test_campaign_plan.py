@@ -434,3 +434,24 @@ def test_stop_reasons_say_the_reason_alone_once_for_the_rows_quantity(tmp_path):
     assert res.stop_reasons(native1) == "after 3 trials: every comparison with it stopped"
     assert res.stop_reasons(fio[0]).startswith("fixed count of 3 trials")
     assert res.stop_reasons("") == ""
+
+
+def test_a_paired_benchmark_with_a_first_look_of_two_is_refused_when_loaded(tmp_path):
+    """A benchmark's ``pairing: rounds`` meets the rule's looks at load time, not after the
+    trials: 2 pairs leave one degree of freedom, so the file is refused naming both fields."""
+    text = CAMPAIGN.replace("trials: 3\n", "").replace(
+        "  cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1}}",
+        "  cpu: {runner: sysbench, params: {test: cpu, threads: [1, 2], time: 1}, pairing: rounds,\n"
+        "        judge: [{metric: event_rate}]}") + \
+        "stopping: {rule: verdicts, baseline: native, looks: [2, 4]}\n"
+    with pytest.raises(InputError) as err:
+        inventory.load(write(tmp_path, text))
+    said = str(err.value)
+    assert "benchmark 'cpu' pairs by rounds" in said and "first look in environment" in said
+    assert "2 trials (stopping.looks" in said and "start the looks at 3" in said
+    # an environment of its own looks is named by its own field; unpaired there, it loads
+    vm = text.replace("looks: [2, 4]}", "looks: [3, 6], environments: {vm: {looks: [2]}}}")
+    with pytest.raises(InputError, match=r"stopping\.environments\.vm\.looks"):
+        inventory.load(write(tmp_path, vm))
+    fine = vm.replace("{vm: {looks: [2]}}", "{vm: {looks: [2], pairing: none}}")
+    assert inventory.load(write(tmp_path, fine)).stopping.environments["vm"].looks == (2,)

@@ -48,7 +48,9 @@ def test_every_benchmark_runs_and_parses_in_every_environment(live):
     work, _ = live
     tidy = work / "tidy" / "local-quick-ci"
     trials = pd.read_parquet(tidy / "trials.parquet")
-    assert len(trials) == 44 and (trials["status"] == "done").all(), \
+    # 44 cells x 1 trial, less Redis in the VM (local-quick.yml: QEMU's user-mode forward
+    # queues Redis's connections, so the VM measured the queue, not Redis)
+    assert len(trials) == 43 and (trials["status"] == "done").all(), \
         trials.loc[trials["status"] != "done", ["environment", "benchmark", "cause"]]
     rows = tidy_load(tidy)
     rows["env"] = rows["run_id"].str.split("/").str[1]
@@ -58,6 +60,8 @@ def test_every_benchmark_runs_and_parses_in_every_environment(live):
         envs = set(rows.loc[(rows["bench"] == name) & (rows["metric"] == metric), "env"])
         want = {"native", "docker-host", "docker-nat", "vm"} | (
             {"docker-nat-overlay"} if name.startswith(("fio", "mysql")) else set())
+        if name == "redis":
+            want.discard("vm")
         assert envs == want, (name, metric, envs)
     # the server's CPU beside each MySQL run, the host's beside each nuttcp transfer
     mysql = rows[rows["bench"] == "mysql"]
@@ -82,7 +86,7 @@ def test_the_notebook_resumes_instead_of_starting_over(live):
     pm.execute_notebook(str(NOTEBOOK), str(work / "run2.ipynb"), parameters=params,
                         cwd=str(ROOT), progress_bar=False)
     text = _text(work / "run2.ipynb")
-    assert "0 trials run now, 44 done before, 0 failed, of 44 planned" in text
+    assert "0 trials run now, 43 done before, 0 failed, of 43 planned" in text
 
 
 def test_no_password_or_key_in_raw_data_manifest_provenance_or_notebook(live):
@@ -125,6 +129,8 @@ def test_the_paper_notebooks_rebuild_every_table_and_figure_live(analysed):
         table = pd.read_csv(out / f"{stem}.csv")
         want = envs | ({"Docker NAT overlay"} if stem in ("fig05", "fig06", "fig07", "fig10",
                                                          "fig11", "fig12") else set())
+        if stem in ("fig08", "fig09"):  # Redis: not run in the VM (see local-quick.yml)
+            want = want - {"QEMU TCG untuned"}
         assert set(table["environment"]) == want, stem
         # the authors' counterpart beside each row; TCG is never set beside KVM without the note
         tcg = table[table["environment"] == "QEMU TCG untuned"]

@@ -13,7 +13,7 @@ import subprocess
 import threading
 
 import pytest
-from conftest import require
+from conftest import SHARED_ISOLATION, require
 from fleet_helper import module_fleet
 
 from overhead.campaign import inventory
@@ -45,7 +45,7 @@ def test_the_papers_two_machine_topology_runs_across_the_bridge(fleet, hosts, tm
     at its bridge address; NAT through DNAT in PREROUTING (the rules for that address count
     the client's connections)."""
     require("docker")
-    overrides = {"name": "paper-two-hosts-ci", "trials": 1,
+    overrides = {"name": "paper-two-hosts-ci", "trials": 1, "isolation": SHARED_ISOLATION,
                  "hosts": {"local": {"bench_address": fleet.address(0)},
                            "fleet-01": {"address": fleet.address(1),
                                         "key_file": str(fleet.state / "ssh" / "id_ed25519"),

@@ -13,7 +13,7 @@ import textwrap
 
 import pandas as pd
 import pytest
-from conftest import free_port
+from conftest import SHARED_MACHINE, free_port
 from sshd_helper import make_sshd, require_sshd
 
 from overhead.campaign import inventory
@@ -34,6 +34,7 @@ def test_the_pilot_measures_components_per_size_and_chooses_a_design(sshd, tmp_p
         name: piloted
         seed: 3
         timeout: 60
+        isolation: {{outside: 1, steal: 1}}
         hosts:
           local: {sshd.host_yaml()}
         environments:
@@ -73,7 +74,7 @@ def test_the_pilot_measures_components_per_size_and_chooses_a_design(sshd, tmp_p
     cached = list((tmp_path / "cache").glob("*/cpu-*.json"))
     assert len(cached) == 1
     saved = json.loads(cached[0].read_text())
-    assert saved["benchmark"] == "cpu" and saved["host"]["cpus"] and saved["designs"]["cpu#rate"]
+    assert saved["benchmark"] == "cpu" and saved["host"]["cores"] and saved["designs"]["cpu#rate"]
     text = result.text()
     assert "events=500: rounds 3" in text and "design: " in text
     assert not math.isnan(d["sd"])

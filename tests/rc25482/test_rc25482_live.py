@@ -133,7 +133,7 @@ def test_a_sequential_campaign_s_tables_read_each_verdict_at_its_look(tmp_path):
     t1 = compute.live_table1(lv)
     row = t1[(t1["item"] == "Linpack") & (t1["environment"] == "Docker net=host volume")].iloc[0]
     first = 1 - 0.05 * (3 / 6) ** 2
-    assert row["verdict"] == "slower" and row["n_verdict"] == 3 and row["n"] == 6
+    assert row["verdict"] == "slower" and row["n_look"] == 3 and row["n"] == 6
     assert row["ratio_level"] == pytest.approx(first)
     iv = stats.ratio_interval(docker[:3], native[:3], first)
     assert row["ratio_low"] == pytest.approx(iv.low)

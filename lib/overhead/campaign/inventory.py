@@ -421,6 +421,9 @@ class Campaign(_Model):
                 if name not in self.environments:
                     raise ValueError(f"stopping.environments: {name!r} is not an environment "
                                      f"({', '.join(self.environments)})")
+            from overhead.campaign.stopping import rule_of
+
+            rule_of(self).check()
         for name, bench in self.benchmarks.items():
             if bench.trials is not None and self.stopping is not None:
                 raise ValueError(f"benchmark {name!r}: trials sets a fixed count; with a "

@@ -259,7 +259,7 @@ def analyse(campaign: Campaign, pilot: Campaign, tidy: Path) -> PilotResult:
 
 def cache_key(campaign: Campaign, facts: dict, benchmark: str) -> tuple[str, str]:
     """Return (host folder, file stem) of a benchmark's cached pilot on a host."""
-    host = hashlib.sha256(json.dumps({k: facts.get(k) for k in ("cpu_model", "kernel", "cpus")},
+    host = hashlib.sha256(json.dumps({k: facts.get(k) for k in ("cpu_model", "kernel", "cores")},
                                      sort_keys=True, default=str).encode()).hexdigest()[:12]
     bench = campaign.benchmarks[benchmark]
     params = {k: v for k, v in bench.params.items() if not bench.size or k != bench.size.param}
@@ -306,7 +306,7 @@ def run_pilot(campaign: Campaign, *, rounds: int = 4, environments: list[str] | 
         path = folder / host / f"{stem}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps({"campaign": campaign.name, "benchmark": bname,
-                                       "host": {k: facts.get(k) for k in ("cpu_model", "kernel", "cpus")},
+                                       "host": {k: facts.get(k) for k in ("cpu_model", "kernel", "cores")},
                                        "components": comps.to_dict(orient="records"),
                                        "designs": mine}, indent=1, default=str))
     return result

@@ -152,7 +152,7 @@ def known_truths(tables: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
 def _n(r: pd.Series) -> str:
     """Say the trials per side the verdict was read from (a sequential look's, where one was)."""
     nb = r.get("n_baseline")
-    nv = r.get("n_verdict")
+    nv = r.get("n_look")
     n = int(nv) if nv is not None and pd.notna(nv) else int(r["n"])
     return f"{n}/{int(nb)}" if pd.notna(nb) else f"{n}"
 
@@ -737,7 +737,7 @@ def verdicts_table(frames: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
             continue
         parts.append(pd.DataFrame({
             "figure": stem, "item": f["item"], "x": f["x"], "environment": f["environment"],
-            "n": f["n_verdict"].fillna(f["n"]) if "n_verdict" in f else f["n"],
+            "n": f["n_look"].fillna(f["n"]) if "n_look" in f else f["n"],
             "n_baseline": f["n_baseline"], "pct": f["pct"], "pct_low": f["pct_low"],
             "pct_high": f["pct_high"],
             "ratio_level": f["ratio_level"] if "ratio_level" in f else 0.95,

@@ -25,7 +25,7 @@ CURVE_COLUMNS = ("n", "mean", "sd", "median", "ci_low", "ci_high", "ci_method", 
                  "n_baseline", "mean_baseline", "ratio", "ratio_low", "ratio_high", "ratio_method",
                  "pct", "pct_low", "pct_high", "margin_low_pct", "margin_high_pct", "p_difference",
                  "p_difference_holm", "p_equivalence", "verdict", "beyond_margin", "trials_needed",
-                 "verdict_detail", "n_verdict", "ratio_level")
+                 "verdict_detail", "n_look", "ratio_level")
 
 __all__ = ["CURVE_COLUMNS", "curve", "order_by"]
 
@@ -117,7 +117,7 @@ def curve(df: pd.DataFrame, x: str, baseline: str | None, *, margin: MarginSourc
         ratio_high, ratio_method (the interval the verdict is decided on), pct (100 (ratio -
         1); 0 for the baseline), pct_low, pct_high, margin_low_pct, margin_high_pct,
         p_difference, p_difference_holm, p_equivalence, verdict ("baseline" for the baseline's
-        own points), beyond_margin, trials_needed, verdict_detail, n_verdict (the trials of the
+        own points), beyond_margin, trials_needed, verdict_detail, n_look (the trials of the
         environment the verdict was read from: n, or a sequential look's) and ratio_level (the
         level of the ratio's interval). Data too thin for a number gives NaN; nothing is filled
         with 0 except the baseline's own ratio and percent.
@@ -168,7 +168,7 @@ def curve(df: pd.DataFrame, x: str, baseline: str | None, *, margin: MarginSourc
         # the trials the verdict was read from and its interval's level: all of them at
         # ``level``, or a sequential campaign's look (fewer trials, its own level)
         v = v.rename(columns={"ci_method": "ratio_method", "ci_level": "ratio_level"})
-        v["n_verdict"] = v["n"]
+        v["n_look"] = v["n"]
         cols = [c for c in CURVE_COLUMNS if c in v.columns and c not in ("n", "mean")]
         out = out.drop(columns=cols).merge(v[[*keys, *cols]], on=keys, how="left")
         base = (out[environment] == baseline).to_numpy(dtype=bool)

@@ -94,6 +94,13 @@ class StoppingRule:
         """Return the sequential design a cell's comparisons are decided with (None: none)."""
         return None
 
+    def check(self) -> None:
+        """Refuse, with a ValueError naming the field, what the rule cannot do in its campaign.
+
+        Called when the campaign file is loaded, so that a design that cannot be decided fails
+        there and not in the analysis after the trials ran.
+        """
+
     # -- during the run ---------------------------------------------------------------------
 
     def take(self, values: dict, trial: PlannedTrial, rows: pd.DataFrame) -> None:

@@ -158,6 +158,37 @@ class VerdictsRule(StoppingRule):
         return Design(tuple(env.looks or s.the_looks()), float(s.alpha),
                       Spending(s.spending.kind, float(s.spending.rho)), pairing)
 
+    def check(self) -> None:
+        """Refuse a paired design whose first look has fewer than 3 trials (named by field).
+
+        A benchmark's ``pairing: rounds`` (a profile's) meets the rule's or an environment's
+        looks here; 2 pairs leave one degree of freedom, and the rule would fail after the
+        trials instead of before them.
+        """
+        from types import SimpleNamespace
+
+        from overhead.stats import StatsError
+
+        base = self.baseline
+        for env in self.campaign.environments:
+            if env == base:
+                continue
+            for bname, bench in self.campaign.benchmarks.items():
+                if not bench.judge:
+                    continue
+                try:
+                    self.design_of(SimpleNamespace(environment=env, benchmark=bname))
+                except StatsError as err:
+                    mine = self.spec.environments.get(env)
+                    where = (f"stopping.environments.{env}.looks" if mine and mine.looks
+                             else "stopping.looks (or min_rounds)")
+                    why = (f"benchmark {bname!r} pairs by rounds" if bench.pairing == "rounds"
+                           else "the rule pairs by rounds")
+                    raise ValueError(f"{why} but its first look in environment {env!r} is "
+                                     f"{(mine.looks if mine and mine.looks else self.spec.the_looks())[0]} "
+                                     f"trials ({where}): {err}; start the looks at 3 or give "
+                                     f"the environment pairing: none") from None
+
     def _in_comparison(self, cells, cell) -> bool:
         """Whether a cell takes part in a judged comparison."""
         if not self.campaign.benchmarks[cell.benchmark].judge:
