@@ -15,11 +15,12 @@ TIDY ?= data/tidy/ibm
 CAMPAIGN ?= data/campaigns/local-quick.yml
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup debian test lint demo data ingest reproduce bench bench-parsers lab publish strip clean hosts-up hosts-down fleet-up fleet-down
+.PHONY: help setup debian test lint demo studies study data ingest reproduce bench bench-parsers lab publish strip clean hosts-up hosts-down fleet-up fleet-down
 
 help:
 	@echo "make demo       (root) the paper's tables and figures from the authors' raw data, then measured here"
 	@echo "                (local hosts up, campaign local-quick, the same notebooks on it, hosts down)"
+	@echo "make studies    (root) the four neighbouring studies measured here (make study NAME=fsync: one)"
 	@echo "make test       install everything needed, then ruff and pytest (notebooks included)"
 	@echo "make reproduce  run every notebook with papermill into figures/rc25482/"
 	@echo "make bench      time ingest, parsers and the campaign harness, print the figures"
@@ -85,6 +86,16 @@ ingest: data setup
 demo: ingest debian
 	$(BIN)/overhead summary $(TIDY)
 	IBM_DATA="$(or $(IBM_DATA),$(IBM_CLONE))" TIDY=$(TIDY) CAMPAIGN=$(CAMPAIGN) sh scripts/demo.sh
+
+# The neighbouring studies (start-up, fsync, the sysbench suite, containers-2026), each campaign
+# measured here and its report, hosts up and down around them; resumable like demo. One of them:
+# make study NAME=startup|fsync|sysbench-suite|containers-2026
+studies: debian setup
+	PAPER=no STUDIES=all sh scripts/demo.sh
+
+study: debian setup
+	@if [ -z "$(NAME)" ]; then echo "make study NAME=startup|fsync|sysbench-suite|containers-2026" >&2; exit 2; fi
+	PAPER=no STUDIES="$(NAME)" sh scripts/demo.sh
 
 reproduce: ingest
 	$(BIN)/overhead reproduce --ibm "$(or $(IBM_DATA),$(IBM_CLONE))" --tidy $(TIDY)
