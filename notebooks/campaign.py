@@ -7,7 +7,10 @@
 # interruption and it resumes: finished trials are never re-run. The command line does the
 # same with the same library functions: `overhead check | plan | run | status FILE`.
 #
-#     papermill notebooks/campaign.ipynb out.ipynb -p campaign data/campaigns/local-quick.yml
+#     papermill --engine overhead notebooks/campaign.ipynb out.ipynb -p campaign data/campaigns/local-quick.yml
+#
+# (`--engine overhead` passes a terminal's Ctrl-C on to this notebook's kernel, which lets the
+# trials in flight finish and stops; JupyterLab's interrupt button does the same here.)
 #
 # Parameters: `campaign` (the YAML), `hosts` (overrides per host, e.g.
 # `{"local": {"address": "10.0.0.5"}}`), `trials` and `profile` (None: the file's), `raw`
