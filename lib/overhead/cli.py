@@ -404,7 +404,7 @@ def pilot_cmd(
 @app.command("run")
 def run_cmd(
     campaign_file: Annotated[Path, typer.Argument(help="The campaign YAML.")],
-    retries: Annotated[int, typer.Option(help="Re-runs allowed for a failed trial.")] = 0,
+    retries: Annotated[int, typer.Option(min=0, max=10, help="Re-runs allowed for a failed trial (0 to 10).")] = 0,
     raw: Annotated[Path | None, _RAW_OPT] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     ingest: Annotated[bool, typer.Option(help="Ingest into data/tidy/<campaign> at the end.")] = True,

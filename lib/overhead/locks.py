@@ -28,7 +28,7 @@ from pathlib import Path
 
 from overhead.errors import LockHeld
 
-__all__ = ["die_with_parent", "held_fds", "hold", "holder", "wait"]
+__all__ = ["die_with_parent", "held_fds", "hold", "holder", "in_use", "wait"]
 
 #: Descriptors of the locks this process holds (a forked child closes its copies).
 _HELD: set[int] = set()
@@ -70,6 +70,27 @@ def holder(path: str | os.PathLike[str]) -> dict:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def in_use(path: str | os.PathLike[str]) -> dict | None:
+    """Return the holder of a lock another process holds now (:func:`holder`), else None.
+
+    Probes with a shared, non-blocking flock that is released at once; a lock file that does
+    not exist is not in use (nothing is created).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return holder(path)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

@@ -115,6 +115,41 @@ BOUNDS = [
     ("big-file", "trials: 2\n", "trials: 2\n" + "# padding\n" * 110_000, 1,
      "bytes: a campaign, inventory or profile file has at most 1,048,576"),
 ]
+#: Words that reach a command line (issue 46): an image, an address, a user name, each tried
+#: as an option, a substitution, a newline, a NUL, a control character; YAML read as data (no
+#: tags, YAML 1.2 numbers and booleans). (id, old, new, line, message fragment)
+DOCKER = "  native: {kind: native, host: local}"
+HOSTILE = [
+    *[(f"image-{i}", DOCKER, f"  native: {{kind: docker, host: local, image: {word}}}", 8,
+       "environments.native.image: Value error, ") for i, word in enumerate(
+        ["'--privileged'", "'-v/:/host'", "'$(id)'", "'a b'", '"x\\n"', "'X:latest'", "''"])],
+    ("image-nul", DOCKER, '  native: {kind: docker, host: local, image: "a\\0b"}', 8,
+     "a NUL character in a value"),
+    ("image-binary-tag", DOCKER, "  native: {kind: docker, host: local, image: !!binary LS1w}", 8,
+     "a YAML tag (tag:yaml.org,2002:binary)"),
+    ("address-newline", "address: 127.0.0.1", 'address: "127.0.0.1\\n"', 6,
+     "hosts.local.address: Value error, '127.0.0.1\\n' is not a host address"),
+    ("address-empty", "address: 127.0.0.1", "address: ''", 6, "is not a host address"),
+    ("address-option", "address: 127.0.0.1", "address: '-oProxyCommand=id'", 6,
+     "is not a host address"),
+    ("address-control", "address: 127.0.0.1", 'address: "127.0.0.1\\x01"', 6,
+     "a control character ('\\x01') in a value"),
+    ("address-binary", "address: 127.0.0.1", "address: !!binary MTI3LjAuMC4xAA==", 6,
+     "a YAML tag"),
+    ("user-injection", "port: 2222,", "port: 2222, user: 'root;id',", 6,
+     "hosts.local.user: Value error, 'root;id' is not a user name"),
+    ("user-option", "port: 2222,", "port: 2222, user: '-lroot',", 6, "is not a user name"),
+    ("python-tag", "seed: 1", "seed: !!python/object/apply:os.system [id]", 2, "a YAML tag"),
+    ("custom-tag", "time: 1}", "time: !mine 1}", 11, "a YAML tag (!mine)"),
+    ("trials-hex", "trials: 2", "trials: 0x10", 3, "trials: Input should be a valid integer"),
+    ("trials-underscore", "trials: 2", "trials: 1_0", 3, "trials: Input should be a valid integer"),
+    ("trials-sexagesimal", "trials: 2", "trials: 1:20", 3,
+     "trials: Input should be a valid integer"),
+    ("trials-octal-reads-decimal", "trials: 2", "trials: 010\nwarmup: yes", 4,
+     "warmup: Input should be a valid integer"),
+    ("timeout-denormal", "timeout: 60", "timeout: 1e-320", 4,
+     "timeout: Input should be greater than or equal to 0.001"),
+]
 
 
 def campaign_dir(tmp_path: Path) -> Path:
@@ -143,7 +178,8 @@ def test_the_base_campaign_loads_and_is_ready(tmp_path):
 
 
 @pytest.mark.parametrize(("old", "new", "line", "what"),
-                         [pytest.param(*case[1:], id=case[0]) for case in MALFORMED + BOUNDS])
+                         [pytest.param(*case[1:], id=case[0])
+                          for case in MALFORMED + BOUNDS + HOSTILE])
 def test_malformed_files_are_refused_naming_file_and_line(tmp_path, old, new, line, what):
     path = write(campaign_dir(tmp_path), old, new)
     with pytest.raises(InputError) as err:
@@ -408,3 +444,19 @@ def test_fuzz_mutants_of_the_campaign_files_end_clean(tmp_path):
     assert counts["traceback"] == 0
     # the mutants exercised both sides: many refused, some still runnable campaigns
     assert counts["refused"] > MUTANTS // 2 and counts["ready"] > MUTANTS // 20
+
+
+@pytest.mark.parametrize(("word", "what"), [
+    ("trials=" + "[" * 5000, "--set trials: nested deeper than 32 levels"),
+    ("name=!!python/object/apply:os.system [id]", "--set name: a YAML tag"),
+    ("trials=!!binary MTA=", "--set trials: a YAML tag"),
+    ('hosts.local.address="127.0.0.1\\0"', "--set hosts.local.address: a NUL character"),
+    ("hosts.local.address='127.0.0.1", "--set hosts.local.address: not a YAML value"),
+])
+def test_set_values_are_read_as_campaign_files_are(word, what):
+    """``--set`` goes through the campaign files' loader: the same refusals, one line each."""
+    with pytest.raises(InputError) as err:
+        inventory.overrides_from_sets([word])
+    assert str(err.value).startswith(what), str(err.value)[:300]
+    # and what YAML 1.1 would have read otherwise stays text, for the field to refuse
+    assert inventory.overrides_from_sets(["trials=0x10", "trials=1:20"]) == {"trials": "1:20"}

@@ -516,6 +516,13 @@ def test_a_second_run_of_a_running_campaign_refuses_in_one_line_naming_the_first
 
         # the lock file names the first run while it runs (read now: it ends in about 12 s)
         assert locks.holder(raw_root / "twice" / ".run.lock")["pid"] == first.pid
+        # status says the trial in flight runs now (not "interrupted"), and its counts add up
+        from overhead.campaign import status as campaign_status
+
+        now = campaign_status.status(inventory.load(path), raw_root)
+        assert now.run_by["pid"] == first.pid and now.running == 1
+        assert now.done + now.failed + now.running + now.left == now.planned == 3
+        assert f"1 running now (pid {first.pid} since " in now.text()
         before = mfile.read_bytes()
         second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert first.poll() is None  # the first still runs: the refusal came at once
@@ -888,3 +895,82 @@ def test_a_benchmark_whose_work_runs_outside_its_cgroup_is_recorded_not_judged(s
     live = results.open_results("outside", tidy_root=tmp_path / "tidy", out=tmp_path / "figures")
     page = "".join(results.noise_html(live))
     assert "Not judged on CPU time outside their cgroup" in page and "burn, because its child" in page
+
+
+def _session_processes(sid: int) -> list[str]:
+    """The processes still alive in session ``sid`` or started by its papermill (its kernel)."""
+    import psutil
+
+    left = []
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        try:
+            if os.getsid(proc.pid) == sid and proc.status() != psutil.STATUS_ZOMBIE:
+                left.append(f"{proc.pid} {' '.join(proc.info['cmdline'] or [])}")
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return left
+
+
+def test_ctrl_c_in_a_terminal_stops_the_campaign_notebook_after_its_trial_in_flight(sshd, tmp_path):
+    """A terminal's Ctrl-C (SIGINT to the foreground process group: a shell as make demo's, and
+    papermill) during the campaign notebook: papermill's overhead engine passes it to the kernel
+    (in a session of its own), which lets the trial in flight finish and stops; nothing of the
+    run is left; run again, the notebook resumes and only the rest runs."""
+    import psutil
+
+    from overhead.notebook_engine import kernels_of
+    from overhead.paths import ROOT
+
+    require("sysbench")
+    path = campaign_file(tmp_path, "ctrlc", f"local: {sshd.host_yaml()}",
+                         "native: {kind: native, host: local}",
+                         "cpu: {runner: sysbench, params: {test: cpu, threads: 1, time: 3}}",
+                         "trials: 8\nwarmup: 0\n")
+    raw, tidy = tmp_path / "raw", tmp_path / "tidy"
+    papermill = [str(Path(sys.executable).parent / "papermill"), "--engine", "overhead",
+                 "--cwd", str(tmp_path), "--no-progress-bar", "-p", "campaign", str(path),
+                 "-p", "raw", str(raw), "-p", "tidy", str(tidy),
+                 str(ROOT / "notebooks" / "campaign.ipynb")]
+    mfile = raw / "ctrlc" / "manifest.jsonl"
+    script = f"trap 'exit 130' INT; {' '.join(map(repr, papermill))} {tmp_path / 'run1.ipynb'}"
+    # a session and process group of its own, as a terminal's foreground job
+    shell = subprocess.Popen(["sh", "-c", script], start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not (mfile.exists() and mfile.read_text().count('"state": "done"') >= 2):
+            assert shell.poll() is None and time.monotonic() < deadline, shell.stderr.read()
+            time.sleep(0.1)
+        papermill_pid = next(p.pid for p in psutil.Process(shell.pid).children()
+                             if "papermill" in " ".join(p.cmdline()))
+        kernels = kernels_of(papermill_pid)
+        assert kernels and os.getsid(kernels[0]) != shell.pid  # the kernel's own session
+        pressed = time.monotonic()
+        os.killpg(shell.pid, signal.SIGINT)
+        out, err = shell.communicate(timeout=60)
+        took = time.monotonic() - pressed
+    finally:
+        if shell.poll() is None:
+            os.killpg(shell.pid, signal.SIGKILL)
+    # the trial in flight (3 s) finished, then it stopped: within that and 10 s
+    assert took < 3 + 10, (took, err[-2000:])
+    assert shell.returncode != 0
+    assert "Ctrl-C passed to the kernel" in err, err[-2000:]
+    records = manifest.read_records(mfile)
+    done = [r for r in records if r.get("state") == "done"]
+    assert 2 <= len(done) < 8
+    assert not [r for r in records if r.get("state") == "interrupted"]
+    assert any(r.get("event") == "stop-requested" for r in records)
+    assert any(r.get("event") == "stop" and r.get("interrupted") for r in records)
+    assert "interrupted: run the notebook again to resume" in (tmp_path / "run1.ipynb").read_text()
+    # nothing left running: not the kernel (in its own session), not the shell's group
+    time.sleep(1)
+    assert not [k for k in kernels if psutil.pid_exists(k)
+                and psutil.Process(k).status() != psutil.STATUS_ZOMBIE]
+    assert _session_processes(shell.pid) == []
+    # run again: it resumes, the finished trials are not run again
+    again = subprocess.run([*papermill, str(tmp_path / "run2.ipynb")], capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    text = (tmp_path / "run2.ipynb").read_text()
+    assert f"{8 - len(done)} trials run now, {len(done)} done before, 0 failed, of 8 planned" in text

@@ -41,20 +41,31 @@ A campaign file is contained: what it names cannot reach outside the places mean
   absolute or ``~`` path is the user's explicit choice (their own ``~/.ssh/known_hosts``, a
   password file under ``~/.config``) and is taken as written.
 - **Numbers** are finite and bounded: integers are YAML integers (``true`` is not 1), counts
-  of trials, warm-ups and rounds at most :data:`MAX_ROUNDS`, a seed in [0, 2**63), timeouts at
-  most 7 days; a benchmark's grid has at most :data:`MAX_CELLS` points and the whole plan (cells
+  of trials, warm-ups and rounds at most :data:`MAX_ROUNDS`, a seed in [0, 2**63), timeouts
+  from a millisecond to 7 days; a benchmark's grid has at most :data:`MAX_CELLS` points and the whole plan (cells
   x rounds, with a stopping rule its ``max_rounds``) at most :data:`MAX_TRIALS` trials, counted
   before anything is expanded.
-- **The YAML itself**: UTF-8, at most :data:`MAX_BYTES`, no NUL character, nesting at most
-  :data:`MAX_DEPTH` deep, no mapping key given twice (the error names both lines), keys are
-  strings; ``hosts``, ``environments``, ``benchmarks``, ``files`` and ``params`` are mappings.
+- **The YAML itself** is data, not a language: UTF-8, a regular file of at most
+  :data:`MAX_BYTES` (refused before more is read; a FIFO or a device is refused unread), no NUL
+  or other control character in any value (tab and newline aside), no tag at all (``!!binary``,
+  ``!!python/...``, ``!custom``), plain scalars read by YAML 1.2's core schema (``true``/``false``,
+  decimal integers, floats, ``null``; ``yes``, ``0x10``, ``1_0``, ``1:20`` and ``2026-11-29``
+  are text, which a field wanting a number refuses), nesting at most :data:`MAX_DEPTH` deep, no
+  mapping key given twice (the error names both lines), keys are strings; ``hosts``,
+  ``environments``, ``benchmarks``, ``files`` and ``params`` are mappings. ``--set`` values are
+  read by the same loader (:func:`read_scalar`).
+- **Words that reach a command line** are checked for what they are: an image by Docker's
+  reference grammar (and passed after ``--``), an address as an IP address or DNS name, a user
+  as a login name; none can start with ``-`` and be read as an option.
 """
 
 from __future__ import annotations
 
 import hashlib
 import operator
+import os
 import re
+import stat
 from functools import reduce
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -75,14 +86,14 @@ from overhead.campaign.stopping import registry as stopping_registry
 from overhead.environments import registry
 from overhead.environments.docker import DockerEnv
 from overhead.environments.native import NativeEnv
-from overhead.environments.spec import MAX_SECONDS, Int, Number, Strict
+from overhead.environments.spec import MAX_SECONDS, Address, Int, Number, Strict, UserName
 from overhead.environments.static import StaticEnv
 from overhead.environments.vm import VmEnv
 from overhead.errors import InputError
 
 __all__ = ["OTHER_HOST", "MAX_BYTES", "MAX_CELLS", "MAX_DEPTH", "MAX_ROUNDS", "MAX_TRIALS", "NAME", "PARAM",
            "Benchmark", "Campaign", "DockerEnv", "Host", "Isolation", "Judge", "NativeEnv", "StaticEnv",
-           "Stopping", "VmEnv", "is_file", "load", "plan_size"]
+           "Stopping", "VmEnv", "is_file", "load", "plan_size", "read_scalar"]
 
 #: ``client: other``: the load generator runs on a host other than its server's environment's.
 OTHER_HOST = "other"
@@ -124,8 +135,9 @@ EnvName = Annotated[str, AfterValidator(_name_of("environment"))]
 BenchName = Annotated[str, AfterValidator(_name_of("benchmark"))]
 FileName = Annotated[str, AfterValidator(_name_of("file"))]
 ParamName = Annotated[str, AfterValidator(_name_of("parameter", PARAM))]
-#: A timeout in seconds: positive, finite, at most 7 days.
-Seconds = Annotated[Number, Field(gt=0, le=MAX_SECONDS)]
+#: A timeout in seconds: at least a millisecond (``1e-320`` is positive and means nothing),
+#: finite, at most 7 days.
+Seconds = Annotated[Number, Field(ge=0.001, le=MAX_SECONDS)]
 #: A count of trials or rounds.
 Rounds = Annotated[Int, Field(ge=1, le=MAX_ROUNDS)]
 #: Parameter values a runner accepts (runners take name=value words); numbers finite.
@@ -160,13 +172,13 @@ class Host(_Model):
     publish their ports there.
     """
 
-    address: str
-    bench_address: str | None = None
+    address: Address
+    bench_address: Address | None = None
     port: Int = Field(22, ge=1, le=65535)
-    user: str = "root"
+    user: UserName = "root"
     key_file: Path | None = None
     known_hosts: Path
-    host_key_alias: str | None = None
+    host_key_alias: Address | None = None
     connect_timeout: Number = Field(10.0, gt=0, le=3600)
     keepalive: Number = Field(5.0, gt=0, le=3600)
 
@@ -394,10 +406,10 @@ class Campaign(_Model):
         """Every environment's host and benchmark's environment exist; the plan is bounded."""
         if not self.benchmarks:
             raise At(("benchmarks",), "no benchmark: a campaign runs at least one")
+        from fnmatch import fnmatchcase
+
         for name, env in self.environments.items():
             for entry in env.skip:
-                from fnmatch import fnmatchcase
-
                 hit = [b for b in self.benchmarks if fnmatchcase(b, str(entry["benchmark"]))]
                 if not hit:
                     raise ValueError(f"environment {name!r}: skip names no benchmark "
@@ -590,12 +602,18 @@ class _Loader(yaml.SafeLoader):
         super().increase_flow_level()
 
     def compose_node(self, parent, index):
-        """Refuse nodes nested deeper than MAX_DEPTH (block or flow)."""
+        """Refuse nodes nested deeper than MAX_DEPTH (block or flow), and any explicit tag."""
         self._depth += 1
         try:
+            event = self.peek_event()
             if self._depth > MAX_DEPTH:
                 raise _Refused(None, None, f"nested deeper than {MAX_DEPTH} levels",
-                               self.peek_event().start_mark)
+                               event.start_mark)
+            tag = getattr(event, "tag", None)
+            if tag is not None:
+                raise _Refused(None, None, f"a YAML tag ({tag}): a campaign file is data, its "
+                               "values plain text, numbers, true/false and null",
+                               event.start_mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -620,33 +638,77 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
     def construct_scalar(self, node):
-        """Construct a scalar's text; a NUL character (an escaped zero) is refused."""
+        """Construct a scalar's text; a NUL or other control character is refused.
+
+        Tab and newline are text; the rest of C0, DEL and C1 (written as escapes in a
+        double-quoted string, which the reader lets through) are not.
+        """
         value = super().construct_scalar(node)
-        if isinstance(value, str) and "\0" in value:
-            raise _Refused(None, None, "a NUL character in a value", node.start_mark)
+        if isinstance(value, str):
+            bad = _CONTROL.search(value)
+            if bad:
+                what = "a NUL character" if bad.group() == "\0" else \
+                    f"a control character ({bad.group()!r})"
+                raise _Refused(None, None, f"{what} in a value", node.start_mark)
         return value
 
     def construct_yaml_int(self, node):
-        """Construct an integer; one too long to convert is an error, not a ValueError."""
+        """Construct a decimal integer (the core schema's; one too long to convert is an error)."""
+        text = self.construct_scalar(node)
         try:
-            return super().construct_yaml_int(node)
+            return int(text, 10)
         except ValueError as exc:
             raise _Refused(None, None, f"not a usable integer ({exc})",
                            node.start_mark) from None
 
 
+#: Control characters refused in a value (all but tab and newline).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: What a plain scalar means: YAML 1.2's core schema, not PyYAML's YAML 1.1 (where yes, no, on
+#: and off are booleans, 0x10, 0o20, 010, 1_0 and 1:20 integers, 2026-11-29 a date). Anything
+#: else is text, which a field that wants a number or true/false then refuses, naming itself.
+_Loader.yaml_implicit_resolvers = {}
+for _tag, _regexp, _first in (
+        ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+        ("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", "-+0123456789"),
+        ("tag:yaml.org,2002:float",
+         r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+         r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+.0123456789"),
+        ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+        ("tag:yaml.org,2002:merge", r"^(?:<<)$", "<")):
+    _Loader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+
+
+def read_scalar(text: str, where: str):
+    """Read one value as a campaign file would (:class:`_Loader`); errors name ``where``."""
+    loader = _Loader(text)
+    try:
+        return loader.get_single_data()
+    except _Refused as exc:
+        raise InputError(f"{where}: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or exc
+        raise InputError(f"{where}: not a YAML value ({problem})") from None
+    finally:
+        loader.dispose()
 
 
 def _read_yaml(path: Path) -> tuple[dict, yaml.Node]:
     """Read a YAML mapping and its node tree; every error names the file and line."""
     try:
-        raw = path.read_bytes()
+        # O_NONBLOCK: opening a FIFO does not wait for a writer; the cap before reading
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InputError(f"{path}: not a regular file (a campaign, inventory or profile "
+                                 "file is read from a file, not a FIFO or a device)")
+            raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(raw) > MAX_BYTES:
-        raise InputError(f"{path}:1: {len(raw):,} bytes: a campaign, inventory or profile file "
-                         f"has at most {MAX_BYTES:,}")
+        raise InputError(f"{path}:1: more than {MAX_BYTES:,} bytes: a campaign, inventory or "
+                         f"profile file has at most {MAX_BYTES:,}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -933,7 +995,7 @@ def overrides_from_sets(sets: list[str]) -> dict:
         node = out
         for part in parts[:-1]:
             node = node.setdefault(part, {})
-        node[parts[-1]] = yaml.safe_load(value) if value else value
+        node[parts[-1]] = read_scalar(value, f"--set {key}") if value else value
     return out
 
 

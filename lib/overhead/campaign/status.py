@@ -7,8 +7,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from overhead import locks
 from overhead.campaign.inventory import Campaign
-from overhead.campaign.layout import MANIFEST, META, PLAN, read_records, trial_dir
+from overhead.campaign.layout import MANIFEST, META, PLAN, RUN_LOCK, read_records, trial_dir
 from overhead.campaign.manifest import resume
 from overhead.campaign.plan import Plan, make_plan
 
@@ -23,6 +24,8 @@ class Status:
     planned: int
     done: int
     failed: int
+    #: Trials started and not finished: running now when a run holds the campaign's lock
+    #: (``run_by`` names it), else interrupted (run again from scratch on resume).
     running: int
     left: int
     by_environment: dict[str, Counter] = field(default_factory=dict)
@@ -30,11 +33,17 @@ class Status:
     stops: dict[str, str] = field(default_factory=dict)
     #: A rule that compares (verdicts): each comparison -> why it stopped (or where it stands).
     decisions: dict[str, str] = field(default_factory=dict)
+    #: The run that holds the campaign's lock now (pid, host, since), or None.
+    run_by: dict | None = None
 
     def text(self) -> str:
-        """Return the counts as the few lines ``overhead status`` prints."""
-        lines = [f"{self.campaign}: {self.done} done, {self.failed} failed, "
-                 f"{self.running} interrupted (run again from scratch on resume), "
+        """Return the counts as the few lines ``overhead status`` prints (they add to the plan)."""
+        if self.run_by is not None:
+            who = f"pid {self.run_by.get('pid', '?')} since {self.run_by.get('since', '?')}"
+            started = f"{self.running} running now ({who})"
+        else:
+            started = f"{self.running} interrupted (run again from scratch on resume)"
+        lines = [f"{self.campaign}: {self.done} done, {self.failed} failed, {started}, "
                  f"{self.left} to run, of {self.planned} planned"]
         for env, c in self.by_environment.items():
             lines.append(f"  {env:<18} done {c['done']:>4}  failed {c['failed']:>3}  "
@@ -112,5 +121,7 @@ def status(campaign: Campaign, raw_root: Path | None = None, retries: int = 0) -
             c = plan.cells[cid]
             words = " ".join(f"{k}={v}" for k, v in c.params.items())
             stops[f"{c.environment} {c.benchmark} {words}"] = why
+    started = [t for t in state.todo if t in state.rerun]  # todo holds them too: count once
     return Status(campaign.name, len(plan.trials), len(state.done), len(state.failed),
-                  len(state.rerun), len(state.todo), by_env, dict(state.failed), stops, decisions)
+                  len(started), len(state.todo) - len(started), by_env, dict(state.failed),
+                  stops, decisions, locks.in_use(raw / RUN_LOCK))

@@ -26,7 +26,7 @@ from overhead.environments.base import (
     wait_gone,
 )
 from overhead.environments.posix import KILL_AFTER, runner_command, sweep_command
-from overhead.environments.spec import EnvSpec, Int, Number
+from overhead.environments.spec import EnvSpec, ImageRef, Int, Number
 
 __all__ = ["DockerEnv", "DockerEnvironment", "container_name", "exec_command", "facts_command",
            "parse_facts", "pause_command", "prepare_command", "running_command", "start_command", "stop_command",
@@ -105,7 +105,7 @@ def start_command(name: str, *, image: str, net: str, storage: str, runtime: str
         words += ["--cgroup-parent", "/" + cgroup_parent.strip("/")]
     # PID 1 is a shell that exits on TERM (a bare sleep would ignore it and make `docker stop`
     # wait its grace period out)
-    words += [image, "sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"]
+    words += ["--", image, "sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"]
     return f"docker rm -f {shlex.quote(name)} >/dev/null 2>&1; " + shlex.join(words)
 
 
@@ -191,7 +191,7 @@ class DockerEnv(EnvSpec):
     net: Literal["host", "nat"] = "host"
     storage: Literal["volume", "overlay"] = "volume"
     runtime: Literal["runc", "crun"] = "runc"
-    image: str = "overhead/bench:latest"
+    image: ImageRef = "overhead/bench:latest"
     ports: tuple[Annotated[Int, Field(ge=1, le=65535)], ...] = ()
     cpus: Number | None = Field(None, gt=0, le=4096)
 

@@ -38,7 +38,7 @@ from pydantic import Field, model_validator
 from overhead.environments.base import Context, TrialFailed, tail, wait_stopped
 from overhead.environments.docker import RUNNERS_MOUNT, TRIALS_MOUNT, DockerEnvironment
 from overhead.environments.remote import REMOTE_BASE
-from overhead.environments.spec import EnvSpec, Int, Number
+from overhead.environments.spec import EnvSpec, ImageRef, Int, Number, UserName
 
 __all__ = ["NPROC_CEILING", "ROOTLESS_USER", "PodmanEnv", "PodmanEnvironment", "cli_command",
            "facts_command", "limits_command", "listeners_command", "parse_facts", "parse_listeners", "pasta_command", "pasta_stop_command",
@@ -181,7 +181,7 @@ def start_command(name: str, *, cli: str, image: str, net: str, storage: str, ru
         words += ["--cpus", str(cpus)]
     if cgroup_parent:
         words += ["--cgroup-parent", "/" + cgroup_parent.strip("/")]
-    words += [image, "sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"]
+    words += ["--", image, "sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"]
     return f"{cli} rm -f -t 0 {shlex.quote(name)} >/dev/null 2>&1; {cli} " + shlex.join(words)
 
 
@@ -330,13 +330,13 @@ class PodmanEnv(EnvSpec):
 
     kind: Literal["podman"]
     rootless: bool = False
-    user: str | None = None
+    user: UserName | None = None
     net: Literal["host", "bridge", "slirp4netns", "pasta"] = "host"
     port_handler: Literal["rootlesskit", "slirp4netns"] = "rootlesskit"
     storage: Literal["volume", "overlay"] = "volume"
     driver: Literal["overlay", "fuse-overlayfs", "vfs"] = "overlay"
     runtime: Literal["runc", "crun"] = "runc"
-    image: str = "overhead/bench:latest"
+    image: ImageRef = "overhead/bench:latest"
     ports: tuple[Annotated[Int, Field(ge=1, le=65535)], ...] = ()
     cpus: Number | None = Field(None, gt=0, le=4096)
 

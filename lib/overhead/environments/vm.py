@@ -24,7 +24,7 @@ from overhead.environments.qemu import (
     check_nfs_url,
     valid_nfs_options,
 )
-from overhead.environments.spec import MAX_SECONDS, EnvSpec, Int, Number
+from overhead.environments.spec import MAX_SECONDS, Address, EnvSpec, Int, Number, UserName
 from overhead.errors import InputError
 
 __all__ = ["VmEnv", "VmEnvironment"]
@@ -55,10 +55,10 @@ class VmEnv(EnvSpec):
     accel: Literal["auto", "kvm", "tcg"] = "auto"
     image: Path
     ssh_port: Int = Field(10022, ge=1024, le=65535)
-    user: str = "root"
+    user: UserName = "root"
     key_file: Path | None = None
     known_hosts: Path | None = None
-    host_key_alias: str | None = None
+    host_key_alias: Address | None = None
     ports: tuple[Annotated[Int, Field(ge=1, le=65535)], ...] = ()
     boot_timeout: Number = Field(300.0, gt=0, le=MAX_SECONDS)
     probe_timeout: Number = Field(25.0, gt=0, le=MAX_SECONDS)
