@@ -134,7 +134,7 @@ def test_the_paper_notebooks_rebuild_every_table_and_figure_live(analysed):
         assert set(table["environment"]) == want, stem
         # the authors' counterpart beside each row; TCG is never set beside KVM without the note
         tcg = table[table["environment"] == "QEMU TCG untuned"]
-        assert tcg["authors_note"].str.contains("not KVM").all(), stem
+        assert tcg.empty or tcg["authors_note"].str.contains("not KVM").all(), stem
         assert (table.loc[table["environment"] == "Native", "authors_environment"] == "Native").all()
     # the nine benchmarks in the report, with the known truths first
     page = (out / "report.html").read_text()
