@@ -49,7 +49,8 @@ expect() {
     authors) echo 1 ;; hosts) echo 3 ;; live) echo 13 ;; containers-2026) echo 25 ;; *) echo "?" ;;
   esac
 }
-PAPERMILL="$BIN/papermill --engine overhead --cwd . --log-output --no-progress-bar"
+# papermill with the overhead engine: a terminal's Ctrl-C reaches the kernel that measures
+pm() { "$BIN/papermill" --engine overhead --cwd . --log-output --no-progress-bar "$@"; }
 TIMES=$(mktemp)
 
 say() { printf '\ndemo: %s\n' "$*"; }
@@ -129,7 +130,7 @@ timed "2 hosts-up" sh scripts/hosts-up.sh
 if [ "$PAPER" = yes ]; then
   say "3/6 campaign $name ($CAMPAIGN) through notebooks/campaign.ipynb"
   mkdir -p "notebooks/executed/$name"
-  timed "3 campaign $name (measure + ingest)" $PAPERMILL \
+  timed "3 campaign $name (measure + ingest)" pm \
     -p campaign "$CAMPAIGN" notebooks/campaign.ipynb "notebooks/executed/$name/campaign.ipynb"
 
   say "4/6 the paper notebooks on campaign $name"
@@ -140,10 +141,10 @@ fi
 for study in $STUDIES; do
   stem=${study%%:*}; rest=${study#*:}; nb=${rest%%:*}; out=${rest#*:}
   mkdir -p "notebooks/executed/$stem"
-  timed "5 $stem: campaign (measure + ingest)" $PAPERMILL \
+  timed "5 $stem: campaign (measure + ingest)" pm \
     -p campaign "data/campaigns/$stem.yml" notebooks/campaign.ipynb \
     "notebooks/executed/$stem/campaign.ipynb"
-  timed "5 $stem: study notebook" $PAPERMILL \
+  timed "5 $stem: study notebook" pm \
     -p campaign "$stem" "notebooks/$nb.ipynb" "notebooks/executed/$stem/$nb.ipynb"
 done
 

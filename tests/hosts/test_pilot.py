@@ -13,7 +13,7 @@ import textwrap
 
 import pandas as pd
 import pytest
-from conftest import SHARED_MACHINE, free_port
+from conftest import free_port
 from sshd_helper import make_sshd, require_sshd
 
 from overhead.campaign import inventory
