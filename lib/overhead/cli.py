@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -83,6 +84,9 @@ def _read(path: Path) -> str:
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory; give the output files in it")
+    if not path.is_file():  # /dev/zero grows forever, a FIFO blocks forever
+        raise InputError(f"{path}: not a regular file (a device or FIFO is not read; save "
+                         "the output to a file first)")
     try:
         return parsers.read_text(path)
     except OSError as exc:
@@ -238,7 +242,11 @@ def ingest_ibm_cmd(
     """Ingest the RC25482 authors' raw results into measurements/provenance/reference Parquet tables."""
     from overhead.rc25482 import find_tree, ingest_ibm
 
-    result = ingest_ibm(find_tree(path), out, force=force)
+    tree = find_tree(path)
+    result = ingest_ibm(tree, out, force=force)
+    if not result.rows and not result.files:
+        raise InputError(f"{tree}: no result file of the authors' tree found there (expected "
+                         "folders such as linpack/, stream/, fio/ ...); nothing ingested")
     typer.echo(result.describe())
 
 
@@ -325,7 +333,33 @@ def publish_cmd(
 # ---------------------------------------------------------------------------------------------
 # campaigns: plan, run, status, ingest
 
-_RAW_OPT = typer.Option("--raw", help="Folder of raw campaign trees (default data/raw).")
+def _raw_folder(value: Path | None) -> Path | None:
+    """Check ``--raw``: a folder, or one that can be made; not a file, device or kernel tree.
+
+    ``/dev/null``, ``/proc``, a path under a file: one line, exit 2 (not a traceback from the
+    first write, nor an empty status read from nowhere).
+    """
+    if value is None:
+        return None
+    resolved = value.expanduser().resolve()
+    if resolved.parts[1:2] in (("proc",), ("sys",)) or (
+            resolved.parts[1:2] == ("dev",) and resolved.parts[2:3] != ("shm",)):
+        raise typer.BadParameter(f"{value}: the kernel's /{resolved.parts[1]} holds no raw "
+                                 "trees; give a folder of your own")
+    if resolved.exists() and not resolved.is_dir():
+        raise typer.BadParameter(f"{value}: not a folder")
+    above = resolved
+    while not above.exists():
+        above = above.parent
+    if not above.is_dir():
+        raise typer.BadParameter(f"{value}: {above} is a file, not a folder")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise typer.BadParameter(f"{value}: {above} is not writable")
+    return value
+
+
+_RAW_OPT = typer.Option("--raw", help="Folder of raw campaign trees (default data/raw).",
+                        callback=_raw_folder)
 
 
 _SET_OPT = typer.Option("--set", help="Override a campaign field: trials=5, profile=paper, "

@@ -79,3 +79,32 @@ benchmarks:
 def test_plan_rejects_unknown_format(fmt):
     r = run("plan", str(SMOKE), "--format", fmt)
     assert r.returncode == 2 and "use text or json" in r.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", str(SMOKE), "--raw", "/dev/null", "--no-progress"],
+    ["run", str(SMOKE), "--raw", "/proc", "--no-progress"],
+    ["run", str(SMOKE), "--raw", str(ROOT / "README.md" / "x"), "--no-progress"],
+    ["status", str(SMOKE), "--raw", "/dev/null"],
+    ["run", str(SMOKE), "--retries", "-1"],
+    ["run", str(SMOKE), "--retries", "1000000000000"],
+    ["parse", "fio", "/dev/zero"],
+])
+def test_hostile_arguments_are_refused_in_one_line(argv):
+    """Issue 46's command-line attacks: exit 2, one line, no traceback, nothing run or read."""
+    r = run(*argv)
+    assert r.returncode == 2, (argv, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_fifo_is_refused_unread_and_an_empty_authors_tree_is_no_ingest(tmp_path):
+    """parse on a FIFO would block forever; ingest-ibm of an empty folder said nothing."""
+    import os
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    r = run("parse", "auto", str(fifo))  # run() has a timeout: a block fails the test
+    assert r.returncode == 2 and "not a regular file" in r.stderr, r.stderr
+    (tmp_path / "empty").mkdir()
+    r = run("ingest-ibm", str(tmp_path / "empty"), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "no result file of the authors' tree" in r.stderr, r.stderr
