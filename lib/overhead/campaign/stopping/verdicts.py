@@ -143,51 +143,54 @@ class VerdictsRule(StoppingRule):
                                                  if e.looks]
         return max(lasts)
 
+    def _looks_and_pairing(self, environment: str, benchmark: str) -> tuple[tuple[int, ...], str, str]:
+        """Return a cell's looks, its pairing and the field the pairing came from.
+
+        Its environment's looks (else the rule's); its environment's or benchmark's pairing
+        (else the rule's).
+        """
+        s = self.spec
+        env = s.environments.get(environment) or EnvironmentDesign()
+        bench = self.campaign.benchmarks.get(benchmark)
+        looks = tuple(env.looks or s.the_looks())
+        if env.pairing:
+            return looks, env.pairing, f"environment {environment!r} pairs by rounds"
+        if bench is not None and bench.pairing:
+            return looks, bench.pairing, f"benchmark {benchmark!r} pairs by rounds"
+        return looks, s.pairing, "the rule pairs by rounds"
+
     def design_of(self, cell):
         """Return the design a cell's comparisons are decided with.
 
-        Its environment's looks (else the rule's), its environment's or benchmark's pairing
-        (else the rule's), the rule's alpha and spending.
+        Its looks and pairing (:meth:`_looks_and_pairing`), the rule's alpha and spending.
         """
         from overhead.stats.sequential import Design, Spending
 
-        s = self.spec
-        env = s.environments.get(cell.environment) or EnvironmentDesign()
-        bench = self.campaign.benchmarks.get(cell.benchmark)
-        pairing = env.pairing or (bench.pairing if bench is not None else None) or s.pairing
-        return Design(tuple(env.looks or s.the_looks()), float(s.alpha),
-                      Spending(s.spending.kind, float(s.spending.rho)), pairing)
+        looks, pairing, _ = self._looks_and_pairing(cell.environment, cell.benchmark)
+        return Design(looks, float(self.spec.alpha),
+                      Spending(self.spec.spending.kind, float(self.spec.spending.rho)), pairing)
 
     def check(self) -> None:
         """Refuse a paired design whose first look has fewer than 3 trials (named by field).
 
         A benchmark's ``pairing: rounds`` (a profile's) meets the rule's or an environment's
         looks here; 2 pairs leave one degree of freedom, and the rule would fail after the
-        trials instead of before them.
+        trials instead of before them (:class:`overhead.stats.sequential.Design` says the same).
         """
-        from types import SimpleNamespace
-
-        from overhead.stats import StatsError
-
-        base = self.baseline
         for env in self.campaign.environments:
-            if env == base:
+            if env == self.baseline:
                 continue
             for bname, bench in self.campaign.benchmarks.items():
-                if not bench.judge:
+                looks, pairing, why = self._looks_and_pairing(env, bname)
+                if not bench.judge or pairing != "rounds" or looks[0] >= 3:
                     continue
-                try:
-                    self.design_of(SimpleNamespace(environment=env, benchmark=bname))
-                except StatsError as err:
-                    mine = self.spec.environments.get(env)
-                    where = (f"stopping.environments.{env}.looks" if mine and mine.looks
-                             else "stopping.looks (or min_rounds)")
-                    why = (f"benchmark {bname!r} pairs by rounds" if bench.pairing == "rounds"
-                           else "the rule pairs by rounds")
-                    raise ValueError(f"{why} but its first look in environment {env!r} is "
-                                     f"{(mine.looks if mine and mine.looks else self.spec.the_looks())[0]} "
-                                     f"trials ({where}): {err}; start the looks at 3 or give "
-                                     f"the environment pairing: none") from None
+                mine = self.spec.environments.get(env)
+                where = (f"stopping.environments.{env}.looks" if mine and mine.looks
+                         else "stopping.looks (or min_rounds)")
+                raise ValueError(f"{why} but its first look in environment {env!r} is "
+                                 f"{looks[0]} trials ({where}): a paired design needs its first "
+                                 "look at 3 trials or more (2 pairs leave 1 degree of freedom); "
+                                 "start the looks at 3 or give the environment pairing: none")
 
     def _in_comparison(self, cells, cell) -> bool:
         """Whether a cell takes part in a judged comparison."""
