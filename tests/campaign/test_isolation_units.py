@@ -289,15 +289,17 @@ def test_noise_section_lists_the_judged_bimodal_cells_first_and_counts_the_rest(
     # the same two groups of trial means in 12 metrics, only m7 judged by the campaign
     many = pd.concat([tcp.assign(metric=f"m{i:02d}") for i in range(12)], ignore_index=True)
     live = results.Results("c", tmp_path, tmp_path / "out", many, trials, pd.DataFrame(),
-                           {"decisions": {"cell-1#x": {"metric": "m07"}}})
+                           {"decisions": {"cell-1#x": {"benchmark": "nb", "metric": "m07",
+                                                       "quantity": "x"}}})
     page = "".join(results.noise_html(live, shown=5))
     items = page.split("<li>")[1:]
-    assert len(items) == 5 and items[0].startswith("native nb m07: two groups")
+    # the judged quantity is named as the verdicts name it
+    assert len(items) == 5 and items[0].startswith("native nb x: two groups")
     assert "12 of 12 tested" in page
     # the largest spreads shown are the judged metric's (the 11 others are in the CSV)
-    assert "the 1 largest of the 1 judged cell-metrics" in page
+    assert "the 1 largest of the 1 judged quantities" in page
     table = page.split("<table")[2].split("</table>")[0]  # after the isolation summary
-    assert "m07" in table and "m00" not in table
+    assert "<td>x</td>" in table and "m00" not in table
     assert "And 7 more (column <code>multimodal</code> of <code>cell_spread.csv</code>): nb 7." \
         in page
     spread = pd.read_csv(tmp_path / "out" / "cell_spread.csv")
@@ -331,3 +333,73 @@ def test_kernel_threads_are_summed_from_a_fake_tree_with_awk_and_without(tmp_pat
                           env={"PATH": str(bin_dir)}, timeout=30)
     assert analysis.parse_noise(done.stdout)["kthread_ticks"] == sum(
         u + s for _, u, s in threads.values()) == 384, done.stdout + done.stderr
+
+
+def _hpcc_like(tmp_path):
+    """Eight trials of one cell whose trials report one metric per kernel (as HPCC does), a
+    mixed job's read and write IOPS, and unjudged metrics that vary far more than either."""
+    import json
+
+    rng = np.random.default_rng(7)
+    rows, trials = [], []
+    for i in range(8):
+        run = f"c/native/hp/t{i}"
+        trials.append({"run_id": run, "env_name": "native", "benchmark": "hp", "cell": "cell-h",
+                       "position": i, "previous": None, "host": "h", "environment": "native",
+                       "variant": None, "warmup": False, "status": "done", "noise_flags": None})
+        # MPI RandomAccess near 1.4e7, its single-process variant near 1.2e8: their mean is neither
+        for kernel, scope, v in (("randomaccess", "mpi", 1.4e7), ("randomaccess", "single", 1.2e8),
+                                 ("hpl", "mpi", 9e9), ("dgemm", "star", 5e9)):
+            metric = "update_rate" if kernel == "randomaccess" else "flop_rate"
+            rows.append({"run_id": run, "metric": metric, "unit": "1/s",
+                         "value": v * (1 + 0.01 * rng.standard_normal()), "p_kernel": kernel,
+                         "p_scope": scope, "p_n": 1600, "p_direction": None})
+        for d, v in (("read", 6e4), ("write", 2e4)):
+            rows.append({"run_id": run, "metric": "iops", "unit": "1/s", "value": v + 100 * i,
+                         "p_kernel": None, "p_scope": None, "p_n": 1600, "p_direction": d})
+        # unjudged: an error count and a tail latency that swing by factors
+        rows.append({"run_id": run, "metric": "errors", "unit": "1", "value": [0, 0, 0, 0, 0, 0, 0, 9][i] + 0.5,
+                     "p_kernel": None, "p_scope": None, "p_n": 1600, "p_direction": None})
+        rows.append({"run_id": run, "metric": "lat_max", "unit": "s", "value": 10.0 ** rng.uniform(-4, -1),
+                     "p_kernel": None, "p_scope": None, "p_n": 1600, "p_direction": None})
+    (tmp_path / "campaign.json").write_text(json.dumps({"benchmarks": {"hp": {"judge": [
+        {"metric": "update_rate", "where": {"kernel": "randomaccess", "scope": "mpi"},
+         "name": "RandomAccess"},
+        {"metric": "flop_rate", "where": {"kernel": "hpl"}, "name": "Linpack"},
+        {"metric": "iops", "combine": "sum", "name": "IOPS"}]}}}))
+    return pd.DataFrame(rows), pd.DataFrame(trials)
+
+
+def test_noise_section_judges_exactly_the_judge_quantities_and_splits_kernels(tmp_path):
+    """The judged rows are the benchmarks' judge: quantities as the verdicts compute them
+    (filter, sum), not every row of a metric a judge names; a metric reported per kernel in one
+    trial is one row per kernel, never their mean under the first kernel's name."""
+    from overhead.campaign import judging, results
+    from overhead.campaign.inventory import Judge
+
+    meas, trials = _hpcc_like(tmp_path)
+    live = results.Results("c", tmp_path, tmp_path / "out", meas, trials, pd.DataFrame(), {})
+    page = "".join(results.noise_html(live, shown=15))
+    spread = pd.read_csv(tmp_path / "out" / "cell_spread.csv")
+    judged = spread.dropna(subset=["quantity"]).set_index("quantity")
+    assert sorted(judged.index) == ["IOPS", "Linpack", "RandomAccess"]
+    # each equals the verdicts' value of the quantity, trial by trial
+    for q, judge in (("RandomAccess", Judge(metric="update_rate", where={"kernel": "randomaccess", "scope": "mpi"})),
+                     ("IOPS", Judge(metric="iops", combine="sum"))):
+        per = [judging.judged_value(g, judge)[0] for _, g in meas.groupby("run_id", sort=False)]
+        assert math.isclose(judged.loc[q, "mean"], float(np.mean(per)))
+    assert 1.3e7 < judged.loc["RandomAccess", "mean"] < 1.5e7  # the MPI value, not 6.7e7
+    assert judged.loc["RandomAccess", "params"] == "kernel=randomaccess, scope=mpi"
+    assert math.isclose(judged.loc["IOPS", "mean"], 8e4 + 2 * 350)
+    # the other kernels are rows of their own, named by kernel and scope
+    ra = spread[(spread["metric"] == "update_rate") & spread["quantity"].isna()]
+    assert list(ra["params"]) == ["scope=single"]  # what tells it from the MPI row
+    assert 1.1e8 < ra["mean"].iloc[0] < 1.3e8
+    flops = spread[(spread["metric"] == "flop_rate") & spread["quantity"].isna()]
+    assert list(flops["params"]) == ["kernel=dgemm, scope=star"]  # HPL's row is the judged one
+    # the page's judged table holds the three quantities only, though errors and lat_max vary most
+    assert spread.loc[spread["metric"].isin(["errors", "lat_max"]), "cv"].min() > \
+        judged["cv"].max()
+    table = page.split("<table")[2].split("</table>")[0]
+    assert "the 3 largest of the 3 judged quantities" in page
+    assert "RandomAccess" in table and "errors" not in table and "lat_max" not in table

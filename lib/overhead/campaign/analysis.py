@@ -901,19 +901,49 @@ def _noise_lines(trials: pd.DataFrame) -> list[str]:
 
 
 #: Columns of :func:`cell_spread`.
-SPREAD_COLUMNS: tuple[str, ...] = ("env_name", "benchmark", "cell", "params", "metric", "unit",
-                                   "n", "mean", "sd", "cv", "multimodal", "modes")
+SPREAD_COLUMNS: tuple[str, ...] = ("env_name", "benchmark", "cell", "params", "metric", "quantity",
+                                   "unit", "n", "mean", "sd", "cv", "multimodal", "modes")
+
+
+def _within_trial(rows: pd.DataFrame, params: Sequence[str]) -> list[str]:
+    """Return the named parameter columns that tell one trial's rows of one metric apart.
+
+    HPCC reports ``flop_rate`` for HPL, DGEMM and FFT in one trial, and six RandomAccess
+    variants: each such row is a quantity of its own (named by text: kernel, scope,
+    direction), and averaging them gives a number of none of them. Numeric parameters that
+    vary within a trial (a histogram's bins, a percentile) are not names: see
+    :func:`cell_spread`.
+    """
+    if not len(rows) or not params:
+        return []
+    most = rows.groupby("run_id", sort=False)[list(params)].nunique(dropna=False).max()
+    out = []
+    for c in params:
+        if most[c] > 1:
+            seen = rows[c].dropna()
+            if len(seen) and pd.to_numeric(seen.astype(str), errors="coerce").isna().all():
+                out.append(c)
+    return out
 
 
 def cell_spread(measurements: pd.DataFrame, trials: pd.DataFrame,
                 metrics: Mapping[str, Sequence[str]] | None = None,
-                alpha: float = 0.05) -> pd.DataFrame:
+                alpha: float = 0.05, judges: Mapping[str, Sequence] | None = None) -> pd.DataFrame:
     """Return each cell's between-trial spread: the CV of its trial means, and whether they form two groups.
 
-    A trial's value is the mean of its rows of the metric; the done, non-warm-up trials of a
-    cell (excluded trials have no rows) give ``n`` values, their mean, SD and CV (SD / |mean|,
-    NaN for n < 2 or a zero mean), and :func:`overhead.stats.modes.gap_test` at ``alpha``:
-    ``multimodal`` True (two groups, in ``modes``), False (tested, none found), NA (n < 4).
+    A trial's value of a metric is its row of that metric, one per quantity: rows of one
+    metric that a trial reports several times with different parameters (HPCC's
+    ``flop_rate`` for HPL, DGEMM and FFT) are separate quantities, named by the parameters
+    that tell them apart (``params``). ``judges`` (benchmark -> its
+    :class:`~overhead.campaign.inventory.Judge` list) adds each judged quantity exactly as the
+    verdicts compute it (:func:`overhead.campaign.judging.judged_value`: its ``where`` filter,
+    its mean or sum), named in ``quantity``; a metric row that is the same selection is not
+    repeated. A metric a trial reports once per bin or percentile (a distribution: fio's
+    ``clat_bin_count``, ``clat_percentile``) is no quantity and has no row. The done,
+    non-warm-up trials of a cell (excluded trials have no rows) give ``n``
+    values, their mean, SD and CV (SD / |mean|, NaN for n < 2 or a zero mean), and
+    :func:`overhead.stats.modes.gap_test` at ``alpha``: ``multimodal`` True (two groups, in
+    ``modes``), False (tested, none found), NA (n < 4).
 
     Parameters
     ----------
@@ -923,7 +953,10 @@ def cell_spread(measurements: pd.DataFrame, trials: pd.DataFrame,
         Which metrics to report per benchmark (default: every metric).
     alpha : float
         The gap test's level.
+    judges : mapping of benchmark to Judge list, optional
+        The campaign's judged quantities (``Campaign.benchmarks[b].judge``).
     """
+    from overhead.campaign import judging
     from overhead.stats.modes import gap_test
 
     df = _usable(measurements, trials, None)
@@ -940,29 +973,70 @@ def cell_spread(measurements: pd.DataFrame, trials: pd.DataFrame,
         v = df["value"].to_numpy(dtype="float64", na_value=np.nan)
         df = df[np.isfinite(v)]
     # a cell is named by the parameters that tell its benchmark's cells apart (the parsers add
-    # many that every cell shares)
+    # many that every cell shares), and a quantity by those that tell a trial's rows apart
     varying: dict = {}
+    within: dict = {}
     if len(df) and "benchmark" in df:
         for bench, rows in df.groupby("benchmark", sort=False, dropna=False):
             varying[bench] = [c for c in params if rows[c].nunique(dropna=True) > 1]
-    for (cell, metric), rows in df.groupby(["cell", "metric"], sort=True, dropna=False):
-        per = rows.groupby("run_id", sort=False)["value"].mean().to_numpy(dtype="float64")
-        first = rows.iloc[0]
-        label_params = varying.get(first.get("benchmark"), params)
+            for metric, mrows in rows.groupby("metric", sort=False, dropna=False):
+                within[(bench, metric)] = _within_trial(mrows, params)
+
+    def record(first, label, metric, quantity, unit, per):
         n = len(per)
         mean = float(np.mean(per)) if n else math.nan
         sd = float(np.std(per, ddof=1)) if n >= 2 else math.nan
         cv = sd / abs(mean) if n >= 2 and mean != 0 else math.nan
         test = gap_test(per, alpha)
-        label = ", ".join(f"{c[2:]}={first[c]}" for c in label_params if pd.notna(first[c]))
         records.append({"env_name": first.get("env_name"), "benchmark": first.get("benchmark"),
-                        "cell": cell, "params": label, "metric": metric,
-                        "unit": first.get("unit") if "unit" in rows else None, "n": n,
-                        "mean": mean, "sd": sd, "cv": cv, "multimodal": test.multimodal,
-                        "modes": test.describe()})
+                        "cell": first.get("cell"), "params": label, "metric": metric,
+                        "quantity": quantity, "unit": unit, "n": n, "mean": mean, "sd": sd,
+                        "cv": cv, "multimodal": test.multimodal, "modes": test.describe()})
+
+    # the parameters of the cell (constant within each cell) that tell the benchmark's cells apart
+    cell_level: dict = {}
+    if len(df) and "cell" in df:
+        for bench, rows in df.groupby("benchmark", sort=False, dropna=False):
+            cand = varying.get(bench, [])
+            most = rows.groupby("cell", sort=False)[cand].nunique(dropna=True).max() if cand else {}
+            cell_level[bench] = [c for c in cand if most[c] <= 1]
+
+    def name(first, extra) -> str:
+        cols = list(dict.fromkeys([*cell_level.get(first.get("benchmark"), []), *extra]))
+        return ", ".join(f"{c[2:]}={first[c]}" for c in cols if c in first and pd.notna(first[c]))
+
+    judged_rows: set[tuple] = set()
+    if judges and len(df) and "benchmark" in df:
+        for cell, rows in df.groupby("cell", sort=True, dropna=False):
+            first = rows.iloc[0]
+            for judge in judges.get(first.get("benchmark"), ()) or ():
+                sel = judging.judged_rows(rows, judge)
+                if sel.empty:
+                    continue
+                grouped = sel.groupby("run_id", sort=False)["value"]
+                per = (grouped.sum() if judge.combine == "sum" else grouped.mean()).to_numpy(dtype="float64")
+                judged_rows.add((cell, judge.metric, frozenset(sel.index)))
+                where = ", ".join(f"{k.removeprefix('p_')}={'null' if v is None else v}"
+                                  for k, v in judge.where.items())
+                label = ", ".join(x for x in (name(first, []), where) if x)
+                units = sel["unit"].dropna().unique() if "unit" in sel else []
+                record(first, label, judge.metric, judge.label, units[0] if len(units) == 1 else None, per)
+    for (cell, metric), rows in df.groupby(["cell", "metric"], sort=True, dropna=False):
+        bench = rows.iloc[0].get("benchmark")
+        split = within.get((bench, metric), [])
+        groups = rows.groupby(split, sort=True, dropna=False) if split else [((), rows)]
+        for _, part in groups:
+            if (cell, metric, frozenset(part.index)) in judged_rows:
+                continue  # the judged quantity above, the same rows
+            if part["run_id"].duplicated().any():
+                continue  # a distribution (a row per bin or percentile): no one quantity
+            per = part.groupby("run_id", sort=False)["value"].mean().to_numpy(dtype="float64")
+            first = part.iloc[0]
+            record(first, name(first, split), metric, None, first.get("unit") if "unit" in part else None, per)
     out = pd.DataFrame.from_records(records, columns=list(SPREAD_COLUMNS))
     out["n"] = out["n"].astype("Int64")
     out["multimodal"] = out["multimodal"].astype("boolean")
+    out["quantity"] = out["quantity"].astype("string")
     return out.sort_values(["benchmark", "env_name", "params", "metric"], kind="stable",
                            ignore_index=True)
 

@@ -50,6 +50,23 @@ class Judged:
         return list(zip(rounds, self.values, strict=True))
 
 
+def judged_rows(rows, judge: Judge):
+    """Return the rows of ``judge``'s metric that match its ``where`` filter (parameter columns).
+
+    ``{kernel: hpl}`` matches ``p_kernel == "hpl"`` (compared as text); ``null`` matches a
+    missing value or a missing column; a filter on a column the rows lack matches nothing.
+    """
+    sel = rows[rows["metric"] == judge.metric]
+    for name, want in judge.where.items():
+        col = name if name.startswith("p_") else f"p_{name}"
+        if col not in sel.columns:
+            if want is None:
+                continue
+            return sel.iloc[0:0]
+        sel = sel[sel[col].isna()] if want is None else sel[sel[col].astype(str) == str(want)]
+    return sel
+
+
 def judged_value(rows, judge: Judge) -> tuple[float | None, bool | None]:
     """Return one trial's value of a judged quantity, and its better direction.
 
@@ -68,14 +85,7 @@ def judged_value(rows, judge: Judge) -> tuple[float | None, bool | None]:
     """
     import pandas as pd
 
-    sel = rows[rows["metric"] == judge.metric]
-    for name, want in judge.where.items():
-        col = name if name.startswith("p_") else f"p_{name}"
-        if col not in sel.columns:
-            if want is None:
-                continue
-            return None, None
-        sel = sel[sel[col].isna()] if want is None else sel[sel[col].astype(str) == str(want)]
+    sel = judged_rows(rows, judge)
     if sel.empty:
         return None, None
     vals = pd.to_numeric(sel["value"], errors="coerce")

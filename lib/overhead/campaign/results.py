@@ -565,10 +565,12 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
     Per environment the trials flagged for interference (CPU time outside the trial's
     cgroup, or steal), re-run and excluded (:func:`overhead.campaign.analysis.isolation_summary`);
     then the between-trial spread of every cell and metric
-    (:func:`overhead.campaign.analysis.cell_spread`, all of it in the CSV): the ``shown``
-    largest CVs of the judged metrics (of all, in a campaign that judges none), and the cells
-    whose trial means form two groups, which no mean describes (``shown`` of them, judged
-    metrics first, the rest counted per benchmark).
+    (:func:`overhead.campaign.analysis.cell_spread`, all of it in the CSV; a metric a trial
+    reports per kernel is a row per kernel): the ``shown`` largest CVs of the judged
+    quantities (the benchmarks' ``judge:`` entries, computed as the verdicts compute them; of
+    all, in a campaign that judges none), and the cells whose trial means form two groups,
+    which no mean describes (``shown`` of them, judged quantities first, the rest counted per
+    benchmark).
     """
     import html
 
@@ -605,7 +607,7 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
                          f"server side on CPU {html.escape(r.server_cpus)}"
                          for env, r in placed.iterrows()) + ".</p>")
     try:
-        spread = analysis.cell_spread(live.rows, live.trials)
+        spread = analysis.cell_spread(live.rows, live.trials, judges=_judges(live))
     except KeyError as exc:
         return [*parts, f"<p>The spread between trials is not computed: the tables lack the "
                         f"column {html.escape(str(exc))}.</p>"]
@@ -613,8 +615,7 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
     spread.to_csv(live.out / "cell_spread.csv", index=False)
     if spread.empty:
         return parts
-    cols = ["env_name", "benchmark", "params", "metric", "n", "mean", "sd", "cv"]
-    judged = _judged_metrics(live)
+    cols = ["env_name", "benchmark", "params", "quantity", "n", "mean", "sd", "cv"]
     with_cv = spread.dropna(subset=["cv"])
     if with_cv.empty:
         return [*parts, f"<p>No cell has two trials or more (of {len(spread)} cell-metrics): "
@@ -622,10 +623,12 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
                         "trials.</p>"]
     # the quantities the verdicts stand on, when the campaign judges any (a secondary metric,
     # an error count zero in five trials of six, has the largest CVs and decides nothing)
-    pool = with_cv[with_cv["metric"].isin(judged)] if with_cv["metric"].isin(judged).any() \
-        else with_cv
+    pool = with_cv[with_cv["quantity"].notna()] if with_cv["quantity"].notna().any() else with_cv
+    if pool is with_cv:
+        cols[3] = "metric"
     top = pool.sort_values("cv", ascending=False).head(shown)
-    which = "judged cell-metrics (the quantities the verdicts are decided on)" \
+    which = ("judged quantities (each computed as the verdicts compute it: the benchmark's "
+             "<code>judge:</code> metric, filter and combination)") \
         if pool is not with_cv else "cell-metrics"
     parts += [f"<p>Between-trial coefficient of variation (SD of the trial means over their "
               f"mean) of {len(spread)} cell-metrics, median "
@@ -644,12 +647,13 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
     if len(multi):
         # the judged metrics first (what a verdict stands on), then by benchmark; the rest
         # counted per benchmark (a campaign of many environments flags hundreds)
-        multi = multi.assign(_judged=multi["metric"].isin(judged))
+        multi = multi.assign(_judged=multi["quantity"].notna())
         multi = multi.sort_values(["_judged", "benchmark", "env_name"],
                                   ascending=[False, True, True], kind="stable")
         parts.append("<ul>" + "".join(
             "<li>" + html.escape(" ".join(str(x) for x in (r.env_name, r.benchmark, r.params,
-                                                            r.metric) if pd.notna(x) and str(x))
+                                                            r.quantity if pd.notna(r.quantity)
+                                                            else r.metric) if pd.notna(x) and str(x))
                                  + f": {r.modes}") + "</li>"
             for r in multi.head(shown).itertuples()) + "</ul>")
         rest = multi.iloc[shown:]
@@ -661,10 +665,37 @@ def noise_html(live: Results, shown: int = 15) -> list[str]:
     return parts
 
 
-def _judged_metrics(live: Results) -> set[str]:
-    """Return the metrics the campaign's benchmarks judge (its plan's decisions), else none."""
-    decisions = (live.plan or {}).get("decisions") or {}
-    return {str(d.get("metric")) for d in decisions.values() if isinstance(d, dict)}
+def _judges(live: Results) -> dict[str, list]:
+    """Return the campaign's judged quantities per benchmark (its ``judge:`` lists), else none.
+
+    Read from the campaign the tidy folder keeps (``campaign.json``); a tidy folder without
+    it falls back on the plan's decisions (each names its benchmark, metric and quantity).
+    """
+    import json
+
+    from overhead.campaign.inventory import Judge
+
+    out: dict[str, list] = {}
+    path = live.tidy / "campaign.json"
+    if path.is_file():
+        try:
+            benches = (json.loads(path.read_text(encoding="utf-8")) or {}).get("benchmarks") or {}
+        except (OSError, ValueError):
+            benches = {}
+        for name, spec in benches.items():
+            judges = [Judge(**j) for j in (spec or {}).get("judge") or () if isinstance(j, dict)]
+            if judges:
+                out[name] = judges
+        if out:
+            return out
+    seen: set = set()
+    for d in ((live.plan or {}).get("decisions") or {}).values():
+        if isinstance(d, dict) and d.get("benchmark") and d.get("metric"):
+            key = (d["benchmark"], d["metric"], d.get("quantity") or d["metric"])
+            if key not in seen:
+                seen.add(key)
+                out.setdefault(key[0], []).append(Judge(metric=key[1], name=key[2]))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
