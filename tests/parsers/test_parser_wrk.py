@@ -238,6 +238,34 @@ def test_a_wrk2_run_cut_before_transfer_sec_is_cut_short(cut):
                                 "lines; what it printed is kept")
 
 
+def _spectrum_agrees_with_its_percentiles(trial, run):
+    spec = run[run.metric == "latency_spectrum"]
+    counts = run[run.metric == "latency_spectrum_count"]
+    total = run[run.metric == "latency_spectrum_total_count"].value.item()
+    assert len(spec) >= 50 and spec.value.is_monotonic_increasing
+    # the total count climbs to the histogram's total (the last line, "inf")
+    assert counts.value.is_monotonic_increasing and counts.value.iloc[-1] == total
+    summary = run[run.metric == "latency_percentile"]
+    assert len(summary) == 8
+    for p, v in zip(summary.p_percentile, summary.value, strict=True):
+        # wrk2 prints the summary percentile with 2 decimals of its unit ("4.49ms", "1.28s"),
+        # the spectrum in ms with 3: the summary value is the spectrum's at that percentile
+        # where the spectrum printed it ("1.049 0.500000" for " 50.000% 1.05ms"; the last
+        # "... 1.000000 ... inf" line for 100%), else between its neighbours
+        tol = 0.005 * (1 if v >= 1 else 1e-3) * (1 + 1e-9)  # half the last printed digit
+        at = spec[spec.p_percentile == p].value
+        if p == 100.0:
+            at = at.iloc[-1:]
+        if len(at):
+            assert (abs(at - v) <= tol).any(), (trial, p, v, at.tolist())
+            continue
+        below = spec[spec.p_percentile < p].value.max()
+        above = spec[spec.p_percentile > p].value.min()
+        assert below - tol <= v <= above + tol, (trial, p, below, v, above)
+    max_ = run[run.metric == "latency_spectrum_max"].value.item()
+    assert spec.value.max() >= max_  # HdrHistogram's buckets round the maximum up
+
+
 @pytest.mark.parametrize("name", ["play_graalvmce1_jsonget_t4_R105000_L.txt",
                                   "play_four_runs_prompt_log_L.txt"])
 def test_wrk2_spectrum_agrees_with_the_percentiles_wrk2_prints(name):
@@ -246,31 +274,31 @@ def test_wrk2_spectrum_agrees_with_the_percentiles_wrk2_prints(name):
     df = parse_file(TOOL, FIXTURES / name, name="s")
     assert notes_of(df) == []  # the prompts and banners between runs are not a script's lines
     for trial, run in df.groupby("trial"):
-        spec = run[run.metric == "latency_spectrum"]
-        counts = run[run.metric == "latency_spectrum_count"]
-        total = run[run.metric == "latency_spectrum_total_count"].value.item()
-        assert len(spec) >= 100 and spec.value.is_monotonic_increasing
-        # the total count climbs to the histogram's total (the last line, "inf")
-        assert counts.value.is_monotonic_increasing and counts.value.iloc[-1] == total
-        summary = run[run.metric == "latency_percentile"]
-        assert len(summary) == 8
-        for p, v in zip(summary.p_percentile, summary.value, strict=True):
-            # wrk2 prints the summary percentile with 2 decimals of its unit ("4.49ms", "1.28s"),
-            # the spectrum in ms with 3: the summary value is the spectrum's at that percentile
-            # where the spectrum printed it ("1.049 0.500000" for " 50.000% 1.05ms"; the last
-            # "... 1.000000 ... inf" line for 100%), else between its neighbours
-            tol = 0.005 * (1 if v >= 1 else 1e-3) * (1 + 1e-9)  # half the last printed digit
-            at = spec[spec.p_percentile == p].value
-            if p == 100.0:
-                at = at.iloc[-1:]
-            if len(at):
-                assert (abs(at - v) <= tol).any(), (trial, p, v, at.tolist())
-                continue
-            below = spec[spec.p_percentile < p].value.max()
-            above = spec[spec.p_percentile > p].value.min()
-            assert below - tol <= v <= above + tol, (trial, p, below, v, above)
-        max_ = run[run.metric == "latency_spectrum_max"].value.item()
-        assert spec.value.max() >= max_  # HdrHistogram's buckets round the maximum up
+        _spectrum_agrees_with_its_percentiles(trial, run)
+
+
+def test_wrk2_run_here_spectrum_and_a_rate_printed_as_nan():
+    """wrk2 (giltene/wrk2 at 44a94c1, built here) -R400 -L for 5 s against a Python
+    http.server on loopback: its spectrum (57 lines, 19-75) agrees with its percentiles, and its
+    "Req/Sec -nan -nan 0.00 0.00%" line (no per-thread rate sampled in 5 s) gives no rows and a
+    note, never a 0 or a refusal of the whole report."""
+    from overhead.parsers import cut_short_of, notes_of
+
+    df = parse_file(TOOL, FIXTURES / "here_wrk2_t1_c4_d5_R400_L.txt", name="h")
+    _spectrum_agrees_with_its_percentiles(1, df)
+    m = df.drop_duplicates("metric", keep="last").set_index("metric")["value"]
+    assert m["latency_spectrum_mean"] == pytest.approx(1.374e-3)     # :76 "Mean = 1.374"
+    assert m["latency_spectrum_total_count"] == 1998                 # :77 "Total count = 1998"
+    assert m["request_rate"] == pytest.approx(399.70)                # :81 "Requests/sec: 399.70"
+    assert m["complete_requests"] == 1999                            # :80 "1999 requests in 5.00s"
+    spec = df[df.metric == "latency_spectrum"]
+    first = spec.iloc[0]                                             # :19 "0.256 0.000000 1 1.00"
+    assert first.value == pytest.approx(0.256e-3) and first.p_percentile == 0.0
+    assert not df.metric.str.startswith("thread_request_rate").any()
+    assert notes_of(df) == ["h:5: Req/Sec ('-nan      -nan   0.00      0.00%'): a mean printed as "
+                            "nan (wrk2 sampled no per-thread rate in a run this short): no rows "
+                            "for that statistic"]
+    assert cut_short_of(df) is None
 
 
 def test_lines_after_the_report_are_named_in_a_note():

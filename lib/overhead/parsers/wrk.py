@@ -199,6 +199,7 @@ class _Run:
         self.dist_kind: str | None = None  # wrk2's "Recorded" or "Uncorrected" histogram
         self.spectrum: int | None = None  # the line of wrk2's "Detailed Percentile spectrum:"
         self.finished = False  # its closing "Transfer/sec:" line was read
+        self.unprinted: list[tuple[int, str]] = []  # statistics wrk printed as nan: no row
 
 
 def parse(text: str, path: str = "<string>") -> pd.DataFrame:
@@ -320,6 +321,12 @@ def parse(text: str, path: str = "<string>") -> pd.DataFrame:
             raise ParseError(path, 1, "no wrk output found (no 'Running ... test @' line and no "
                              "'N requests in' line)")
     df = rows.frame()
+    missing = [(r.params["trial"], *u) for r in runs if r.requests for u in r.unprinted]
+    if missing:
+        note(df, f"{path}:{missing[0][1]}: " + ", ".join(w for _, _, w in missing[:4])
+             + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+             + ": a mean printed as nan (wrk2 sampled no per-thread rate in a run this "
+             "short): no rows for that statistic")
     if after:
         more = f" and {len(after) - 1} more" if len(after) > 1 else ""
         note(df, f"{path}:{after[0][0]}: {after[0][1]!r}{more} after wrk's report not read (not "
@@ -376,6 +383,11 @@ def _stat_row(name: str, rest: str, lineno: int, path: str, run: _Run) -> None:
                          f"{name}, found {rest.strip()!r}")
     prefix, unit = _STAT_ROWS[name]
     read = _seconds if name == "Latency" else _metric
+    if tokens[0] in _NAN:
+        # wrk2 prints "Req/Sec -nan -nan 0.00 0.00%" when no per-thread rate was sampled (a run
+        # of a few seconds): its mean is missing and the zeros beside it measured nothing
+        run.unprinted.append((lineno, f"{name} ({rest.strip()!r})"))
+        return
     for col, tok in zip(_STAT_COLS, tokens[:3], strict=True):
         value = read(tok, path, lineno, f"{name} {col}")
         hib = None if col == "sd" else (name != "Latency")
