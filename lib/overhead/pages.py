@@ -47,6 +47,19 @@ code{background:#f3f3f3;padding:0 3px}
 _NUMBER = re.compile(r"^[-+\u2212]?(\d[\d,]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s?(%|[A-Za-z/%\u00b5]{0,8})?$")
 
 
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """Name a folder on a page that may be published.
+
+    Relative to the working folder where it is inside it, else by its last two parts (never
+    the machine's absolute path).
+    """
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return Path(*path.parts[-2:]).as_posix() if len(path.parts) >= 2 else path.name
+
+
 def is_number(text: str) -> bool:
     """Whether a cell's text is a number (with at most a short unit): such cells are right-aligned."""
     return bool(_NUMBER.match(text.strip()))

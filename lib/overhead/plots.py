@@ -34,7 +34,8 @@ from overhead.names import BASELINE  # noqa: E402
 __all__ = ["OKABE_ITO", "STYLE", "ci_curves", "colour", "label", "marker", "n_range", "order", "ordered",
            "palette", "plotly_ci", "plotly_ci_curves", "plotly_colours", "plotly_style", "plotly_symbols",
            "save", "save_html", "theme", "verdict_markers", "VERDICT_FILLS", "margin_band", "comparison_bars", "REFERENCE_MARKER", "log_if_spread", "symlog_if_far",
-           "plotly_bars", "plain_log", "plain_numbers"]
+           "plotly_bars", "plain_log", "plain_numbers", "interval_words", "margin_marks", "symlog_threshold",
+           "verdict_face", "verdict_kind", "verdict_legend"]
 
 
 def theme() -> None:
@@ -389,25 +390,143 @@ def log_if_spread(ax, means) -> bool:
     return True
 
 
-def symlog_if_far(ax, rows) -> bool:
-    """Put a percent-difference axis on a symmetric-log scale past :data:`SYMLOG_PCT`.
+def symlog_threshold(rows) -> float:
+    """Return the linear half-width of a symmetric-log percent axis.
 
-    ``rows`` has ``pct``, ``pct_low`` and ``pct_high``; linear within ±10%, so that an emulated
-    VM's +1000% does not flatten a container's few percent. Returns whether it did.
+    The widest equivalence margin of the rows (so that the margin band takes as much room as
+    a decade), between 1 and 10 percent; 10 without margins.
     """
     import pandas as pd
 
-    ends = pd.concat([rows["pct"], rows["pct_low"], rows["pct_high"]]).abs().dropna()
-    if not len(ends) or ends.max() <= SYMLOG_PCT:
+    cols = [c for c in ("margin_low_pct", "margin_high_pct") if c in rows]
+    ends = pd.concat([rows[c] for c in cols]).abs().dropna() if cols else pd.Series(dtype=float)
+    return float(min(10.0, max(1.0, ends.max()))) if len(ends) else 10.0
+
+
+def symlog_if_far(ax, rows) -> bool:
+    """Put a percent-difference axis on a symmetric-log scale past :data:`SYMLOG_PCT`.
+
+    ``rows`` has ``pct``, ``pct_low`` and ``pct_high``; linear within the widest margin
+    (:func:`symlog_threshold`, ±10% without one), so that an emulated VM's +1000% neither
+    flattens a container's few percent nor hides a ±3% margin band. Limits keep a little room
+    beyond the extreme points (an emulated VM's -97% is not drawn on the frame). Returns
+    whether it did.
+    """
+    import numpy as np
+    import pandas as pd
+
+    ends = pd.concat([rows["pct"], rows["pct_low"], rows["pct_high"]]).dropna()
+    t = symlog_threshold(rows)
+    # past 100%, or past ten margins (where a linear axis would draw the margin as a line)
+    if not len(ends) or ends.abs().max() <= min(SYMLOG_PCT, 10 * t):
         return False
-    ax.set_yscale("symlog", linthresh=10)
+    ax.set_yscale("symlog", linthresh=t)
+
+    def room(v: float) -> float:  # a fifth of a decade beyond v on the symlog scale
+        return float(np.sign(v) * max(abs(v) * 10 ** 0.2, t)) if v else 0.0
+
+    lo, hi = float(min(ends.min(), -t)), float(max(ends.max(), t))
+    lo, hi = room(lo), room(hi)
+    ax.set_ylim(lo, hi)
+    # ticks at 0, the margin and the decades past it, as plain numbers (symlog's own put
+    # 10^0 and -10^0 on top of each other inside the linear part)
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    decades = [10.0 ** k for k in range(1, 6) if 10.0 ** k > 1.5 * t]
+    # the margin's own tick only where no decade sits close above it (their labels would touch)
+    ticks = [0.0, *(s * d for d in decades for s in (1, -1))]
+    if not decades or decades[0] > 4 * t:
+        ticks += [t, -t]
+    ax.yaxis.set_major_locator(FixedLocator(sorted(v for v in ticks if lo <= v <= hi)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:+,.0f}" if v else "0"))
+    ax.yaxis.set_minor_locator(NullLocator())
     return True
+
+
+def interval_words(rows, level: str = "ratio_level") -> str:
+    """Say at what level a frame's intervals of the difference are drawn.
+
+    "95% CI" for a fixed count of trials; a sequential campaign's intervals are wider (their
+    level is the look's, chosen so that all looks together keep 95%): "sequential intervals,
+    95.70-99.30%".
+    """
+    import pandas as pd
+
+    if level not in rows:
+        return "95% CI"
+    lv = pd.to_numeric(rows[level], errors="coerce").dropna()
+    if lv.empty or ((lv - 0.95).abs() < 1e-9).all():
+        return "95% CI"
+    lo, hi = 100 * lv.min(), 100 * lv.max()
+    return (f"sequential intervals, {lo:.2f}%" if abs(hi - lo) < 0.005
+            else f"sequential intervals, {lo:.2f}-{hi:.2f}%")
+
+
+def verdict_kind(verdict) -> str | None:
+    """Return the kind of a verdict word: "differs", "equivalent", "inconclusive" or None."""
+    word = str(verdict) if verdict is not None else ""
+    if word in ("faster", "slower", "higher", "lower"):
+        return "differs"
+    return word if word in ("equivalent", "inconclusive") else None
+
+
+def verdict_face(verdict, col) -> object:
+    """Return a marker's face colour for a verdict (:data:`VERDICT_FILLS`).
+
+    The colour when the interval excludes no difference, white when equivalent, the colour at
+    a third when inconclusive (and the colour when there is no verdict).
+    """
+    kind = verdict_kind(verdict)
+    if kind == "equivalent":
+        return "white"
+    if kind == "inconclusive":
+        return matplotlib.colors.to_rgba(col, 0.33)
+    return col
+
+
+def verdict_legend() -> list:
+    """Return legend handles that explain the verdict fills (grey, no environment's colour)."""
+    from matplotlib.lines import Line2D
+
+    grey = "0.35"
+    return [Line2D([], [], marker="o", linestyle="none", color=grey, markeredgecolor=grey,
+                   markerfacecolor=verdict_face(word, grey), label=text)
+            for word, text in (("slower", "filled: differs from native"),
+                               ("equivalent", "hollow: equivalent within the margin"),
+                               ("inconclusive", "pale: inconclusive"))]
+
+
+def margin_marks(ax, rows, xs, *, width: float = 0.34, label: str = "equivalence margin"):
+    """Shade each row's equivalence margin (percent) as a grey box around its x.
+
+    Rows of one panel may have different margins (a benchmark's own); rows without one get
+    none. Returns the first box drawn (for a legend), or None.
+    """
+    import pandas as pd
+
+    first = None
+    if "margin_low_pct" not in rows or "margin_high_pct" not in rows:
+        return None
+    for x, (_, r) in zip(xs, rows.iterrows(), strict=True):
+        lo, hi = r["margin_low_pct"], r["margin_high_pct"]
+        if pd.isna(lo) or pd.isna(hi):
+            continue
+        box = ax.fill_between([x - width, x + width], float(lo), float(hi), color="0.82", lw=0,
+                              zorder=0, label=label if first is None else None)
+        first = first or box
+    return first
 
 
 def comparison_bars(table, title: str, *, items: list[str] | None = None, baseline: str = BASELINE,
                     reference: str | None = None, reference_label: str = "published",
                     reference_env: str | None = None):
-    """Draw bars of the measured means (95% CI) per item, the difference from the baseline below.
+    """Draw the measured means (95% CI) per item, the difference from the baseline below.
+
+    The lower panels draw each difference with its interval at the level its verdict used
+    (``ratio_level``: a sequential campaign's are wider than 95%; the legend says which), its
+    marker filled by the verdict (filled: differs, hollow: equivalent, pale: inconclusive)
+    and the comparison's equivalence margin shaded behind it (``margin_low_pct`` /
+    ``margin_high_pct``, where the rows have them).
 
     Parameters
     ----------
@@ -428,9 +547,12 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
         A column naming the environment each published value was measured in; where it is not
         the bar's own (the authors' KVM beside an emulated VM), it is written beside the star.
 
-    A panel whose means span more than :data:`LOG_SPAN` gets a logarithmic axis, and its
-    differences a symmetric-log one past :data:`SYMLOG_PCT` percent (an emulated VM would
-    otherwise flatten every other bar and difference). Each bar's tick says its environment and n on one line.
+    A panel whose means span more than :data:`LOG_SPAN` gets a logarithmic axis with points,
+    not bars (a bar's length on a log axis means nothing); an interval reaching more than 4x
+    past its mean (a handful of trials) is not allowed to set the axis: it is written beside
+    its point with its n. Its differences get a symmetric-log axis past :data:`SYMLOG_PCT`
+    percent or ten margins, linear within the margin (an emulated VM would otherwise flatten
+    every other difference). Each tick says its environment and n on one line.
 
     Returns
     -------
@@ -446,9 +568,11 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
     # at most PANELS_PER_ROW panels side by side, further items on more rows (a page-wide figure)
     ncols = min(len(items), PANELS_PER_ROW)
     blocks = -(-len(items) // ncols)
+    # long labels side by side: upright (slanted, they reach into the panel below and beside)
+    upright = bars > 4 or table["environment"].astype(str).str.len().max() > 16
     fig, grid = plt.subplots(2 * blocks, ncols,
                              figsize=(max(4.2, max(3.1, 0.45 * bars) * ncols),
-                                      (6.4 + (1.8 if bars > 4 else 0.0)) * blocks),
+                                      (6.4 + (1.8 if upright else 0.0)) * blocks),
                              squeeze=False, gridspec_kw={"height_ratios": [3, 2] * blocks})
     for k in range(len(items), blocks * ncols):  # the empty places of the last row
         grid[2 * (k // ncols), k % ncols].set_visible(False)
@@ -458,39 +582,65 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
     for k, item in enumerate(items):
         rows = table[table["item"] == item].reset_index(drop=True)
         ax, bx = axes[0, k], axes[1, k]
+        # on a log axis a bar's length means nothing: points with their intervals there
+        log = log_if_spread(ax, rows["mean"])
         for i, r in rows.iterrows():
             c = colour(r["environment"])
-            ax.bar(i, r["mean"], color=c, edgecolor="black", linewidth=0.5, alpha=0.85)
-            if pd.notna(r["ci_low"]):
-                ax.errorbar(i, r["mean"], yerr=[[r["mean"] - r["ci_low"]], [r["ci_high"] - r["mean"]]],
-                            fmt="none", ecolor="black", capsize=3)
+            err = ([[r["mean"] - r["ci_low"]], [r["ci_high"] - r["mean"]]]
+                   if pd.notna(r["ci_low"]) else None)
+            if log:
+                ax.errorbar(i, r["mean"], yerr=err, fmt=marker(r["environment"]), color=c,
+                            ecolor="black", capsize=3, markersize=7, markeredgecolor="black",
+                            markeredgewidth=0.5)
+            else:
+                ax.bar(i, r["mean"], color=c, edgecolor="black", linewidth=0.5, alpha=0.85)
+                if err is not None:
+                    ax.errorbar(i, r["mean"], yerr=err, fmt="none", ecolor="black", capsize=3)
             if r["environment"] != baseline and pd.notna(r["pct"]):
-                bx.errorbar(i - 0.12, r["pct"], yerr=[[r["pct"] - r["pct_low"]], [r["pct_high"] - r["pct"]]]
+                bx.errorbar(i, r["pct"], yerr=[[r["pct"] - r["pct_low"]], [r["pct_high"] - r["pct"]]]
                             if pd.notna(r["pct_low"]) else None, fmt=marker(r["environment"]),
-                            color=c, capsize=3, label="live (95% CI)" if i == 1 else None)
+                            color=c, markerfacecolor=verdict_face(r.get("verdict"), c),
+                            markeredgecolor=c, capsize=3, label=r["environment"])
             if reference and r["environment"] != baseline and pd.notna(r.get(reference)):
-                bx.plot(i + 0.12, r[reference], REFERENCE_MARKER, color="black", markersize=8,
+                bx.plot(i + 0.22, r[reference], REFERENCE_MARKER, color="black", markersize=8,
                         label=reference_label)
                 other = r.get(reference_env) if reference_env else None
                 # named where it is another kind (the authors' KVM beside an emulated VM), not
                 # where the live label only adds its variant ("Docker NAT" beside "Docker NAT volume")
                 if isinstance(other, str) and other and not str(r["environment"]).startswith(other):
-                    bx.annotate(other, (i + 0.12, r[reference]), textcoords="offset points",
+                    bx.annotate(other, (i + 0.22, r[reference]), textcoords="offset points",
                                 xytext=(5, 2), fontsize=6)
+        if log:
+            # the panel spans the means and the intervals that stay within 4x of theirs; an
+            # interval from a handful of trials spanning orders of magnitude is said, not drawn
+            ends = [*rows["mean"]]
+            for _, r in rows.iterrows():
+                if pd.notna(r["ci_low"]) and r["ci_low"] > 0 and r["mean"] / r["ci_low"] <= 4:
+                    ends.append(r["ci_low"])
+                if pd.notna(r["ci_high"]) and r["ci_high"] / r["mean"] <= 4:
+                    ends.append(r["ci_high"])
+            ends = [e for e in ends if e > 0]
+            lo, hi = min(ends) / 1.5, max(ends) * 1.5
+            ax.set_ylim(lo, hi)
+            for i, r in rows.iterrows():
+                if pd.notna(r["ci_low"]) and (r["ci_low"] < lo or r["ci_high"] > hi):
+                    ax.annotate(f"n={r['n']}: interval\n{r['ci_low']:.3g}-{r['ci_high']:.3g}",
+                                (i, r["mean"]), textcoords="offset points", xytext=(6, 4),
+                                fontsize=6)
+        margin_marks(bx, rows, range(len(rows)))
         ax.set_title(textwrap.fill(item, 26), fontsize=9)
-        ax.set_ylabel(rows["unit"].iloc[0])
-        if log_if_spread(ax, rows["mean"]):
-            ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
-        many = len(rows) > 4  # long labels side by side: upright
+        ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)" if log else rows["unit"].iloc[0])
+        many = upright
         ticks = [f"{e} (n={n})" for e, n in zip(rows["environment"], rows["n"], strict=True)]
         ax.set_xticks(range(len(rows)), ticks, fontsize=7, rotation=90 if many else 30,
                       ha="center" if many else "right")
+        ax.set_xlim(-0.6, len(rows) - 0.4)
         bx.axhline(0, color="black", linewidth=0.8)
         bx.set_xticks(range(len(rows)), [""] * len(rows))
         bx.set_xlim(ax.get_xlim())
         bx.set_ylabel(f"% vs {baseline}")
         if symlog_if_far(bx, rows):
-            bx.set_ylabel(f"% vs {baseline}\n(linear to ±10, then log)")
+            bx.set_ylabel(f"% vs {baseline}\n(linear to ±{symlog_threshold(rows):g}, then log)")
     handles, names = [], []
     for bx in axes[1]:
         for h, n in zip(*bx.get_legend_handles_labels(), strict=True):
@@ -498,9 +648,24 @@ def comparison_bars(table, title: str, *, items: list[str] | None = None, baseli
                 handles.append(h)
                 names.append(n)
     if handles:
-        fig.legend(handles, names, loc="lower center", ncol=2, frameon=False)
+        from matplotlib.lines import Line2D
+
+        # an environment's entry in its full colour (its points are filled by their verdict)
+        for j, n in enumerate(names):
+            if n in set(table["environment"]):
+                handles[j] = Line2D([], [], marker=marker(n), color=colour(n), linestyle="none",
+                                    label=n)
+        kinds = {verdict_kind(v) for v in table.get("verdict", pd.Series(dtype=object))}
+        if kinds & {"differs", "equivalent", "inconclusive"}:
+            for h in verdict_legend():
+                handles.append(h)
+                names.append(h.get_label())
+        fig.legend(handles, names, loc="lower center", ncol=3, frameon=False, fontsize=8,
+                   title=f"lower panels: % vs {baseline}, live ({interval_words(table)})",
+                   title_fontsize=8)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
+    rows_of_legend = -(-len(handles) // 3) + 1 if handles else 0
+    fig.tight_layout(rect=(0, min(0.3, (0.25 + 0.19 * rows_of_legend) / fig.get_figheight()), 1, 0.97))
     return fig
 
 

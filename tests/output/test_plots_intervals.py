@@ -49,7 +49,8 @@ def test_comparison_bars_draw_the_mean_and_ratio_intervals_the_table_prints(poin
     means = sorted(s for c in top.collections for s in ((p[0][1], p[1][1]) for p in c.get_segments()))
     assert means == pytest.approx(sorted(zip(rows["ci_low"], rows["ci_high"], strict=True)), rel=1e-12)
     other = rows[rows["environment"] != "Native"].iloc[0]
-    pct = [tuple(sorted((p[0][1], p[1][1]))) for c in bottom.collections for p in c.get_segments()]
+    pct = [tuple(sorted((p[0][1], p[1][1]))) for c in bottom.collections if hasattr(c, "get_segments")
+           for p in c.get_segments()]  # (the margin boxes are fills, not interval lines)
     assert pct == pytest.approx([(other["pct_low"], other["pct_high"])], rel=1e-12)
     # the printed verdict agrees with the interval drawn
     assert stats.check_verdicts(table) == []
@@ -88,3 +89,77 @@ def test_comparison_bars_keep_a_few_percent_visible_beside_an_emulated_vm():
     near = table.iloc[:3].assign(published_pct_vs_baseline=None)
     fig = plots.comparison_bars(near, "t")
     assert fig.axes[0].get_yscale() == "linear" and fig.axes[1].get_yscale() == "linear"
+
+
+def _fig03_table():
+    import pandas as pd
+
+    # the live TCP_RR rows of campaign local-quick (2026-11-29, figures/local-quick/fig03.csv):
+    # a sequential campaign, its intervals at the look's level, a margin per comparison
+    return pd.DataFrame({
+        "item": ["TCP_RR"] * 4, "environment": ["Native", "Docker net=host volume", "Docker NAT volume",
+                                                "QEMU TCG untuned"],
+        "n": [3, 3, 3, 3], "mean": [60.06, 58.20, 62.24, 812.7], "ci_low": [58.6, 52.1, 56.8, 597.0],
+        "ci_high": [61.6, 65.0, 68.2, 1106.0], "pct": [0.0, -3.1, 3.6, 1253.1],
+        "pct_low": [None, -20.3, -15.9, 1018.0], "pct_high": [None, 17.9, 27.7, 1537.0],
+        "margin_low_pct": [None, -5.0, -5.0, -5.0], "margin_high_pct": [None, 5.0, 5.0, 5.0],
+        "ratio_level": [None, 0.99296875, 0.99296875, 0.99296875],
+        "verdict": ["baseline", "inconclusive", "inconclusive", "slower"], "unit": ["us"] * 4})
+
+
+def test_comparison_bars_mark_verdicts_margins_and_the_level_of_their_intervals():
+    """Issue 45: the margin each verdict is judged against is drawn (a box per comparison,
+    inside a linear part as wide as the margin), each point is filled by its verdict, the
+    legend says the intervals are the sequential look's (not "95% CI"), and a log panel draws
+    points, not bars whose length means nothing."""
+    import matplotlib.colors as mc
+    from matplotlib.patches import Rectangle
+
+    from overhead import plots
+
+    table = _fig03_table()
+    fig = plots.comparison_bars(table, "t")
+    top, low = fig.axes[0], fig.axes[1]
+    assert top.get_yscale() == "log"
+    assert not [p for p in top.patches if isinstance(p, Rectangle) and p.get_height() > 0]
+    # a box of the margin (-5..+5) around each compared environment (x = 1, 2, 3)
+    boxes = [c.get_paths()[0].vertices for c in low.collections if not hasattr(c, "get_segments")]
+    assert len(boxes) == 3
+    assert sorted(round(float(v[:, 0].mean())) for v in boxes) == [1, 2, 3]
+    assert all(v[:, 1].min() == -5.0 and v[:, 1].max() == 5.0 for v in boxes)
+    assert low.get_yscale() == "symlog" and low.yaxis.get_transform().linthresh == 5.0
+    # the VM's +1253% and its interval lie inside the panel, with room
+    lo, hi = low.get_ylim()
+    assert hi > 1537.0 * 1.2 and lo < -5.0
+    # filled: slower; pale (a third of the colour): inconclusive
+    faces = {line.get_xdata()[0]: line.get_markerfacecolor() for line in low.get_lines()
+             if len(line.get_xdata()) == 1 and line.get_marker() not in (None, "None", "", "_")}
+    assert mc.to_rgba(faces[3])[3] == 1.0 and mc.to_rgba(faces[1])[3] == pytest.approx(0.33)
+    legend = fig.legends[0]
+    assert legend.get_title().get_text() == ("lower panels: % vs Native, live (sequential "
+                                             "intervals, 99.30%)")
+    names = [t.get_text() for t in legend.get_texts()]
+    assert {"Docker net=host volume", "Docker NAT volume", "QEMU TCG untuned",
+            "equivalence margin", "pale: inconclusive", "filled: differs from native"} <= set(names)
+    # the same rows at a fixed count say 95% CI
+    fixed = plots.comparison_bars(table.drop(columns="ratio_level"), "t")
+    assert "(95% CI)" in fixed.legends[0].get_title().get_text()
+
+
+def test_an_interval_of_a_handful_of_trials_does_not_set_a_log_panel():
+    """At n = 2 native MySQL's interval ran 5.8-23,879 tx/s and flattened its panel: the
+    panel spans the means and the intervals within 4x of theirs; the rest is said beside the
+    point with its n."""
+    import pandas as pd
+
+    from overhead import plots
+
+    table = pd.DataFrame({
+        "item": ["1 thread"] * 2, "environment": ["Native", "QEMU TCG untuned"], "n": [2, 3],
+        "mean": [372.0, 12.5], "ci_low": [5.8, 8.0], "ci_high": [23879.0, 19.6],
+        "pct": [0.0, -96.6], "pct_low": [None, -99.0], "pct_high": [None, -80.0], "unit": ["tx/s"] * 2})
+    fig = plots.comparison_bars(table, "t")
+    top = fig.axes[0]
+    lo, hi = top.get_ylim()
+    assert top.get_yscale() == "log" and 372.0 < hi < 23879.0 and lo < 8.0
+    assert [t.get_text() for t in top.texts] == ["n=2: interval\n5.8-2.39e+04"]

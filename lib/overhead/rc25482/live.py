@@ -40,7 +40,7 @@ from overhead import export, stats, studies
 from overhead.campaign import results
 from overhead.errors import InputError
 from overhead.names import BASELINE
-from overhead.pages import Page
+from overhead.pages import Page, shown_path
 from overhead.rc25482 import blockio, compute, mysql, network, redis
 from overhead.rc25482.livedata import OPEN_LOOP, TCG_NOTE, Live, is_tidy, open_campaign
 
@@ -132,6 +132,9 @@ def known_truths(tables: dict[str, pd.DataFrame], live: Live) -> pd.DataFrame:
                          "measured": "no data", "holds": None, "why": "no runs"})
             continue
         for env, g in table.groupby("environment", sort=False):
+            if "pipeline" in g and (g["pipeline"] > 1).any():
+                rows.append(_littles_bound(name, env, g))
+                continue
             worst = g.loc[g["rel_residual_mean"].abs().idxmax()]
             holds = bool((g["rel_residual_mean"].abs() <= 0.10).all())
             rows.append({"truth": f"Little's law on {name} (|N - XR|/N <= 10%)", "environment": env,
@@ -174,19 +177,50 @@ def _margin_words(r: pd.Series) -> str:
     return f"\u00b1{hi:g}%" if lo == -hi else f"{lo:+g}%/{hi:+g}%"
 
 
+def _littles_bound(name: str, env: str, g: pd.DataFrame) -> dict:
+    """Little's law where requests are pipelined: N = connections x pipeline is an upper bound.
+
+    A request whose reply has come back waits for the rest of its batch, and the client's own
+    time between batches is in no request's latency: fewer than N requests are in flight on
+    average, so the law says X R <= N (within 10%), not X R = N. A level where X R is under
+    :data:`OPEN_LOOP` of N is named first: the closed loop never formed there.
+    """
+    share = g["xr_mean"] / g["N"]
+    holds = bool((share <= 1.10).all())
+    depth = "/".join(f"{d:g}" for d in sorted(g["pipeline"].dropna().unique()))
+    said = (f"X R is {share.min():.0%}..{share.max():.0%} of N at the {len(g)} levels: "
+            + ("at or below N at every level, as the law says with a pipeline (a request whose "
+               "reply has come back waits for the rest of its pipelined batch, and the "
+               "client's time between batches is in no request's latency)"
+               if holds else "above N (beyond 10%) at some level: more requests in flight "
+               "than the connections x pipeline the client allows, a measuring fault"))
+    shut = g[share < OPEN_LOOP]
+    if len(shut):
+        said = _shut_words(g, shut) + "; " + said
+    return {"truth": f"Little's law on {name}, pipelined (X R <= N = connections x pipeline {depth})",
+            "environment": env, "item": f"{len(g)} levels of N", "n": f"{int(g['n'].sum())} runs",
+            "measured": f"X R / N {share.min():.2f}..{share.max():.2f}", "holds": holds,
+            "why": said}
+
+
+def _shut_words(levels: pd.DataFrame, shut: pd.DataFrame) -> str:
+    """Say where the closed loop never formed (X R far below N) and why, for the environment."""
+    worst = shut.loc[(shut["xr_mean"] / shut["N"]).idxmin()]
+    env = str(levels["environment"].iloc[0])
+    why = ("QEMU's user-mode forward listens with a backlog of 1, so simultaneous "
+           "connections wait seconds to be accepted, and the load generator's clock runs "
+           "while they wait" if env.startswith(("QEMU", "KVM", "VM")) else
+           "connections still being made, or the load generator itself the bottleneck")
+    return (f"at N={worst['N']:g} X R is only {worst['xr_mean'] / worst['N']:.0%} of N: the "
+            "closed loop never formed, most of the run passed with far fewer requests in "
+            f"flight ({why})")
+
+
 def _littles_why(name: str, levels: pd.DataFrame) -> str:
     """Say why Little's law is off by more than 10% at some level."""
     shut = levels[levels["xr_mean"] < OPEN_LOOP * levels["N"]]
     if len(shut):
-        worst = shut.loc[(shut["xr_mean"] / shut["N"]).idxmin()]
-        env = str(levels["environment"].iloc[0])
-        why = ("QEMU's user-mode forward listens with a backlog of 1, so simultaneous "
-               "connections wait seconds to be accepted, and the load generator's clock runs "
-               "while they wait" if env.startswith(("QEMU", "KVM", "VM")) else
-               "connections still being made, or the load generator itself the bottleneck")
-        said = (f"at N={worst['N']:g} X R is only {worst['xr_mean'] / worst['N']:.0%} of N: the "
-                "closed loop never formed, most of the run passed with far fewer requests in "
-                f"flight ({why})")
+        said = _shut_words(levels, shut)
         if name == "Redis" and (levels["rel_residual_mean"] > 0).all():
             said += "; at the other levels " + _littles_why(name, levels.drop(shut.index))
         return said
@@ -310,8 +344,10 @@ def plot_bars(table: pd.DataFrame, title: str, *, items: list[str] | None = None
 def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = True):
     """Draw per item the live curves (mean, 95% CI) over the swept parameter.
 
-    Below them the percent difference from Native, live beside the authors' at their nearest
-    level. The upper panel's y axis is logarithmic when the means span more than 20x.
+    Below them the percent difference from Native with its interval (at the level the
+    verdicts used: a sequential campaign's are wider than 95%), each point filled by its
+    verdict, the equivalence margin shaded, and the authors' value where they measured that
+    level. The upper panel's y axis is logarithmic when the means span more than 8x.
     """
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, NullLocator
@@ -325,6 +361,7 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
     for k, item in enumerate(items):
         rows = table[table["item"] == item]
         ax, bx = axes[0, k], axes[1, k]
+        starred = False
         for env in plots.order(rows["environment"].unique()):
             r = rows[rows["environment"] == env].sort_values("x")
             c, mk = plots.colour(env), plots.marker(env)
@@ -337,11 +374,21 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
                 ax.annotate("loop not closed", (float(p["x"]), p["mean"]), textcoords="offset points",
                             xytext=(-6, -14), ha="right", fontsize=7, color=c)
             if env != BASELINE:
-                bx.errorbar(r["x"].astype(float), r["pct"], yerr=[r["pct"] - r["pct_low"], r["pct_high"] - r["pct"]],
-                            fmt=f"-{mk}", color=c, capsize=3)
-                if r["authors_pct_vs_native"].notna().any():
-                    bx.plot(r["x"].astype(float), r["authors_pct_vs_native"], plots.REFERENCE_MARKER,
-                            color=c, markeredgecolor="black", markersize=8, linestyle="none")
+                xs = r["x"].astype(float)
+                bx.errorbar(xs, r["pct"], yerr=[r["pct"] - r["pct_low"], r["pct_high"] - r["pct"]],
+                            fmt="-", color=c, capsize=3)
+                # each point filled by its verdict (filled differs, hollow equivalent, pale inconclusive)
+                for xv, (_, p) in zip(xs, r.iterrows(), strict=True):
+                    bx.plot(xv, p["pct"], mk, color=c, markeredgecolor=c, markersize=7,
+                            markerfacecolor=plots.verdict_face(p.get("verdict"), c), zorder=3)
+                # the authors' value only where they measured this level (not their nearest one)
+                same = r["authors_x"].astype(float) == xs if "authors_x" in r else xs.notna()
+                if same.fillna(False).any():
+                    a = r[same.fillna(False).to_numpy(dtype=bool)]
+                    bx.plot(a["x"].astype(float), a["authors_pct_vs_native"], plots.REFERENCE_MARKER,
+                            color=c, markeredgecolor="black", markersize=8, linestyle="none",
+                            label=None if starred else "the authors' (their level)")
+                    starred = True
         levels = sorted({float(v) for v in rows["x"].dropna()})
         for a in (ax, bx):
             if logx:
@@ -353,10 +400,25 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
             a.xaxis.set_minor_locator(NullLocator())
             a.set_xlabel(xlabel)
         bx.axhline(0, color="black", linewidth=0.8)
-        bx.set_ylabel("% vs native (stars: authors,\nat their nearest level)", fontsize=8)
-        if plots.symlog_if_far(bx, rows):
-            bx.set_ylabel("% vs native, linear to ±10 then log\n(stars: authors, nearest level)",
-                          fontsize=8)
+        others = rows[rows["environment"] != BASELINE]
+        margins = others[["margin_low_pct", "margin_high_pct"]].dropna().drop_duplicates() \
+            if "margin_low_pct" in others else pd.DataFrame()
+        for j, (lo, hi) in enumerate(margins.itertuples(index=False)):
+            bx.axhspan(float(lo), float(hi), color="0.82", lw=0, zorder=0, alpha=0.7,
+                       label="equivalence margin" if j == 0 else None)
+        stars = "stars: the authors', at their levels" if starred else \
+            "the authors measured none of these levels"
+        bx.set_ylabel(f"% vs native\n({stars})", fontsize=8)
+        if plots.symlog_if_far(bx, others):
+            bx.set_ylabel(f"% vs native, linear to ±{plots.symlog_threshold(others):g} then log\n"
+                          f"({stars})", fontsize=8)
+        bx.set_title(f"live: {plots.interval_words(others)}", fontsize=8)
+        extra = [*bx.get_legend_handles_labels()[0]]
+        if others["verdict"].map(plots.verdict_kind).notna().any() if "verdict" in others else False:
+            extra += plots.verdict_legend()
+        if extra:
+            bx.legend(handles=extra, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                      borderaxespad=0.0)
         ax.set_ylabel(rows["unit"].iloc[0])
         if plots.log_if_spread(ax, rows["mean"]):
             ax.set_ylabel(f"{rows['unit'].iloc[0]} (log scale)")
@@ -765,8 +827,8 @@ def report(live: Live, frames: dict[str, pd.DataFrame] | None = None) -> Path:
     export.write_table(truths, live.out, "known_truths", formats=("csv",))
     w = where(live)
     page = Page(f"RC25482 live: {live.name}", heading=f"RC25482 live: campaign {live.name}")
-    page.text(f"Written {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC from {live.tidy}; the "
-              f"authors' values from {live.authors}. Absolute values of this machine and the "
+    page.text(f"Written {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC from campaign {live.name} "
+              f"({shown_path(live.tidy)}); the authors' values from {shown_path(live.authors)}. Absolute values of this machine and the "
               "authors' 32-core server do not compare; the percent differences from native do, "
               "as far as the workloads scale.")
     results.where_section(page, w)

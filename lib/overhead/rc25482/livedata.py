@@ -21,6 +21,7 @@ import pandas as pd
 from overhead import stats
 from overhead.campaign import results
 from overhead.names import AUTHORS_DATASET, AUTHORS_STUDY, BASELINE
+from overhead.pages import shown_path
 from overhead.paths import TIDY
 
 #: Where the authors' values come from by default: their ingested tidy data, from which the
@@ -164,7 +165,7 @@ def attach_authors(table: pd.DataFrame, live: Live, section: str, stem: str,
             vals.append(np.nan)
             pcts.append(np.nan)
             xs.append(None)
-            notes.append("; ".join(n for n in (note, f"authors' {stem} not found in {live.authors} "
+            notes.append("; ".join(n for n in (note, f"authors' {stem} not found in {shown_path(live.authors)} "
                                                      "(make ingest)") if n))
             continue
         hit = match(authors, row, env) if env else authors.iloc[0:0]

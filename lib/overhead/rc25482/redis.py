@@ -1139,4 +1139,10 @@ def live_tables(live: livedata.Live) -> dict[str, pd.DataFrame]:
                         "point measures that wait, not Redis")
                 old = table.at[i, "authors_note"]
                 table.at[i, "authors_note"] = f"{old}; {said}" if isinstance(old, str) and old else said
+    # the pipeline depth of each level: with more than one request per connection in flight
+    # N is an upper bound (the check is X R <= N), with one the equality N = X R
+    depth = (runs.assign(N=n)[["label", "N", "p_pipeline"]].dropna().drop_duplicates()
+             .groupby(["label", "N"])["p_pipeline"].max().astype(float))
+    littles["pipeline"] = [depth.get((e, v), np.nan) for e, v in
+                           zip(littles["environment"], littles["N"], strict=True)]
     return {"fig08": fig08, "fig09": fig09, "littles": littles}

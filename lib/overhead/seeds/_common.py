@@ -34,7 +34,7 @@ from overhead.campaign import results
 from overhead.errors import InputError
 from overhead.export import labelled
 from overhead.names import BASELINE
-from overhead.pages import Page
+from overhead.pages import Page, shown_path
 from overhead.paths import FIGURES, REFERENCE_DATA
 
 TCG_NOTE = ("The VM ran under QEMU TCG (software emulation): the host's KVM module here is "
@@ -531,7 +531,7 @@ def report(study: Study, title: str, intro: str,
     """
     w = results.where(study.res)
     page = Page(title)
-    page.text(f"Campaign {study.res.name}, read from {study.res.tidy}; written "
+    page.text(f"Campaign {study.res.name}, read from {shown_path(study.res.tidy)}; written "
               f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC. {intro}")
     results.where_section(page, w)
     if "tcg" in accelerators(study):
