@@ -58,11 +58,12 @@ strip: setup
 
 debian:
 	sh scripts/debian-packages.sh
+	sh images/wrk2/build.sh
 
 lint: setup
 	$(BIN)/ruff check lib tests notebooks scripts
 	$(BIN)/lint-imports --no-cache
-	shellcheck -x -s sh runners/*.sh scripts/*.sh images/debian/*.sh
+	shellcheck -x -s sh runners/*.sh scripts/*.sh images/debian/*.sh images/wrk2/*.sh
 
 test: debian setup lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not quiet" --durations=15

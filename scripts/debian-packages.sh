@@ -6,7 +6,7 @@
 set -eu
 PACKAGES="python3 python3-venv python3-pip git make
 fio sysbench redis-server redis-tools netperf nuttcp hpcc pixz xz-utils time hyperfine
-iperf3 sockperf qperf wrk
+iperf3 sockperf qperf wrk gcc libc6-dev libluajit-5.1-dev luajit libssl-dev
 postgresql-15 hdparm apache2-utils linux-perf sysstat dstat procps openmpi-bin shellcheck
 mariadb-server mariadb-client
 docker.io crun debootstrap qemu-system-x86 qemu-utils openssh-server openssh-client
