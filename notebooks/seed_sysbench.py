@@ -51,6 +51,19 @@ display(_common.display(tables["filesystems"]))
 figs.get("filesystems")
 
 # %% [markdown]
+# ## nginx latency at a constant rate (wrk2; not the seed's)
+# The seed reported ab's mean time per request only. wrk2 asks nginx for the same file at a
+# constant rate and prints its whole HdrHistogram: each trial's latency CDF below (logit axis:
+# the median and the tail to 99.99% both visible), then its 50th to 99.9th percentiles
+# against native, each with n, interval, margin and verdict.
+
+# %%
+figs.get("latency_cdf")
+
+# %%
+display(_common.display(tables["latency"]))
+
+# %% [markdown]
 # ## Coverage: every seed metric, every environment
 
 # %%

@@ -250,6 +250,33 @@ def test_sysbench_suite_every_seed_metric_has_a_measured_counterpart(sysbench):
                    "filesystems"])
 
 
+def test_sysbench_suite_draws_the_latency_distribution_wrk2_printed(sysbench):
+    """nginx-latency (wrk2 at a constant rate, -L): every environment's whole HdrHistogram
+    reaches the latency CDF, line for line as wrk2 printed it, and its percentiles are compared
+    with native (issue 45: the spectrum's CDF in the web notebook)."""
+    from overhead.runners import read_trial
+
+    _, out, trials = sysbench
+    spectrum = pd.read_csv(out / "latency_spectrum.csv")
+    assert set(spectrum["env_name"]) == {"native", "lxc", "docker-nat", "vm"}
+    # one native trial, read again from its raw output: the same lines, the same values
+    run_id = spectrum.loc[spectrum["env_name"] == "native", "run_id"].iloc[0]
+    raw = out.parent / "raw" / run_id  # campaign/environment/benchmark/trial
+    text = (raw / "output").read_text()
+    lines = re.findall(r"^\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(?:[\d.]+|inf)$", text, re.M)
+    mine = spectrum[spectrum["run_id"] == run_id]
+    assert len(mine) == len(lines) >= 10
+    assert sorted(mine["latency_ms"]) == pytest.approx(sorted(float(v) for v, _, _ in lines))
+    assert sorted(mine["count"]) == sorted(float(c) for _, _, c in lines)
+    assert read_trial(raw).ok
+    lat = pd.read_csv(out / "latency.csv")
+    assert set(lat["item"]) == {f"nginx + wrk2: {p:g}th percentile latency"
+                                for p in (50.0, 90.0, 99.0, 99.9)}
+    assert _verdicts_hold(lat) == 12  # 3 environments x 4 percentiles against native
+    assert (out / "latency_cdf.png").stat().st_size > 10_000
+    assert "nginx latency at a constant rate" in (out / "report.html").read_text()
+
+
 def test_fsync_every_environment_and_the_decomposition(fsync):
     _, out, trials = fsync
     assert (trials["status"] == "done").all(), trials.loc[trials["status"] != "done",

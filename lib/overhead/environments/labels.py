@@ -146,14 +146,28 @@ def labels(df: pd.DataFrame, aliases: Mapping[tuple[str, str], str] | None = Non
     return keys.map(names).astype("string")
 
 
+#: A family's style for labels not in :data:`STYLE` (an LXC container's label names its
+#: network, storage and privilege: "LXC veth overlay privileged"), by the label's first word.
+FAMILIES: dict[str, tuple[str, str]] = {
+    "LXC": (OKABE_ITO["yellow"], "p"),
+}
+
+
+def _style(name: str) -> tuple[str, str]:
+    if name in STYLE:
+        return STYLE[name]
+    first = str(name).split(" ", 1)[0]
+    return FAMILIES.get(first, (OKABE_ITO["grey"], "o"))
+
+
 def colour(name: str) -> str:
-    """Return the colour of a label; an unknown label gets grey rather than a random colour."""
-    return STYLE.get(name, (OKABE_ITO["grey"], "o"))[0]
+    """Return the colour of a label; an unknown one of no known family gets grey, not a random one."""
+    return _style(name)[0]
 
 
 def marker(name: str) -> str:
     """Return the marker of a label."""
-    return STYLE.get(name, (OKABE_ITO["grey"], "o"))[1]
+    return _style(name)[1]
 
 
 def palette(names: Iterable[str]) -> dict[str, str]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from overhead import stats
+from overhead import export, stats
 from overhead.seeds import _common
 from overhead.seeds._common import Study
 
@@ -354,6 +354,98 @@ def draw(study: Study, tab: pd.DataFrame, fs: pd.DataFrame) -> dict:
     return figs
 
 
+#: The percentiles of wrk2's latency compared per environment (the spectrum has them all).
+LATENCY_PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+LATENCY_BENCHMARK = "nginx-latency"
+
+
+def latency_spectrum(study: Study) -> pd.DataFrame:
+    """Return every wrk2 trial's latency distribution: one row per line of its spectrum.
+
+    Columns: ``environment`` (its label), ``env_name``, ``run_id``, ``latency_ms``,
+    ``percentile`` (0 to 100, wrk2's HdrHistogram at that line) and ``count`` (requests at or
+    below it). Not the seed's: it measured ab's mean only. Empty without wrk2 trials.
+    """
+    rows = study.benchmark(LATENCY_BENCHMARK, ("latency_spectrum", "latency_spectrum_count"))
+    cols = ["environment", "env_name", "run_id", "latency_ms", "percentile", "count"]
+    if rows.empty:
+        return pd.DataFrame(columns=cols)
+    # the two metrics of one spectrum line share its source line
+    lat = rows[rows["metric"] == "latency_spectrum"]
+    cnt = rows[rows["metric"] == "latency_spectrum_count"].set_index(["run_id", "source"])["value"]
+    out = pd.DataFrame({
+        "environment": lat["label"].astype(str).to_numpy(),
+        "env_name": lat["env_name"].astype(str).to_numpy(), "run_id": lat["run_id"].to_numpy(),
+        "latency_ms": lat["value"].to_numpy(dtype=float) * 1e3,
+        "percentile": lat["p_percentile"].to_numpy(dtype=float),
+        "count": [cnt.get((r, src)) for r, src in zip(lat["run_id"], lat["source"], strict=True)]})
+    return out.sort_values(["environment", "run_id", "percentile"], kind="stable",
+                           ignore_index=True)
+
+
+def latency(study: Study) -> pd.DataFrame:
+    """Compare wrk2's latency percentiles (:data:`LATENCY_PERCENTILES`) with native.
+
+    One value per trial: the percentile wrk2 printed in its summary (the spectrum's value
+    there), each a comparison frame item ``nginx + wrk2: {p}th percentile latency`` with its
+    verdict against native on the ratio's 95% interval and its margin (``margins.yml``).
+    """
+    parts = []
+    for pct in LATENCY_PERCENTILES:
+        rows = study.benchmark(LATENCY_BENCHMARK, "latency_percentile", p_percentile=pct)
+        if rows.empty:
+            continue
+        rows = rows.assign(higher_is_better=False)
+        item = f"nginx + wrk2: {pct:g}th percentile latency"
+        margin = _common.margin_of(STUDY, benchmark=LATENCY_BENCHMARK, metric="latency_percentile",
+                                   item=item)
+        t = _common.compare(rows, item, "ms", 1e-3, baseline=_common.BASELINE, margin=margin)
+        if not t.empty:
+            parts.append(t)
+    out = _common.with_env_names(_common.concat(parts), study)
+    return _common.with_stops(out, study) if not out.empty else out
+
+
+def draw_latency(study: Study, spectrum: pd.DataFrame):
+    """Draw the latency CDF of every wrk2 trial (one line each, coloured by environment).
+
+    The y axis is the percentile on a logit scale, so that the median and the tail up to
+    99.99% each get room; x is the latency in ms on a log axis. Written as
+    ``latency_cdf.{png,svg,pdf}``; returns the figure (None without trials).
+    """
+    if spectrum.empty:
+        return None
+    import matplotlib.pyplot as plt
+
+    from overhead import plots
+
+    plots.theme()
+    fig, ax = plt.subplots(figsize=(7.4, 4.6))
+    for env in plots.order(spectrum["environment"].unique()):
+        runs = spectrum[spectrum["environment"] == env]
+        for k, (_, r) in enumerate(runs.groupby("run_id", sort=True)):
+            # the last line (100%, 1/(1-p) = inf) cannot sit on a logit axis
+            r = r[(r["percentile"] > 0) & (r["percentile"] < 100)]
+            ax.plot(r["latency_ms"], r["percentile"] / 100, drawstyle="steps-post",
+                    color=plots.colour(env), alpha=0.8, linewidth=1.2,
+                    label=(f"{env} ({runs['run_id'].nunique()} trial"
+                           f"{'' if runs['run_id'].nunique() == 1 else 's'})") if k == 0 else None)
+    ax.set_xscale("log")
+    plots.plain_log(ax.xaxis)
+    ax.set_yscale("logit")
+    ticks = [0.1, 0.5, 0.9, 0.99, 0.999, 0.9999]
+    ax.set_yticks(ticks, [f"{100 * t:g}%" for t in ticks])
+    ax.set_ylim(0.05, 0.9999)
+    ax.set_xlabel("latency (ms, log scale)")
+    ax.set_ylabel("share of requests at or below (logit scale)")
+    ax.set_title(f"nginx + wrk2 at a constant rate: latency CDF per trial ({study.res.name})",
+                 fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    plots.save(fig, study.out, "latency_cdf")
+    return fig
+
+
 def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd.DataFrame], dict]:
     """Compute, write and draw the whole study; write its report.
 
@@ -368,10 +460,18 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
     tab = table(study)
     fs = file_systems(study)
     cov = coverage(tab, study)
-    tables = {"metrics": tab, "filesystems": fs, "coverage": cov}
+    lat = latency(study)
+    spectrum = latency_spectrum(study)
+    tables = {"metrics": tab, "filesystems": fs, "coverage": cov, "latency": lat}
     for stem, frame in tables.items():
         _common.write_table(study, stem, frame)
+    # hundreds of lines a trial: the CSV only (no Markdown or LaTeX table of them)
+    export.write_table(spectrum, study.out, "latency_spectrum", formats=("csv",))
+    tables["latency_spectrum"] = spectrum
     figs = draw(study, tab, fs)
+    cdf = draw_latency(study, spectrum)
+    if cdf is not None:
+        figs["latency_cdf"] = cdf
     sections = []
     for stem, (title, benches, prefix) in FIGURES.items():
         note = NOTES.get(stem.split("-")[0] if stem.startswith("memory") else stem, "")
@@ -379,6 +479,8 @@ def run(campaign: str | os.PathLike[str], **kwargs) -> tuple[Study, dict[str, pd
                          _section(tab, benches, prefix)))
     sections.append(("fileio on ext4, xfs and btrfs (native, loop devices)", NOTES["filesystems"],
                      "filesystems" if "filesystems" in figs else None, fs))
+    sections.append(("nginx latency at a constant rate (wrk2; not the seed's)", NOTES["latency"],
+                     "latency_cdf" if "latency_cdf" in figs else None, lat))
     sections.append(("Coverage: every seed metric and its measured counterparts", NOTES["coverage"],
                      None, cov))
     _common.report(study, "The sysbench suite (seed 004) measured here", INTRO, sections)
@@ -419,6 +521,14 @@ NOTES = {
              "ab's 'Length' failures, which only mean its first response was cut short. The "
              "seed's LXC and VirtualBox servers had larger files (15394 and 17685 bytes a "
              "response), so their transfer rates do not compare with their request rates.",
+    "latency": "Not in the seed, which reported ab's mean time per request only: wrk2 on this "
+               "machine asks each environment's nginx for the same 1600-byte file at a constant "
+               "rate (data/campaigns/profiles/sysbench-suite.yml), timing each request from when "
+               "it was due, so a stall is charged for the requests queued behind it. The CDF "
+               "draws every trial's whole HdrHistogram (latency_spectrum.csv); the table compares "
+               "the percentiles wrk2 printed, one value per trial. The rate is far below what "
+               "each environment serves (ab's requests/s above): this is a lightly loaded "
+               "server's latency, not a queue's.",
     "filesystems": "Each file system made fresh on a loop device backed by a file on this "
                    "machine's disk, natively; the seed's physical ext4, xfs and btrfs beside, "
                    "with its differences from its ext4.",
