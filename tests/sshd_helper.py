@@ -51,10 +51,11 @@ class Sshd:
     def pidfile(self) -> Path:
         return self.folder / "sshd.pid"
 
-    def host_yaml(self) -> str:
-        """The campaign ``hosts`` entry for this server (flow style)."""
+    def host_yaml(self, **extra) -> str:
+        """The campaign ``hosts`` entry for this server (flow style); ``extra`` fields added."""
+        more = "".join(f", {k}: {v}" for k, v in extra.items())
         return (f"{{address: 127.0.0.1, port: {self.port}, user: root, key_file: {self.client_key}, "
-                f"known_hosts: {self.known_hosts}, connect_timeout: 5, keepalive: 2}}")
+                f"known_hosts: {self.known_hosts}, connect_timeout: 5, keepalive: 2{more}}}")
 
     def start(self) -> None:
         """Start (or restart) the server and wait until it accepts connections."""

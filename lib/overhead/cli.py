@@ -463,6 +463,9 @@ def run_cmd(
                f"{result.seconds:.1f} s")
     for tid, cause in sorted(result.failures.items()):
         typer.echo(f"  failed {tid}: {cause}")
+    if result.failures and not result.interrupted:
+        typer.echo(f"a failed trial stays failed when the run resumes: run the same command with "
+                   f"--retries {min(retries + 1, 10)} to run the failed ones again")
     if result.interrupted:
         typer.echo("interrupted: run the same command again to resume")
         raise typer.Exit(130)

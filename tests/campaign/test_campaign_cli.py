@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED_MACHINE, free_port
+from conftest import SHARED_MACHINE, free_port, require
 from sshd_helper import keygen, make_sshd, require_sshd
 
 from overhead.paths import ROOT
@@ -71,6 +71,37 @@ benchmarks:
         assert r.returncode == 0, r.stderr
         s = run("status", str(path), "--raw", str(tmp_path / "raw"))
         assert s.stdout.startswith("keys: 3 done, 0 failed")
+    finally:
+        sshd.stop()
+
+
+def test_run_says_how_to_run_failed_trials_again(tmp_path):
+    """Issue 46: a resume alone keeps a failed trial failed; the summary says --retries."""
+    require_sshd()
+    require("hyperfine")
+    sshd = make_sshd(tmp_path / "sshd", free_port())
+    try:
+        path = tmp_path / "c.yml"
+        path.write_text(f"""\
+name: fails
+seed: 1
+trials: 2
+warmup: 0
+{SHARED_MACHINE}hosts:
+  h: {sshd.host_yaml()}
+environments:
+  native: {{kind: native, host: h}}
+benchmarks:
+  bad: {{runner: hyperfine, params: {{command: 'false', runs: 2}}}}
+""")
+        r = run("run", str(path), "--raw", str(tmp_path / "raw"), "--no-progress", "--no-ingest")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stdout + r.stderr
+        assert "0 trials run now, 0 done before, 2 failed, of 2 planned" in r.stdout
+        assert ("a failed trial stays failed when the run resumes: run the same command with "
+                "--retries 1 to run the failed ones again") in r.stdout
+        r = run("run", str(path), "--raw", str(tmp_path / "raw"), "--no-progress", "--no-ingest",
+                "--retries", "1")
+        assert r.returncode == 1 and "--retries 2 to run the failed ones again" in r.stdout
     finally:
         sshd.stop()
 

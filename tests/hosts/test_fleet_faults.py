@@ -40,7 +40,9 @@ def fleet(tmp_path_factory):
     yield from module_fleet(tmp_path_factory, "fleet-faults", PREFIX, NET, N, "nsenter")
 
 
-def _campaign(tmp_path: Path, fleet: Fleet, name: str, size: int = 1) -> Path:
+def _campaign(tmp_path: Path, fleet: Fleet, name: str, size: int = 1, hang_wait: float = 0) -> Path:
+    """A campaign of 4 trials per host; ``hang_wait`` 0: a trial whose host stops answering
+    fails at once (what these fault tests look at: detection, and the others going on)."""
     # the campaign's own copy of the host keys: fleet-up rewrites the fleet's file
     known = tmp_path / "known_hosts"
     shutil.copy(fleet.state / "ssh" / "known_hosts", known)
@@ -49,7 +51,7 @@ def _campaign(tmp_path: Path, fleet: Fleet, name: str, size: int = 1) -> Path:
     shutil.copy(RUNNERS_DIR / "common.sh", runners / "common.sh")
     (runners / "sleepy.sh").write_text(textwrap.dedent(SLEEPY))
     hosts = "".join(f"  fleet-{i:02d}: {{address: {NET}.{10 + i}, key_file: {fleet.state / 'ssh' / 'id_ed25519'}, "
-                    f"known_hosts: {known}, connect_timeout: 3, keepalive: 1}}\n"
+                    f"known_hosts: {known}, connect_timeout: 3, keepalive: 1, hang_wait: {hang_wait:g}}}\n"
                     for i in range(1, N + 1))
     envs = "".join(f"  native-{i:02d}: {{kind: native, host: fleet-{i:02d}}}\n" for i in range(1, N + 1))
     path = tmp_path / f"{name}.yml"
@@ -231,6 +233,55 @@ def test_a_hung_host_fails_its_trials_in_bounded_time_and_the_others_go_on(fleet
     failed, detect = _run_with_fault(tmp_path, fleet, "hung", hang_then_resume, after=resume)
     assert all(r["cause"].startswith("host not responding") for r in failed), [r["cause"] for r in failed]
     assert 0 < detect <= 3 + 2 * 1 + 3, detect
+
+
+def test_a_host_that_hangs_and_comes_back_within_its_wait_finishes_every_trial(fleet, tmp_path):
+    """Issue 46: every process of host 02 (its sshd, sessions, runner) SIGSTOPped for 20 s,
+    then resumed. Its trials wait for it (hang_wait, 300 s by default): the trial in flight is
+    run again once the host answers, what was left of its first attempt killed first; the run
+    ends with every trial done exactly once, none failed, without --retries, and nothing of
+    the first attempt still running on the host."""
+    stopped: list[int] = []
+    # 20 s here; the issue's 120 s by hand: OVERHEAD_HANG_S=120 pytest -s -k hangs_and_comes_back
+    seconds = float(os.environ.get("OVERHEAD_HANG_S", "20"))
+
+    def hang():
+        stopped.extend(_netns_pids(2))
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        threading.Timer(seconds, resume).start()
+
+    def resume():
+        for pid in stopped:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+
+    path = _campaign(tmp_path, fleet, "hangback", hang_wait=300)
+    raw = tmp_path / "raw"
+    watcher, when = _when_running(2, hang)
+    t0 = time.monotonic()
+    try:
+        result = run_campaign(inventory.load(path), raw_root=raw, progress=False)
+    finally:
+        watcher.join(5)
+        resume()
+    took = time.monotonic() - t0
+    assert when, "the fault was never injected"
+    assert result.failures == {} and result.failed == 0, result.failures
+    _check_complete(raw / "hangback", path)
+    records = manifest.read_records(raw / "hangback" / "manifest.jsonl")
+    events = [r["event"] for r in records if "event" in r]
+    assert events.count("host-hung") == 1 and events.count("host-back") == 1, events
+    again = [r for r in records if r.get("event") == "trial-again-host-back"]
+    assert len(again) == 1 and again[0]["cause"].startswith("host not responding")
+    back = next(r for r in records if r.get("event") == "host-back")
+    assert seconds - 10 <= back["silent_s"] <= seconds + 3 + 1 + 5, back  # tried every 4 s
+    # nothing of the first attempt runs on the host any more (its sleep was killed)
+    assert not [p for p in _netns_pids(2) if _cmdline(p).startswith("sleep 2")]
+    print(f"hangback: host 02 silent {back['silent_s']} s, its trial run again; campaign "
+          f"{took:.0f} s, {result.done} trials done, 0 failed")
 
 
 def test_a_slow_lossy_link_is_survived_or_named(fleet, tmp_path):

@@ -33,9 +33,10 @@ commands in progress are abandoned, the trials in flight are killed on their end
 recorded ``interrupted`` (a resume runs them again, and their attempt is not spent). Teardown
 runs only after every worker has returned. Every wait on a host is bounded
 (:class:`~overhead.environments.remote.Liveness`): a host that stops answering fails its trial
-in flight with ``host not responding`` within ``connect_timeout + 2 * keepalive`` seconds, and
-its further trials fail at once until it answers a new connection again (tried at most every
-``connect_timeout + keepalive`` seconds); the other hosts' workers are not affected.
+in flight with ``host not responding`` within ``connect_timeout + 2 * keepalive`` seconds;
+its worker then waits up to the host's ``hang_wait`` for it to answer a new connection (tried
+at most every ``connect_timeout + keepalive`` seconds) and runs that trial again, or past the
+wait fails it and the host's further trials at once; the other hosts' workers are not affected.
 """
 
 from __future__ import annotations
@@ -268,6 +269,7 @@ class _Worker:
         self.position = 0
         self.error: BaseException | None = None
         self.silent: tuple[float, str] | None = None  # when the host last did not answer, why
+        self.hung_since: float | None = None  # when its trials began waiting for it (hang_wait)
         self.reached: set[str] = set()  # hosts reached with their recorded key in this run
         # the host's last trials: whether each was disturbed (a busy host is said, not fought)
         self.recent: collections.deque = collections.deque(
@@ -299,6 +301,7 @@ class _Worker:
             self.silent = (time.monotonic(), exc.cause)
             raise
         self.silent = None
+        self.hung_since = None
         self.reached.add(self.host_name)
         return self._conn
 
@@ -539,7 +542,46 @@ class _Worker:
             self.run.stop.set()
 
     def one(self, trial: PlannedTrial) -> None:
-        """Run one trial and record its outcome."""
+        """Run one trial and record its outcome.
+
+        A trial whose host stopped answering is run again once the host answers a new
+        connection within ``hang_wait`` (:meth:`wait_for_host`); its attempt is given back.
+        """
+        while self._one(trial):
+            pass
+
+    def wait_for_host(self, cause: str) -> bool:
+        """Wait (bounded) for a host that stopped answering; True when it answers again.
+
+        The wait of one silence is ``hang_wait`` seconds from when the host first did not
+        answer, whatever trials it spans: past it (or when the run stops) False, and the
+        host's trials fail as before until it answers. A new connection is tried every
+        ``connect_timeout + keepalive`` seconds (:meth:`conn`).
+        """
+        r = self.run
+        if self.hung_since is None:
+            self.hung_since = time.monotonic()
+            r.listener.event("host-hung", host=self.host_name, cause=cause,
+                             wait_s=self.host.hang_wait)
+        since = self.hung_since
+        deadline = since + self.host.hang_wait
+        while time.monotonic() < deadline and not (r.stop.is_set() or r.abort.is_set()):
+            try:
+                self.conn()
+            except HostNotResponding:
+                r.abort.wait(min(1.0, max(deadline - time.monotonic(), 0.0)))
+                continue
+            except TrialFailed:  # refused, then back: try again within the bound
+                r.abort.wait(min(1.0, max(deadline - time.monotonic(), 0.0)))
+                continue
+            r.listener.event("host-back", host=self.host_name,
+                             silent_s=round(time.monotonic() - since, 1))
+            self.hung_since = None
+            return True
+        return False
+
+    def _one(self, trial: PlannedTrial) -> bool:
+        """Run one trial once and record its outcome; True: run it again (its host is back)."""
         r = self.run
         with r.lock:
             attempt = r.attempts.get(trial.id, 0) + 1
@@ -589,6 +631,19 @@ class _Worker:
                 self.silent = (time.monotonic(), exc.cause)
                 if self._conn is not None and not self._conn.alive():
                     self._conn = None
+            if isinstance(exc, HostNotResponding) and self.host.hang_wait > 0:
+                if self.wait_for_host(exc.cause):
+                    with r.lock:  # not the trial's failure: its attempt is given back
+                        r.attempts[trial.id] = attempt - 1
+                        # the first attempt may still run there (a host paused, then resumed):
+                        # the next one kills what is left of it before it starts
+                        r.started.add(trial.id)
+                    r.listener.event("trial-again-host-back", trial_id=trial.id, attempt=attempt,
+                                     cause=exc.cause, host=self.host_name)
+                    return True
+                exc = HostNotResponding(f"{exc.cause}; waited {self.host.hang_wait:g} s "
+                                        f"(hosts.{self.host_name}.hang_wait) for it to answer "
+                                        "again")
             if env is not None and not isinstance(exc, (EnvironmentDown, HostNotResponding)):
                 try:
                     exc = env.diagnose(exc)
@@ -621,6 +676,7 @@ class _Worker:
         finally:
             self.previous = trial.environment
             self.position += 1
+        return False
 
     def interrupted(self, trial: PlannedTrial, env: Environment | None, attempt: int,
                     why: str) -> None:

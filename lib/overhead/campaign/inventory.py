@@ -170,6 +170,11 @@ class Host(_Model):
     environments, when that is not the SSH ``address`` (this machine's sshd listens on
     127.0.0.1, its bridge to the fleet's hosts is 10.231.0.1); Docker NAT environments then also
     publish their ports there.
+    ``hang_wait``: how long (seconds) the host's trials wait for it when it stops answering
+    (its SSH server hung, the machine paused): the trial in flight is run again when the host
+    answers a new connection within that time (its attempt given back, nothing left of the
+    first one); past it, that trial and the host's further ones fail with the cause. 0 fails
+    at once.
     """
 
     address: Address
@@ -181,6 +186,7 @@ class Host(_Model):
     host_key_alias: Address | None = None
     connect_timeout: Number = Field(10.0, gt=0, le=3600)
     keepalive: Number = Field(5.0, gt=0, le=3600)
+    hang_wait: Number = Field(300.0, ge=0, le=86400)
 
 
 #: A campaign's environment: the spec of the kind it names (one per file of environments/).
