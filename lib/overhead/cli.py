@@ -27,15 +27,30 @@ from overhead.errors import InputError, OverheadError
 EXIT_USER = 2
 
 
+def _said(word: str, most: int = 120) -> str:
+    """Quote a user's word for a one-line message: escaped, and cut to ``most`` characters."""
+    shown = repr(word)[1:-1]
+    return shown if len(shown) <= most else f"{shown[:most]}... ({len(word)} characters)"
+
+
 class _Commands(TyperGroup):
     """The command group: turns an OverheadError from any command into one line and exit 2."""
 
     def invoke(self, ctx: Context):
-        """Run the command; an OverheadError becomes its message on stderr and exit status 2."""
+        """Run the command; an OverheadError becomes its message on stderr and exit status 2.
+
+        So does an OSError about a file the user named that the command's own checks did not
+        turn into one (a name too long for the file system: ``Path.is_file`` raises it).
+        """
         try:
             return super().invoke(ctx)
         except OverheadError as exc:
             typer.echo(str(exc), err=True)
+            ctx.exit(EXIT_USER)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            typer.echo(f"{_said(str(exc.filename))}: {exc.strerror or exc}", err=True)
             ctx.exit(EXIT_USER)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
@@ -49,6 +64,15 @@ class _Commands(TyperGroup):
         """
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        # a control character in an argument (a newline in a file name) is no name or value
+        # this tool takes, and would break its one-line messages
+        for k, word in enumerate(sys.argv[1:] if args is None else args, start=1):
+            bad = next((c for c in str(word) if ord(c) < 32 and c != "\t" or ord(c) == 127), None)
+            if bad is not None:
+                typer.echo(f"overhead: argument {k} ({_said(str(word))}) holds a control "
+                           f"character ({bad!r}): not a file name or value overhead takes",
+                           err=True)
+                sys.exit(EXIT_USER)
         try:
             rv = super().main(args, prog_name, complete_var, False, **extra)
         except click_errors.NoArgsIsHelpError as exc:

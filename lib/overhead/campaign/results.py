@@ -125,6 +125,23 @@ def campaign_name(campaign: str | os.PathLike[str]) -> str:
     return text
 
 
+def ingested(campaign: str | os.PathLike[str],
+             tidy_root: str | os.PathLike[str] | None = None) -> tuple[str, Path]:
+    """Return an ingested campaign's name and tidy folder, or refuse naming the folder.
+
+    Raises
+    ------
+    InputError
+        When ``<tidy_root>/<name>`` holds no ingested trials.
+    """
+    name = campaign_name(campaign)
+    tidy = Path(tidy_root or TIDY) / name
+    if not (tidy / "trials.parquet").exists():
+        raise InputError(f"{tidy}: campaign {name!r} has no ingested trials (run "
+                         f"notebooks/campaign.ipynb or `overhead run` for it first)")
+    return name, tidy
+
+
 def open_results(campaign: str | os.PathLike[str], *,
                  tidy_root: str | os.PathLike[str] | None = None,
                  out_root: str | os.PathLike[str] | None = None,
@@ -154,11 +171,7 @@ def open_results(campaign: str | os.PathLike[str], *,
     """
     from overhead.tidy import load
 
-    name = campaign_name(campaign)
-    tidy = Path(tidy_root or TIDY) / name
-    if not (tidy / "trials.parquet").exists():
-        raise InputError(f"{tidy}: campaign {name!r} has no ingested trials (run "
-                         f"notebooks/campaign.ipynb or `overhead run` for it first)")
+    name, tidy = ingested(campaign, tidy_root)
     trials = pd.read_parquet(tidy / "trials.parquet")
     rows = load(tidy)
     done = trials.loc[(trials["status"] == "done") & ~trials["warmup"].astype(bool), "run_id"]

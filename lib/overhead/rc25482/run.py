@@ -109,7 +109,17 @@ def reproduce(out: str | os.PathLike[str] | None = None, tidy: str | os.PathLike
     -------
     list of NotebookRun
         One per notebook, in :data:`NOTEBOOKS` order.
+
+    Raises
+    ------
+    InputError
+        When ``campaign`` is given and has not been ingested (before any notebook runs).
     """
+    if campaign:
+        # refused before any notebook starts (each would fail on it, saying less)
+        from overhead.campaign.results import ingested
+
+        ingested(campaign, campaign_tidy)
     ibm_root = find_tree(ibm_data)
     tidy_dir = prepare(ibm_root, tidy)
     params = {"tidy_dir": str(Path(tidy_dir).resolve()), "ibm_data": str(ibm_root),
