@@ -237,27 +237,19 @@ def verdict_markers(ax, frame, x: str, y: str, *, verdict: str = "verdict",
         Give each kind of marker a legend entry per group.
     """
     names = list(groups) if groups is not None else order(frame[column].dropna().unique())
+    texts = {"differs": "differs from native", "equivalent": "equivalent within the margin",
+             "inconclusive": "inconclusive"}
     for name in names:
         rows = frame[frame[column] == name]
-        words = rows[verdict].astype("string")
         col, mk = colour(name), marker(name)
-        kinds = {"differs": words.isin(["faster", "slower", "higher", "lower"]),
-                 "equivalent": words == "equivalent", "inconclusive": words == "inconclusive"}
-        for kind, mask in kinds.items():
-            sel = rows[mask.fillna(False).to_numpy(dtype=bool)]
+        kinds = rows[verdict].map(verdict_kind)
+        for kind, text in texts.items():
+            sel = rows[(kinds == kind).to_numpy(dtype=bool)]
             if sel.empty:
                 continue
-            text = {"differs": "differs from native", "equivalent": "equivalent within the margin",
-                    "inconclusive": "inconclusive"}[kind]
-            label = f"{name}: {text}" if labels else None
-            if kind == "differs":
-                ax.scatter(sel[x], sel[y], color=col, marker=mk, s=size, zorder=3, label=label)
-            elif kind == "equivalent":
-                ax.scatter(sel[x], sel[y], facecolor="white", edgecolor=col, marker=mk, s=size, zorder=3,
-                           label=label)
-            else:
-                ax.scatter(sel[x], sel[y], facecolor=matplotlib.colors.to_rgba(col, 0.33), edgecolor=col,
-                           marker=mk, s=size, zorder=3, label=label)
+            ax.scatter(sel[x], sel[y], facecolor=verdict_face(sel[verdict].iloc[0], col),
+                       edgecolor=col, marker=mk, s=size, zorder=3,
+                       label=f"{name}: {text}" if labels else None)
 
 
 def margin_band(ax, frame, *, low: str = "margin_low_pct", high: str = "margin_high_pct", scale: str = "ratio",

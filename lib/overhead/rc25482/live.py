@@ -404,8 +404,9 @@ def plot_curves(table: pd.DataFrame, title: str, *, xlabel: str, logx: bool = Tr
         margins = others[["margin_low_pct", "margin_high_pct"]].dropna().drop_duplicates() \
             if "margin_low_pct" in others else pd.DataFrame()
         for j, (lo, hi) in enumerate(margins.itertuples(index=False)):
-            bx.axhspan(float(lo), float(hi), color="0.82", lw=0, zorder=0, alpha=0.7,
-                       label="equivalence margin" if j == 0 else None)
+            one = others[(others["margin_low_pct"] == lo) & (others["margin_high_pct"] == hi)]
+            plots.margin_band(bx, one, scale="pct", color="0.82", alpha=0.7,
+                              label="equivalence margin" if j == 0 else None)
         stars = "stars: the authors', at their levels" if starred else \
             "the authors measured none of these levels"
         bx.set_ylabel(f"% vs native\n({stars})", fontsize=8)
